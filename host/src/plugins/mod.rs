@@ -1,0 +1,1 @@
+//! The sandboxed WebAssembly plugin runtime.

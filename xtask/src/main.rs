@@ -1,0 +1,123 @@
+//! The project's own commands: `cargo xtask <command>`.
+//!
+//! - `serve [ARGS...]`  build the plugins and the host, then start the server
+//! - `test`             build everything the tests need, then run every test
+//! - `plugins`          build the plugin components (wasm32-wasip2)
+//! - `f1`               score the extractor on the product-pages dataset
+//! - `bench`            run the benchmarks and print their figures
+
+use std::path::{Path, PathBuf};
+use std::process::{exit, Command};
+
+/// The components built for wasm32-wasip2 with the `plugin` profile: the
+/// built-in plugins and the test components.
+const COMPONENTS: &[&str] = &["fnhost-planner", "fnhost-extractor", "fnhost-differ", "fnhost-replay"];
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let root = workspace_root();
+    std::env::set_current_dir(&root).expect("enter the workspace root");
+    match args.first().map(String::as_str) {
+        Some("serve") => {
+            build_plugins();
+            let mut cmd = cargo(&["run", "--release", "--package", "fnhost", "--", "serve"]);
+            cmd.args(&args[1..]);
+            run(cmd);
+        }
+        Some("test") => {
+            build_plugins();
+            run(cargo(&["test", "--workspace", "--no-fail-fast"]));
+        }
+        Some("plugins") => build_plugins(),
+        Some("f1") => f1(&root),
+        Some("bench") => {
+            build_plugins();
+            run(cargo(&["bench", "--package", "fnhost"]));
+        }
+        _ => {
+            eprintln!("usage: cargo xtask serve [ARGS...] | test | plugins | f1 | bench");
+            exit(2);
+        }
+    }
+}
+
+/// Build every component for wasm32-wasip2, installing the target if needed.
+fn build_plugins() {
+    ensure_wasm_target();
+    let mut cmd = cargo(&["build", "--profile", "plugin", "--target", "wasm32-wasip2"]);
+    for name in COMPONENTS.iter().copied().chain(extra_components()) {
+        cmd.args(["--package", name]);
+    }
+    run(cmd);
+}
+
+/// Components that live outside `COMPONENTS`: test components and examples,
+/// found by their `[package.metadata.fnhost] component = true` marker.
+fn extra_components() -> Vec<&'static str> {
+    let mut found = Vec::new();
+    for dir in ["tests/components", "examples/plugins"] {
+        let Ok(entries) = std::fs::read_dir(dir) else { continue };
+        for entry in entries.flatten() {
+            let manifest = entry.path().join("Cargo.toml");
+            let Ok(text) = std::fs::read_to_string(&manifest) else { continue };
+            if !text.contains("[package.metadata.fnhost]") {
+                continue;
+            }
+            if let Some(name) = text.lines().find_map(|l| l.strip_prefix("name = \"")) {
+                found.push(&*Box::leak(name.trim_end_matches('"').to_string().into_boxed_str()));
+            }
+        }
+    }
+    found
+}
+
+fn ensure_wasm_target() {
+    let installed = Command::new("rustup")
+        .args(["target", "list", "--installed"])
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).contains("wasm32-wasip2"))
+        .unwrap_or(false);
+    if !installed {
+        run(Command::new("rustup").args(["target", "add", "wasm32-wasip2"]));
+    }
+}
+
+/// Run `fnhost extract` over the product-pages dataset and score it.
+fn f1(root: &Path) {
+    build_plugins();
+    let dataset = std::env::var("FNHOST_DATASET")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| root.join("../shared/datasets/product-pages"));
+    let scorer = std::env::var("FNHOST_SCORER")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| root.join("../shared/tools/product-f1"));
+    let out = root.join("target/product-predictions.json");
+    let mut extract = cargo(&["run", "--release", "--quiet", "--package", "fnhost", "--", "extract"]);
+    extract.arg("--dir").arg(&dataset).arg("--out").arg(&out);
+    run(extract);
+    let mut score = Command::new("python3");
+    score.arg(scorer).arg(dataset.join("ground-truth.json")).arg(&out);
+    run(&mut score);
+}
+
+fn cargo(args: &[&str]) -> Command {
+    let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    cmd.args(args);
+    cmd
+}
+
+fn run(mut cmd: impl std::borrow::BorrowMut<Command>) {
+    let cmd = cmd.borrow_mut();
+    let status = cmd.status().unwrap_or_else(|e| {
+        eprintln!("xtask: cannot start {:?}: {e}", cmd.get_program());
+        exit(1)
+    });
+    if !status.success() {
+        eprintln!("xtask: {:?} failed ({status})", cmd.get_program());
+        exit(status.code().unwrap_or(1));
+    }
+}
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask sits in the workspace").to_path_buf()
+}
