@@ -12,11 +12,23 @@ impl Guest for Component {
         Ok(RowDiff {
             added: d.added,
             removed: d.removed,
-            changed: d.changed.into_iter().map(|c| ChangedRow { identity: c.identity, fields: c.fields }).collect(),
+            changed: d
+                .changed
+                .into_iter()
+                .map(|c| ChangedRow {
+                    identity: c.identity,
+                    fields: c.fields,
+                })
+                .collect(),
             price_moves: d
                 .price_moves
                 .into_iter()
-                .map(|m| PriceMove { identity: m.identity, before: m.before, after: m.after, currency: m.currency })
+                .map(|m| PriceMove {
+                    identity: m.identity,
+                    before: m.before,
+                    after: m.after,
+                    currency: m.currency,
+                })
                 .collect(),
         })
     }
