@@ -340,6 +340,9 @@ struct Tok {
     lower: String,
     kind: Kind,
     used: bool,
+    /// Consumed as a modifier inside a noun phrase (brand, condition, count):
+    /// unlike other consumed tokens it does not end the phrase.
+    soft: bool,
     /// Index of the whitespace-separated word this token came from.
     word: usize,
 }
@@ -419,8 +422,7 @@ fn strip_edges(w: &str) -> &str {
 fn clean_url(w: &str) -> String {
     let w = w.trim_start_matches(|c: char| LEADING_PUNCT.contains(&c));
     let mut s = w.to_string();
-    loop {
-        let Some(last) = s.chars().last() else { break };
+    while let Some(last) = s.chars().last() {
         let strip = match last {
             ')' => s.matches('(').count() < s.matches(')').count(),
             ']' => s.matches('[').count() < s.matches(']').count(),
@@ -746,6 +748,7 @@ impl Parser {
                         lower: raw.to_string(),
                         kind: Kind::CmpMax,
                         used: false,
+                        soft: false,
                         word: wi,
                     });
                     continue;
@@ -756,6 +759,7 @@ impl Parser {
                         lower: raw.to_string(),
                         kind: Kind::CmpMin,
                         used: false,
+                        soft: false,
                         word: wi,
                     });
                     continue;
@@ -766,6 +770,7 @@ impl Parser {
                         lower: raw.to_string(),
                         kind: Kind::Dash,
                         used: false,
+                        soft: false,
                         word: wi,
                     });
                     continue;
@@ -812,6 +817,7 @@ impl Parser {
                         lower,
                         kind,
                         used: false,
+                        soft: false,
                         word: wi,
                     });
                 }
@@ -831,6 +837,7 @@ impl Parser {
                 lower: lw,
                 kind,
                 used: false,
+                soft: false,
                 word: wi,
             });
         }
@@ -842,6 +849,7 @@ impl Parser {
             lower: text.to_lowercase(),
             kind: Kind::Word,
             used: true,
+            soft: false,
             word: wi,
         });
     }
@@ -882,6 +890,13 @@ impl Parser {
             j += 1;
         }
         Some(j)
+    }
+
+    fn use_soft(&mut self, from: usize, to: usize) {
+        for t in &mut self.toks[from..to] {
+            t.used = true;
+            t.soft = true;
+        }
     }
 
     fn use_range(&mut self, from: usize, to: usize) {
@@ -1087,14 +1102,23 @@ impl Parser {
             }
             // an amount with a currency, maybe followed by "or less", "+", ...
             if let Some((m, end)) = self.money_at(i) {
-                let after_max = MAX_AFTER.iter().find_map(|p| self.phrase_at(end, p));
+                // "42 max" is too weak without a currency ("size 42 max
+                // 120 EUR"); "200 or less" is not.
+                let strong = |p: &&&str| {
+                    m.currency.is_some() || p.starts_with("or ") || p.starts_with("and ")
+                };
+                let after_max = MAX_AFTER
+                    .iter()
+                    .filter(strong)
+                    .find_map(|p| self.phrase_at(end, p));
                 let after_min = MIN_AFTER
                     .iter()
+                    .filter(strong)
                     .find_map(|p| self.phrase_at(end, p))
                     .or_else(|| {
                         self.toks
                             .get(end)
-                            .filter(|t| !t.used && t.kind == Kind::Plus)
+                            .filter(|t| !t.used && t.kind == Kind::Plus && m.currency.is_some())
                             .map(|_| end + 1)
                     });
                 if let Some(stop) = after_max {
@@ -1108,10 +1132,15 @@ impl Parser {
                     continue;
                 }
                 if m.currency.is_some() {
-                    let written: Vec<&str> =
-                        self.toks[i..end].iter().map(|t| t.text.as_str()).collect();
+                    let mut written = String::new();
+                    for k in i..end {
+                        if k > i && self.toks[k].word != self.toks[k - 1].word {
+                            written.push(' ');
+                        }
+                        written.push_str(&self.toks[k].text);
+                    }
                     self.notes
-                        .push(format!("read \"{}\" as a maximum price", written.join("")));
+                        .push(format!("read \"{written}\" as a maximum price"));
                     self.set_bound(m, true);
                     self.use_range(i, end);
                     continue;
@@ -1205,7 +1234,7 @@ impl Parser {
                     if self.condition.is_none() {
                         self.condition = Some(cond);
                     }
-                    self.use_range(i, end);
+                    self.use_soft(i, end);
                     break;
                 }
             }
@@ -1252,7 +1281,7 @@ impl Parser {
                     let t = &self.toks[end];
                     if t.used
                         || t.kind != Kind::Word
-                        || !starts_upper(&t.text) && !(allow_amp && t.text == "&")
+                        || !(starts_upper(&t.text) || allow_amp && t.text == "&")
                     {
                         break;
                     }
@@ -1293,7 +1322,7 @@ impl Parser {
                     let name: Vec<&str> =
                         self.toks[i..end].iter().map(|t| t.text.as_str()).collect();
                     self.brand = Some(name.join(" "));
-                    self.use_range(i, end);
+                    self.use_soft(i, end);
                     return;
                 }
             }
@@ -1331,7 +1360,7 @@ impl Parser {
             if next_is_noun {
                 let name: Vec<&str> = self.toks[i..end].iter().map(|t| t.text.as_str()).collect();
                 self.brand = Some(name.join(" "));
-                self.use_range(i, end);
+                self.use_soft(i, end);
                 return;
             }
         }
@@ -1400,7 +1429,7 @@ impl Parser {
             });
             if (after_qualifier && !unit_follows) || (phrase_start && self.followed_by_noun(i)) {
                 self.count = Some(n);
-                self.toks[i].used = true;
+                self.use_soft(i, i + 1);
                 return;
             }
         }
@@ -1441,6 +1470,9 @@ impl Parser {
         // break words.
         let mut phrases: Vec<Vec<usize>> = vec![vec![]];
         for (i, t) in self.toks.iter().enumerate() {
+            if t.soft {
+                continue;
+            }
             let boundary =
                 t.used || (t.kind == Kind::Word && BREAK_WORDS.contains(&t.lower.as_str()));
             if boundary {
@@ -1567,7 +1599,7 @@ impl Parser {
         match (&self.price_min, &self.price_max) {
             (Some(lo), Some(hi)) => parts.push(format!("between {lo} and {hi}{cur}")),
             (None, Some(hi)) => parts.push(format!("under {hi}{cur}")),
-            (Some(lo), None) => parts.push(format!("from {lo}{cur}")),
+            (Some(lo), None) => parts.push(format!("at least {lo}{cur}")),
             (None, None) => {}
         }
         if self.in_stock {

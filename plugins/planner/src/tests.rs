@@ -491,3 +491,39 @@ fn odd_input_does_not_panic() {
         assert!(pl.parsed["entity"].is_string(), "{q}");
     }
 }
+
+#[test]
+fn modifiers_do_not_split_the_noun_phrase() {
+    let v = plan("red Nike running shoes size 42 max 120 EUR at zalando.de").parsed;
+    assert_eq!(v["entity"], "shoe");
+    assert_eq!(v["constraints"]["brand"], "Nike");
+    assert_eq!(v["constraints"]["price_max"], "120");
+    assert_eq!(v["constraints"]["currency"], "EUR");
+    assert_eq!(
+        v["constraints"]["keywords"],
+        json!(["red", "running", "42"])
+    );
+    assert_eq!(v.get("notes"), None);
+    let v = plan("Show me used iPhone 13 under 400 on ebay.com").parsed;
+    assert_eq!(v["entity"], "iphone");
+    assert_eq!(v["constraints"]["condition"], "used");
+    assert_eq!(v["constraints"]["keywords"], json!(["13"]));
+    assert_eq!(v["constraints"]["price_max"], "400");
+    assert_eq!(v["constraints"]["currency"], Value::Null);
+    // A postfix bound needs a currency or an explicit "or less".
+    assert_eq!(c("size 42 max")["price_max"], Value::Null);
+    assert_eq!(c("tents 200 or less")["price_max"], "200");
+    assert_eq!(c("bulbs 100+")["price_min"], Value::Null);
+}
+
+#[test]
+fn notes_show_the_amount_as_written() {
+    assert_eq!(
+        plan("tents 120 EUR").parsed["notes"],
+        json!(["read \"120 EUR\" as a maximum price"])
+    );
+    assert_eq!(
+        plan("laptops over £1,000 from plain-electronics.example").reason,
+        "will read 1 named source (plain-electronics.example) for laptops at least 1000 GBP"
+    );
+}
