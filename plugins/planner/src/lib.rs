@@ -32,6 +32,8 @@
 //!    noun at the start of a phrase ("3 laptops"). "cheapest" also sets
 //!    `sort: "price_asc"`, "most expensive" `sort: "price_desc"`.
 //! 7. "in stock" sets `availability: "InStock"`.
+//!    German and French bound words ("unter", "bis", "ab", "über", "moins
+//!    de", "plus de") are understood too.
 //! 8. Entity: the last noun of the first phrase that is not a generic word
 //!    ("deals", "products"), made singular. Phrases are split by prepositions,
 //!    conjunctions and by whatever the rules above consumed.
@@ -103,10 +105,21 @@ const KNOWN_TLDS: &[&str] = &[
 
 /// Words after which any domain-shaped word is read as a source.
 const SOURCE_PREPS: &[&str] = &[
-    "from", "on", "at", "via", "site", "website", "store", "shop",
+    "from", "on", "at", "via", "site", "website", "store", "shop", "bei", "auf", "von", "sur",
+    "chez",
 ];
 
 const STOP_WORDS: &[&str] = &[
+    "der",
+    "die",
+    "das",
+    "ein",
+    "eine",
+    "le",
+    "la",
+    "les",
+    "un",
+    "une",
     "a",
     "an",
     "the",
@@ -217,7 +230,9 @@ const STOP_WORDS: &[&str] = &[
 const BREAK_WORDS: &[&str] = &[
     "with", "without", "for", "from", "on", "at", "in", "of", "to", "near", "and", "or", "under",
     "over", "below", "above", "than", "between", "into", "via", "per", "within", "but", "not",
-    "no", "nor", "by", "less", "more", "max", "min", "up", "off", "size", "color", "colour",
+    "no", "nor", "by", "less", "more", "max", "min", "up", "off", "size", "color", "colour", "bei",
+    "von", "für", "mit", "auf", "unter", "über", "ab", "bis", "de", "du", "des", "pour", "avec",
+    "sur", "chez", "en", "sous",
 ];
 
 /// Head nouns too vague to be the entity.
@@ -316,6 +331,11 @@ const KNOWN_BRANDS: &[&str] = &[
     "campora",
     "alpenfly",
     "sonora",
+];
+
+/// Known brands that are also everyday words.
+const COMMON_WORD_BRANDS: &[&str] = &[
+    "apple", "puma", "columbia", "nemo", "google", "osprey", "canon",
 ];
 
 // ---------------------------------------------------------------------------
@@ -979,6 +999,15 @@ impl Parser {
             "for less than",
             "not over",
             "no higher than",
+            // German and French
+            "bis zu",
+            "unter",
+            "bis",
+            "höchstens",
+            "maximal",
+            "moins de",
+            "jusqu'à",
+            "sous",
         ];
         const MIN_WORDS: &[&str] = &[
             "no less than",
@@ -995,6 +1024,12 @@ impl Parser {
             "min",
             "minimum",
             "upwards of",
+            // German and French
+            "ab",
+            "über",
+            "mindestens",
+            "plus de",
+            "à partir de",
         ];
         const MAX_AFTER: &[&str] = &[
             "or less",
@@ -1254,14 +1289,7 @@ impl Parser {
     }
 
     fn read_brand_markers(&mut self) {
-        const MARKERS: &[&str] = &[
-            "from brand",
-            "made by",
-            "manufactured by",
-            "brand",
-            "by",
-            "make",
-        ];
+        const MARKERS: &[&str] = &["from brand", "made by", "manufactured by", "brand", "by"];
         if self.brand.is_some() {
             return;
         }
@@ -1319,6 +1347,11 @@ impl Parser {
                     continue;
                 }
                 if let Some(end) = self.phrase_at(i, b) {
+                    // Brands that are also common words count only when
+                    // capitalised ("Apple laptops", not "apple juice").
+                    if COMMON_WORD_BRANDS.contains(b) && !starts_upper(&self.toks[i].text) {
+                        continue;
+                    }
                     let name: Vec<&str> =
                         self.toks[i..end].iter().map(|t| t.text.as_str()).collect();
                     self.brand = Some(name.join(" "));
@@ -1339,10 +1372,12 @@ impl Parser {
                 continue;
             }
             // The previous token must not be capitalised too (that run
-            // started earlier and was already judged).
-            if self.toks[i - 1].kind == Kind::Word
-                && !self.toks[i - 1].used
-                && starts_upper(&self.toks[i - 1].text)
+            // started earlier and was already judged), nor a preposition:
+            // "gifts for Christmas", "laptops with Intel chips" name no brand.
+            let prev = &self.toks[i - 1];
+            if prev.kind == Kind::Word
+                && !prev.used
+                && (starts_upper(&prev.text) || BREAK_WORDS.contains(&prev.lower.as_str()))
             {
                 continue;
             }
@@ -1380,8 +1415,14 @@ impl Parser {
         }
     }
 
+    /// Whether a noun follows `i`, past any brand or condition words
+    /// ("3 refurbished Sony laptops").
     fn followed_by_noun(&self, i: usize) -> bool {
-        self.toks.get(i + 1).is_some_and(|t| {
+        let mut j = i + 1;
+        while self.toks.get(j).is_some_and(|t| t.soft) {
+            j += 1;
+        }
+        self.toks.get(j).is_some_and(|t| {
             !t.used
                 && t.kind == Kind::Word
                 && !UNITS.contains(&t.lower.as_str())
@@ -1412,17 +1453,15 @@ impl Parser {
                     "expensive",
                     "priciest",
                     "lowest-priced",
-                    "priced",
                 ]
                 .contains(&self.toks[i - 1].lower.as_str())
                 && self.toks[i - 1].kind == Kind::Word;
             let Some(n) = self.int_at(i) else { continue };
             let phrase_start = i == 0 || {
                 let p = &self.toks[i - 1];
-                p.used
-                    || p.kind != Kind::Word
-                    || STOP_WORDS.contains(&p.lower.as_str())
-                    || BREAK_WORDS.contains(&p.lower.as_str())
+                // Not after a preposition: "from 10 stores" counts stores,
+                // not rows.
+                p.used || p.kind != Kind::Word || STOP_WORDS.contains(&p.lower.as_str())
             };
             let unit_follows = self.toks.get(i + 1).is_some_and(|t| {
                 !t.used && (UNITS.contains(&t.lower.as_str()) || t.lower.starts_with('-'))

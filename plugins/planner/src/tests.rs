@@ -527,3 +527,47 @@ fn notes_show_the_amount_as_written() {
         "will read 1 named source (plain-electronics.example) for laptops at least 1000 GBP"
     );
 }
+
+#[test]
+fn brand_heuristics_stay_careful() {
+    assert_eq!(c("apple juice from shop.example")["brand"], Value::Null);
+    assert_eq!(c("Apple laptops")["brand"], "Apple");
+    assert_eq!(c("gifts for Christmas trees")["brand"], Value::Null);
+    assert_eq!(c("laptops with Intel processors")["brand"], Value::Null);
+    assert_eq!(
+        kw("laptops with Intel processors"),
+        vec!["intel", "processors"]
+    );
+    assert_eq!(c("tents that make noise")["brand"], Value::Null);
+}
+
+#[test]
+fn german_and_french_bounds() {
+    let v = plan("Zelte unter 200 € bei outdoor-gear.example").parsed;
+    assert_eq!(v["constraints"]["price_max"], "200");
+    assert_eq!(v["constraints"]["currency"], "EUR");
+    assert_eq!(v["entity"], "zelte");
+    assert_eq!(v["constraints"]["keywords"], json!([]));
+    assert_eq!(
+        v["sources"],
+        json!([{"kind": "domain", "value": "outdoor-gear.example"}])
+    );
+    assert_eq!(c("Bücher ab 10 €")["price_min"], "10");
+    assert_eq!(c("livres moins de 15 €")["price_max"], "15");
+}
+
+#[test]
+fn numbers_after_prepositions_are_not_counts() {
+    assert_eq!(c("laptops from 10 stores")["count"], Value::Null);
+    assert_eq!(c("tents with 2 doors")["count"], Value::Null);
+}
+
+#[test]
+fn counts_reach_past_brand_and_condition() {
+    let v = c("3 refurbished laptops under £1,000 https://plain-electronics.example/products/");
+    assert_eq!(v["count"], 3);
+    assert_eq!(v["condition"], "refurbished");
+    assert_eq!(v["keywords"], json!([]));
+    assert_eq!(c("2 used Sony cameras")["count"], 2);
+    assert_eq!(c("2 used Sony cameras")["brand"], "Sony");
+}
