@@ -2,7 +2,7 @@
 
 wit_bindgen::generate!({ path: "../../wit", world: "planner" });
 
-use exports::fnhost::plugin::planning::{Estimate, Guest};
+use exports::fnhost::plugin::planning::{Guest, Plan as Estimate};
 
 struct Component;
 
