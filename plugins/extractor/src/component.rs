@@ -24,8 +24,16 @@ impl Guest for Component {
         };
         let found = crate::extract(&page, &request)?;
         Ok(ExtractionResult {
-            records: found.records.iter().map(|r| serde_json::Value::Object(r.clone()).to_string()).collect(),
-            claim: if found.complete { Claim::Complete } else { Claim::Partial },
+            records: found
+                .records
+                .iter()
+                .map(|r| serde_json::Value::Object(r.clone()).to_string())
+                .collect(),
+            claim: if found.complete {
+                Claim::Complete
+            } else {
+                Claim::Partial
+            },
             links: found.links,
             notes: found.notes,
         })

@@ -1,8 +1,27 @@
 //! The generic catalog extractor: schema.org markup first, then what the
 //! visible page says.
+//!
+//! Rule order (see docs/EXTRACTION.md):
+//! 1. JSON-LD (repaired when broken), microdata and RDFa products, brought to
+//!    one JSON shape and read by the same rules;
+//! 2. OpenGraph / meta product tags fill what the markup left empty;
+//! 3. the visible page fills the rest: the main price element, labelled
+//!    identifiers, stock messages and buy buttons;
+//! 4. listing pages (several products and no main one) give one record per
+//!    product and claim partial when the page is paginated.
 
 #[cfg(target_arch = "wasm32")]
 mod component;
+
+mod dom;
+mod links;
+mod markup;
+mod schema;
+pub mod text;
+mod visible;
+
+#[cfg(test)]
+mod tests;
 
 use serde_json::{Map, Value};
 
@@ -34,7 +53,455 @@ pub struct Extraction {
     pub notes: Vec<String>,
 }
 
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Source {
+    JsonLd,
+    Microdata,
+    Rdfa,
+}
+
+impl Source {
+    fn note(self) -> &'static str {
+        match self {
+            Source::JsonLd => "json-ld",
+            Source::Microdata => "microdata",
+            Source::Rdfa => "rdfa",
+        }
+    }
+}
+
+struct Candidate {
+    record: Map<String, Value>,
+    source: Source,
+    in_list: bool,
+}
+
+const FIELDS: &[&str] = &[
+    "name",
+    "url",
+    "price",
+    "currency",
+    "availability",
+    "sku",
+    "mpn",
+    "gtin",
+    "brand",
+    "condition",
+    "image",
+];
+
+fn put(r: &mut Map<String, Value>, k: &str, v: Option<String>) -> bool {
+    if let Some(v) = v {
+        let v = v.trim().to_string();
+        if !v.is_empty() && !r.contains_key(k) {
+            r.insert(k.to_string(), Value::String(v));
+            return true;
+        }
+    }
+    false
+}
+
+fn field<'a>(r: &'a Map<String, Value>, k: &str) -> Option<&'a str> {
+    r.get(k).and_then(|v| v.as_str())
+}
+
+fn norm_name(s: &str) -> String {
+    s.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(|c| c.to_lowercase())
+        .collect()
+}
+
+/// Whether two records describe the same product.
+fn same_product(a: &Map<String, Value>, b: &Map<String, Value>) -> bool {
+    for k in ["sku", "gtin", "mpn"] {
+        if let (Some(x), Some(y)) = (field(a, k), field(b, k)) {
+            return x == y;
+        }
+    }
+    match (field(a, "name"), field(b, "name")) {
+        (Some(x), Some(y)) => norm_name(x) == norm_name(y),
+        _ => false,
+    }
+}
+
+fn resolve(base: &Option<url::Url>, href: &str) -> Option<String> {
+    let b = base.as_ref()?;
+    b.join(href.trim()).ok().map(|u| u.to_string())
+}
+
 /// Extract the records of a page.
-pub fn extract(_page: &Page, _request: &Request) -> Result<Extraction, String> {
-    Ok(Extraction { complete: true, ..Default::default() })
+pub fn extract(page: &Page, _request: &Request) -> Result<Extraction, String> {
+    let html = scraper::Html::parse_document(page.body);
+    let doc = dom::Doc::build(&html);
+    let base = url::Url::parse(page.url).ok();
+    let host = base
+        .as_ref()
+        .and_then(|u| u.host_str().map(|h| h.to_ascii_lowercase()))
+        .unwrap_or_default();
+    let mut notes: Vec<String> = Vec::new();
+
+    // 1. Structured markup.
+    let mut cands: Vec<Candidate> = Vec::new();
+    for block in &doc.jsonld {
+        let values = schema::parse_jsonld(block);
+        let mut found = Vec::new();
+        schema::collect_products(&values, &mut found);
+        for f in found {
+            cands.push(Candidate {
+                record: schema::record_from_node(&f.node),
+                source: Source::JsonLd,
+                in_list: f.in_list,
+            });
+        }
+    }
+    let (micro, rdfa, orphans) = markup::items(&html);
+    for (values, source) in [(micro, Source::Microdata), (rdfa, Source::Rdfa)] {
+        let mut found = Vec::new();
+        schema::collect_products(&values, &mut found);
+        for f in found {
+            cands.push(Candidate {
+                record: schema::record_from_node(&f.node),
+                source,
+                in_list: f.in_list,
+            });
+        }
+    }
+    cands.retain(|c| schema::richness(&c.record) > 0);
+
+    let page_url_norm = base.as_ref().map(|u| {
+        let mut u = u.clone();
+        u.set_fragment(None);
+        u.set_query(None);
+        u.to_string().trim_end_matches('/').to_string()
+    });
+    let url_matches = |r: &Map<String, Value>| -> bool {
+        match (
+            field(r, "url").and_then(|h| resolve(&base, h)),
+            &page_url_norm,
+        ) {
+            (Some(u), Some(p)) => {
+                let u = u
+                    .split(['?', '#'])
+                    .next()
+                    .unwrap_or("")
+                    .trim_end_matches('/')
+                    .to_string();
+                &u == p
+            }
+            _ => false,
+        }
+    };
+
+    let h1 = doc.h1_text();
+    let og_type = doc.meta("og:type").unwrap_or("").to_ascii_lowercase();
+    let singles: Vec<usize> = (0..cands.len()).filter(|&i| !cands[i].in_list).collect();
+    let listed: Vec<usize> = (0..cands.len()).filter(|&i| cands[i].in_list).collect();
+
+    // Is this a listing? Several products and none of them the page's own.
+    let distinct_singles = {
+        let mut names: Vec<String> = Vec::new();
+        for &i in &singles {
+            let key = field(&cands[i].record, "url")
+                .map(String::from)
+                .or_else(|| field(&cands[i].record, "name").map(norm_name))
+                .unwrap_or_default();
+            if !names.contains(&key) {
+                names.push(key);
+            }
+        }
+        names.len()
+    };
+    let heading_matches = |r: &Map<String, Value>| -> bool {
+        match (&h1, field(r, "name")) {
+            (Some(h), Some(n)) => {
+                let (h, n) = (norm_name(h), norm_name(n));
+                !h.is_empty() && !n.is_empty() && (h == n || h.contains(&n) || n.contains(&h))
+            }
+            _ => false,
+        }
+    };
+    let has_main = singles
+        .iter()
+        .any(|&i| url_matches(&cands[i].record) || heading_matches(&cands[i].record));
+    let is_listing = !og_type.contains("product")
+        && !has_main
+        && ((singles.is_empty() && listed.len() >= 2)
+            || (distinct_singles >= 3 && listed.len() + singles.len() >= 3));
+
+    if is_listing {
+        let idxs: Vec<usize> = if singles.len() >= 3 {
+            singles.clone()
+        } else {
+            listed.clone()
+        };
+        let mut records: Vec<Map<String, Value>> = Vec::new();
+        for i in idxs {
+            let mut r = cands[i].record.clone();
+            if let Some(u) = field(&r, "url").and_then(|h| resolve(&base, h)) {
+                r.insert("url".into(), Value::String(u));
+            }
+            fill_currency(&mut r, &doc, &host);
+            if !records
+                .iter()
+                .any(|x| same_product(x, &r) && field(x, "url") == field(&r, "url"))
+            {
+                records.push(r);
+            }
+        }
+        let src = cands.first().map(|c| c.source.note()).unwrap_or("markup");
+        notes.push(format!("{}: listing of {} products", src, records.len()));
+        let (links, paginated) = links::catalog_links(&doc, &base, page.url);
+        if paginated {
+            notes.push("pagination: more pages".into());
+        }
+        return Ok(Extraction {
+            records,
+            complete: !paginated,
+            links,
+            notes,
+        });
+    }
+
+    // 2. The main product: the markup candidate that is the page's own.
+    let mut main = Map::new();
+    if !singles.is_empty() {
+        let score = |i: usize| -> i32 {
+            let r = &cands[i].record;
+            let mut s = schema::richness(r) as i32;
+            if r.contains_key("price") {
+                s += 3;
+            }
+            if url_matches(r) {
+                s += 6;
+            }
+            if heading_matches(r) {
+                s += 4;
+            }
+            s - i as i32 / 4
+        };
+        let best = *singles
+            .iter()
+            .max_by_key(|&&i| (score(i), -(i as i64)))
+            .unwrap();
+        main = cands[best].record.clone();
+        notes.push(cands[best].source.note().to_string());
+        // Fill from the same product in other blocks.
+        for &i in &singles {
+            if i == best {
+                continue;
+            }
+            let other = &cands[i].record;
+            if same_product(&main, other) || distinct_singles == 1 {
+                let before = main.len();
+                for k in FIELDS {
+                    if let Some(v) = field(other, k) {
+                        if k == &"price" && main.contains_key("price") {
+                            continue;
+                        }
+                        put(&mut main, k, Some(v.to_string()));
+                    }
+                }
+                if main.len() > before && cands[i].source != cands[best].source {
+                    let n = cands[i].source.note().to_string();
+                    if !notes.contains(&n) {
+                        notes.push(n);
+                    }
+                }
+            }
+        }
+    }
+
+    // Microdata properties outside any item (a lone itemprop="price").
+    let orphan = |k: &str| orphans.get(k).and_then(schema::scalar);
+    let mut used_orphans = false;
+    if !main.contains_key("price") {
+        if let Some(p) = orphan("price").and_then(|p| text::parse_machine_price(&p)) {
+            used_orphans |= put(&mut main, "price", Some(p));
+            put(
+                &mut main,
+                "currency",
+                orphan("priceCurrency").and_then(|c| text::normalize_currency(&c)),
+            );
+        }
+    }
+    for (k, key) in [
+        ("sku", "sku"),
+        ("mpn", "mpn"),
+        ("gtin", "gtin13"),
+        ("brand", "brand"),
+    ] {
+        if !main.contains_key(k) {
+            used_orphans |= put(
+                &mut main,
+                k,
+                orphan(key).and_then(|v| text::clean_identifier(&v)),
+            );
+        }
+    }
+    if !main.contains_key("availability") {
+        used_orphans |= put(
+            &mut main,
+            "availability",
+            orphan("availability").and_then(|a| text::normalize_availability(&a)),
+        );
+    }
+    if used_orphans {
+        notes.push("microdata properties".into());
+    }
+
+    // OpenGraph and other meta product tags.
+    let mut used_meta = false;
+    if !main.contains_key("price") {
+        let p = [
+            "product:sale_price:amount",
+            "og:price:amount",
+            "product:price:amount",
+            "og:price",
+            "product:price",
+        ]
+        .iter()
+        .find_map(|k| doc.meta(k).and_then(text::parse_machine_price));
+        if p.is_some() {
+            used_meta |= put(&mut main, "price", p);
+            let c = [
+                "product:sale_price:currency",
+                "og:price:currency",
+                "product:price:currency",
+            ]
+            .iter()
+            .find_map(|k| doc.meta(k).and_then(text::normalize_currency));
+            put(&mut main, "currency", c);
+        }
+    }
+    if !main.contains_key("availability") {
+        let a = ["og:availability", "product:availability"]
+            .iter()
+            .find_map(|k| doc.meta(k).and_then(text::normalize_availability));
+        used_meta |= put(&mut main, "availability", a);
+    }
+    for (k, keys) in [
+        (
+            "sku",
+            &["product:retailer_item_id", "product:sku", "og:sku"][..],
+        ),
+        ("brand", &["product:brand", "og:brand"][..]),
+        (
+            "gtin",
+            &[
+                "product:ean",
+                "product:upc",
+                "product:gtin",
+                "product:isbn",
+                "books:isbn",
+            ][..],
+        ),
+        ("mpn", &["product:mfr_part_no"][..]),
+    ] {
+        if !main.contains_key(k) {
+            used_meta |= put(
+                &mut main,
+                k,
+                keys.iter()
+                    .find_map(|m| doc.meta(m).and_then(text::clean_identifier)),
+            );
+        }
+    }
+    if !main.contains_key("condition") {
+        put(
+            &mut main,
+            "condition",
+            doc.meta("product:condition")
+                .and_then(text::normalize_condition),
+        );
+    }
+    if used_meta {
+        notes.push("opengraph".into());
+    }
+
+    // 3. The visible page.
+    let mut used_visible = false;
+    if !main.contains_key("price") {
+        if let Some(found) = visible::main_price(&doc).or_else(|| visible::price_near_heading(&doc))
+        {
+            used_visible |= put(&mut main, "price", Some(found.price.value.clone()));
+            if let Some(c) = &found.price.currency {
+                put(
+                    &mut main,
+                    "currency",
+                    Some(text::refine_currency(c, &found.raw, &host, &doc.lang)),
+                );
+            }
+        }
+    }
+    if !main.contains_key("sku") || !main.contains_key("mpn") || !main.contains_key("gtin") {
+        let (sku, mpn, gtin) = visible::identifiers(&doc, page.url);
+        used_visible |= put(&mut main, "sku", sku);
+        used_visible |= put(&mut main, "mpn", mpn);
+        used_visible |= put(&mut main, "gtin", gtin);
+    }
+    if !main.contains_key("availability") {
+        if let Some((a, why)) = visible::availability(&doc) {
+            used_visible |= put(&mut main, "availability", Some(a.to_string()));
+            notes.push(format!("availability from {}", why));
+        }
+    }
+    if !main.contains_key("name") {
+        let name = h1
+            .clone()
+            .or_else(|| doc.meta("og:title").map(String::from))
+            .or_else(|| {
+                if doc.title.is_empty() {
+                    None
+                } else {
+                    Some(doc.title.clone())
+                }
+            });
+        put(&mut main, "name", name);
+    }
+    if !main.contains_key("image") {
+        put(&mut main, "image", doc.meta("og:image").map(String::from));
+    }
+    if used_visible {
+        notes.push("heuristic".into());
+    }
+    fill_currency(&mut main, &doc, &host);
+    if let Some(u) = field(&main, "url").and_then(|h| resolve(&base, h)) {
+        main.insert("url".into(), Value::String(u));
+    } else if !main.contains_key("url") {
+        put(&mut main, "url", Some(page.url.to_string()));
+    }
+    if let Some(img) = field(&main, "image").and_then(|h| resolve(&base, h)) {
+        main.insert("image".into(), Value::String(img));
+    }
+
+    let (links, paginated) = links::catalog_links(&doc, &base, page.url);
+    let has_product =
+        main.contains_key("price") || main.contains_key("sku") || main.contains_key("gtin");
+    let records = if has_product { vec![main] } else { Vec::new() };
+    if records.is_empty() {
+        notes.push("no product found".into());
+    }
+    Ok(Extraction {
+        records,
+        complete: !paginated || has_product,
+        links,
+        notes,
+    })
+}
+
+/// Set a missing currency from the page's meta tags or its context.
+fn fill_currency(r: &mut Map<String, Value>, doc: &dom::Doc, host: &str) {
+    if r.contains_key("currency") || !r.contains_key("price") {
+        return;
+    }
+    let c = [
+        "og:price:currency",
+        "product:price:currency",
+        "pricecurrency",
+    ]
+    .iter()
+    .find_map(|k| doc.meta(k).and_then(text::normalize_currency))
+    .or_else(|| text::currency_from_context(host, &doc.lang));
+    put(r, "currency", c);
 }

@@ -1,0 +1,320 @@
+//! One pass over the parsed HTML: every element with its heuristic hints and
+//! flags, and every visible text in document order.
+
+use scraper::{ElementRef, Html, Node};
+
+pub const HIDDEN: u16 = 1;
+pub const STRIKE: u16 = 2;
+pub const BUTTON: u16 = 4;
+pub const LINK: u16 = 8;
+pub const OPTION: u16 = 16;
+pub const CHROME: u16 = 32; // header, nav, footer, aside
+pub const RELATED: u16 = 64; // carousels of other products
+pub const HEADING: u16 = 128; // inside h1
+pub const SUP: u16 = 256; // inside sup / a fraction-like element
+
+pub struct El<'a> {
+    pub el: ElementRef<'a>,
+    pub tag: String,
+    pub parent: Option<usize>,
+    /// Lowercased class, id, itemprop and data-attribute names.
+    pub hint: String,
+    pub flags: u16,
+    pub text_start: usize,
+    pub text_end: usize,
+}
+
+pub struct Text {
+    pub text: String,
+    pub el: usize,
+    pub flags: u16,
+}
+
+pub struct Doc<'a> {
+    pub els: Vec<El<'a>>,
+    pub texts: Vec<Text>,
+    pub jsonld: Vec<String>,
+    /// Meta tags: (property or name or itemprop, content), keys lowercased.
+    pub metas: Vec<(String, String)>,
+    pub lang: String,
+    pub title: String,
+}
+
+const RELATED_WORDS: &[&str] = &[
+    "related",
+    "recommend",
+    "similar",
+    "carousel",
+    "upsell",
+    "up-sell",
+    "crosssell",
+    "cross-sell",
+    "also-bought",
+    "also_bought",
+    "alsobought",
+    "sponsored",
+    "recently-viewed",
+    "recentlyviewed",
+    "others-",
+    "sims-",
+    "p13n",
+    "slider",
+    "swiper",
+    "suggest",
+];
+
+fn hint_of(el: &scraper::node::Element) -> String {
+    let mut h = String::new();
+    for (k, v) in el.attrs() {
+        match k {
+            "class" | "id" | "itemprop" | "data-testid" | "data-test" | "data-qa"
+            | "data-component" | "aria-label" => {
+                h.push_str(&v.to_lowercase());
+                h.push(' ');
+            }
+            "style" => {
+                let v = v.to_lowercase();
+                if v.contains("line-through") {
+                    h.push_str(" line-through ");
+                }
+                if v.replace(' ', "").contains("display:none") {
+                    h.push_str(" display-none ");
+                }
+            }
+            _ if k.starts_with("data-") => {
+                h.push_str(k);
+                h.push(' ');
+                if v.len() < 20 && k.contains("strike") && v == "true" {
+                    h.push_str(" strike ");
+                }
+            }
+            _ => {}
+        }
+    }
+    h
+}
+
+fn is_hidden(el: &scraper::node::Element, hint: &str) -> bool {
+    if el.attr("hidden").is_some() || hint.contains("display-none") {
+        return true;
+    }
+    if el.name() == "input"
+        && el
+            .attr("type")
+            .map(|t| t.eq_ignore_ascii_case("hidden"))
+            .unwrap_or(false)
+    {
+        return true;
+    }
+    hint.split_whitespace().any(|c| {
+        matches!(
+            c,
+            "hidden" | "hide" | "d-none" | "is-hidden" | "a-hidden" | "aok-hidden" | "invisible"
+        )
+    })
+}
+
+impl<'a> Doc<'a> {
+    pub fn build(html: &'a Html) -> Doc<'a> {
+        let mut doc = Doc {
+            els: Vec::new(),
+            texts: Vec::new(),
+            jsonld: Vec::new(),
+            metas: Vec::new(),
+            lang: String::new(),
+            title: String::new(),
+        };
+        let root = html.root_element();
+        doc.walk(root, None, 0, 0);
+        doc
+    }
+
+    fn walk(&mut self, el: ElementRef<'a>, parent: Option<usize>, inherited: u16, depth: usize) {
+        let e = el.value();
+        let tag = e.name().to_ascii_lowercase();
+        match tag.as_str() {
+            "script" => {
+                let ty = e.attr("type").unwrap_or("").to_ascii_lowercase();
+                if ty.contains("ld+json") {
+                    self.jsonld.push(el.text().collect::<String>());
+                }
+                return;
+            }
+            "style" | "noscript" | "template" | "svg" | "iframe" | "object" => return,
+            "meta" => {
+                let key = e
+                    .attr("property")
+                    .or_else(|| e.attr("name"))
+                    .or_else(|| e.attr("itemprop"));
+                if let (Some(k), Some(c)) = (key, e.attr("content")) {
+                    self.metas
+                        .push((k.trim().to_ascii_lowercase(), c.trim().to_string()));
+                }
+            }
+            "html" => {
+                if let Some(l) = e.attr("lang").or_else(|| e.attr("xml:lang")) {
+                    self.lang = l.trim().to_ascii_lowercase();
+                }
+            }
+            "title" => {
+                if self.title.is_empty() {
+                    self.title = crate::text::squash(&el.text().collect::<String>());
+                }
+                return;
+            }
+            _ => {}
+        }
+        let hint = hint_of(e);
+        let mut flags = inherited;
+        if is_hidden(e, &hint) {
+            flags |= HIDDEN;
+        }
+        if matches!(tag.as_str(), "del" | "s" | "strike")
+            || hint.contains("line-through")
+            || hint.contains("strike")
+        {
+            flags |= STRIKE;
+        }
+        if tag == "button"
+            || (tag == "input" && matches!(e.attr("type"), Some("submit") | Some("button")))
+        {
+            flags |= BUTTON;
+        }
+        if tag == "a" {
+            flags |= LINK;
+        }
+        if matches!(tag.as_str(), "option" | "select") {
+            flags |= OPTION;
+        }
+        if matches!(tag.as_str(), "header" | "nav" | "footer" | "aside") {
+            flags |= CHROME;
+        }
+        if tag == "h1" {
+            flags |= HEADING;
+        }
+        if tag == "sup"
+            || hint.contains("fraction")
+            || hint.contains("cent")
+            || hint.contains("decimal")
+        {
+            flags |= SUP;
+        }
+        if depth > 2 && RELATED_WORDS.iter().any(|w| hint.contains(w)) {
+            flags |= RELATED;
+        }
+        let idx = self.els.len();
+        self.els.push(El {
+            el,
+            tag,
+            parent,
+            hint,
+            flags,
+            text_start: self.texts.len(),
+            text_end: 0,
+        });
+        if depth < 400 {
+            for child in el.children() {
+                match child.value() {
+                    Node::Element(_) => {
+                        if let Some(c) = ElementRef::wrap(child) {
+                            self.walk(c, Some(idx), flags, depth + 1);
+                        }
+                    }
+                    Node::Text(t) => {
+                        let s: &str = t;
+                        if s.trim().is_empty() {
+                            continue;
+                        }
+                        let text = crate::text::squash(s);
+                        self.texts.push(Text {
+                            text,
+                            el: idx,
+                            flags,
+                        });
+                    }
+                    _ => {}
+                }
+            }
+        }
+        self.els[idx].text_end = self.texts.len();
+    }
+
+    /// The visible text of an element, with split prices joined
+    /// ("12" + sup "99" gives "12.99").
+    pub fn text_of(&self, idx: usize, max: usize) -> String {
+        let e = &self.els[idx];
+        let mut out = String::new();
+        let mut prev_digit = false;
+        for t in &self.texts[e.text_start..e.text_end] {
+            let s = t.text.as_str();
+            if out.len() + s.len() > max {
+                break;
+            }
+            let first = s.chars().next().unwrap_or(' ');
+            let is_frac = (t.flags & SUP) != 0
+                && (e.flags & SUP) == 0
+                && s.len() == 2
+                && s.chars().all(|c| c.is_ascii_digit());
+            if out.is_empty() {
+            } else if is_frac && prev_digit {
+                out.push('.');
+            } else if (prev_digit && (first == '.' || first == ','))
+                || ((out.ends_with('.') || out.ends_with(',')) && first.is_ascii_digit())
+            {
+            } else {
+                out.push(' ');
+            }
+            out.push_str(s);
+            prev_digit = s
+                .chars()
+                .last()
+                .map(|c| c.is_ascii_digit())
+                .unwrap_or(false);
+        }
+        out
+    }
+
+    /// The hints of an element and its ancestors, up to `levels` up.
+    pub fn ancestor_hints(&self, idx: usize, levels: usize) -> String {
+        let mut out = String::new();
+        let mut cur = Some(idx);
+        let mut n = 0;
+        while let Some(i) = cur {
+            if n > levels {
+                break;
+            }
+            out.push_str(&self.els[i].hint);
+            out.push(' ');
+            cur = self.els[i].parent;
+            n += 1;
+        }
+        out
+    }
+
+    pub fn meta(&self, key: &str) -> Option<&str> {
+        self.metas
+            .iter()
+            .find(|(k, v)| k == key && !v.is_empty())
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// Index of the first text inside the page's main heading (h1).
+    pub fn h1_text_index(&self) -> Option<usize> {
+        self.texts
+            .iter()
+            .position(|t| t.flags & HEADING != 0 && t.flags & HIDDEN == 0)
+    }
+
+    pub fn h1_text(&self) -> Option<String> {
+        let i = self
+            .els
+            .iter()
+            .position(|e| e.tag == "h1" && e.flags & HIDDEN == 0 && e.text_end > e.text_start)?;
+        let t = self.text_of(i, 400);
+        if t.is_empty() {
+            None
+        } else {
+            Some(t)
+        }
+    }
+}

@@ -1,0 +1,186 @@
+//! Links to further catalog pages: next pages first, then categories and
+//! product pages of the same site. Absolute, deduplicated, bounded.
+
+use crate::dom::Doc;
+
+pub const MAX_LINKS: usize = 100;
+
+const NEXT_WORDS: &[&str] = &[
+    "next",
+    "next page",
+    "›",
+    "»",
+    ">",
+    "→",
+    "weiter",
+    "nächste",
+    "nächste seite",
+    "suivant",
+    "page suivante",
+    "siguiente",
+    "successivo",
+    "successiva",
+    "avanti",
+    "próxima",
+    "próximo",
+    "seguinte",
+    "volgende",
+    "следующая",
+    "далее",
+    "następna",
+    "další",
+    "ďalšia",
+    "nästa",
+    "neste",
+    "næste",
+    "seuraava",
+    "sonraki",
+    "következő",
+    "înainte",
+    "urmatoarea",
+    "次へ",
+    "下一頁",
+    "下一页",
+    "다음",
+];
+
+const SKIP_WORDS: &[&str] = &[
+    "login",
+    "logout",
+    "signin",
+    "sign-in",
+    "register",
+    "account",
+    "cart",
+    "basket",
+    "checkout",
+    "wishlist",
+    "privacy",
+    "terms",
+    "cookie",
+    "help",
+    "contact",
+    "faq",
+    "javascript:",
+    "mailto:",
+    "tel:",
+    "/cdn-cgi/",
+    "facebook.com",
+    "twitter.com",
+    "instagram.com",
+    "pinterest.",
+    "youtube.com",
+    "linkedin.com",
+];
+
+fn page_number(url: &url::Url) -> Option<u32> {
+    for (k, v) in url.query_pairs() {
+        let k = k.to_ascii_lowercase();
+        if matches!(
+            k.as_str(),
+            "page" | "p" | "pg" | "pagenumber" | "page_number" | "pageindex" | "pagina" | "seite"
+        ) {
+            if let Ok(n) = v.parse() {
+                return Some(n);
+            }
+        }
+    }
+    let segs: Vec<&str> = url.path_segments().map(|s| s.collect()).unwrap_or_default();
+    for w in segs.windows(2) {
+        if matches!(w[0], "page" | "p" | "seite" | "pagina") {
+            if let Ok(n) = w[1].parse() {
+                return Some(n);
+            }
+        }
+    }
+    None
+}
+
+/// Catalog links of a page and whether the page is one of several pages.
+pub fn catalog_links(doc: &Doc, base: &Option<url::Url>, page_url: &str) -> (Vec<String>, bool) {
+    let Some(base) = base else {
+        return (Vec::new(), false);
+    };
+    let here = page_number(base).unwrap_or(1);
+    let mut next: Vec<String> = Vec::new();
+    let mut other: Vec<String> = Vec::new();
+    let mut paginated = false;
+    let host = base
+        .host_str()
+        .unwrap_or("")
+        .trim_start_matches("www.")
+        .to_string();
+    for (i, e) in doc.els.iter().enumerate() {
+        let v = e.el.value();
+        let href = match e.tag.as_str() {
+            "a" | "link" => v.attr("href"),
+            _ => None,
+        };
+        let Some(href) = href else { continue };
+        let rel = v.attr("rel").unwrap_or("").to_ascii_lowercase();
+        if e.tag == "link" && !rel.split_whitespace().any(|r| r == "next") {
+            continue;
+        }
+        let h = href.trim();
+        if h.is_empty() || h.starts_with('#') {
+            continue;
+        }
+        let lower = h.to_ascii_lowercase();
+        if SKIP_WORDS.iter().any(|w| lower.contains(w)) {
+            continue;
+        }
+        let Ok(mut u) = base.join(h) else { continue };
+        if u.scheme() != "http" && u.scheme() != "https" {
+            continue;
+        }
+        if u.host_str().unwrap_or("").trim_start_matches("www.") != host {
+            continue;
+        }
+        u.set_fragment(None);
+        let path = u.path().to_ascii_lowercase();
+        if [
+            ".jpg", ".jpeg", ".png", ".gif", ".pdf", ".css", ".js", ".svg", ".webp", ".xml",
+        ]
+        .iter()
+        .any(|x| path.ends_with(x))
+        {
+            continue;
+        }
+        let s = u.to_string();
+        if s == page_url || s.trim_end_matches('/') == page_url.trim_end_matches('/') {
+            continue;
+        }
+        let label = if e.tag == "a" {
+            doc.text_of(i, 40).to_lowercase()
+        } else {
+            String::new()
+        };
+        let aria = v.attr("aria-label").unwrap_or("").to_ascii_lowercase();
+        let is_next = rel.split_whitespace().any(|r| r == "next")
+            || NEXT_WORDS
+                .iter()
+                .any(|w| label == *w || label.trim_end_matches(['›', '»', '>', ' ']) == *w)
+            || aria.contains("next")
+            || e.hint.contains("next") && e.hint.contains("pag")
+            || page_number(&u).map(|n| n == here + 1).unwrap_or(false);
+        if is_next {
+            paginated = true;
+            if !next.contains(&s) {
+                next.push(s);
+            }
+        } else if !other.contains(&s) && other.len() < MAX_LINKS * 3 {
+            other.push(s);
+        }
+    }
+    let mut out = next;
+    for s in other {
+        if out.len() >= MAX_LINKS {
+            break;
+        }
+        if !out.contains(&s) {
+            out.push(s);
+        }
+    }
+    out.truncate(MAX_LINKS);
+    (out, paginated)
+}

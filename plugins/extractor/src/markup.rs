@@ -1,0 +1,174 @@
+//! Microdata and RDFa, converted to the same JSON shape as JSON-LD so that
+//! one set of rules turns them into records.
+
+use scraper::{ElementRef, Html, Node};
+use serde_json::{Map, Value};
+
+fn prop_value(el: &ElementRef) -> Value {
+    let e = el.value();
+    if let Some(c) = e.attr("content") {
+        return Value::String(c.trim().to_string());
+    }
+    let attr = match e.name() {
+        "a" | "link" | "area" => e.attr("href"),
+        "img" | "audio" | "video" | "source" | "embed" | "track" => e.attr("src"),
+        "object" => e.attr("data"),
+        "data" | "meter" | "input" => e.attr("value"),
+        "time" => e.attr("datetime"),
+        _ => None,
+    };
+    if let Some(a) = attr {
+        return Value::String(a.trim().to_string());
+    }
+    // Some sites put the value in a value/data attribute.
+    Value::String(crate::text::squash(&el.text().collect::<String>()))
+}
+
+fn insert(map: &mut Map<String, Value>, key: &str, v: Value) {
+    let key = key.rsplit(['/', '#']).next().unwrap_or(key);
+    let key = key.rsplit(':').next().unwrap_or(key);
+    if key.is_empty() {
+        return;
+    }
+    match map.get_mut(key) {
+        None => {
+            map.insert(key.to_string(), v);
+        }
+        Some(Value::Array(a)) => a.push(v),
+        Some(old) => {
+            let prev = old.take();
+            *old = Value::Array(vec![prev, v]);
+        }
+    }
+}
+
+/// The item of a microdata (`itemscope`) or RDFa (`typeof`) scope.
+fn item_of(scope: ElementRef, rdfa: bool, depth: usize) -> Map<String, Value> {
+    let mut map = Map::new();
+    let ty = if rdfa {
+        scope.value().attr("typeof")
+    } else {
+        scope.value().attr("itemtype")
+    };
+    if let Some(t) = ty {
+        map.insert("@type".into(), Value::String(t.trim().to_string()));
+    }
+    if depth > 6 {
+        return map;
+    }
+    walk_props(scope, rdfa, depth, &mut map);
+    map
+}
+
+fn is_scope(el: &ElementRef, rdfa: bool) -> bool {
+    if rdfa {
+        el.value().attr("typeof").is_some()
+    } else {
+        el.value().attr("itemscope").is_some()
+    }
+}
+
+fn prop_names<'b>(el: &'b ElementRef, rdfa: bool) -> Vec<&'b str> {
+    let attr = if rdfa {
+        el.value().attr("property")
+    } else {
+        el.value().attr("itemprop")
+    };
+    attr.map(|a| a.split_whitespace().collect())
+        .unwrap_or_default()
+}
+
+fn walk_props(parent: ElementRef, rdfa: bool, depth: usize, map: &mut Map<String, Value>) {
+    for child in parent.children() {
+        if !matches!(child.value(), Node::Element(_)) {
+            continue;
+        }
+        let Some(c) = ElementRef::wrap(child) else {
+            continue;
+        };
+        let name = c.value().name();
+        if matches!(name, "script" | "style" | "template") {
+            continue;
+        }
+        let names = prop_names(&c, rdfa);
+        if is_scope(&c, rdfa) {
+            if !names.is_empty() {
+                let item = Value::Object(item_of(c, rdfa, depth + 1));
+                for n in names {
+                    insert(map, n, item.clone());
+                }
+            }
+            continue;
+        }
+        if !names.is_empty() {
+            let v = prop_value(&c);
+            for n in &names {
+                insert(map, n, v.clone());
+            }
+            // A property element may still hold other properties inside.
+        }
+        walk_props(c, rdfa, depth, map);
+    }
+}
+
+/// Top-level microdata and RDFa items of the page, as JSON values.
+pub fn items(html: &Html) -> (Vec<Value>, Vec<Value>, Map<String, Value>) {
+    let mut micro = Vec::new();
+    let mut rdfa = Vec::new();
+    let mut orphans = Map::new();
+    let root = html.root_element();
+    top_level(root, &mut micro, &mut rdfa, &mut orphans, false, false, 0);
+    (micro, rdfa, orphans)
+}
+
+fn top_level(
+    el: ElementRef,
+    micro: &mut Vec<Value>,
+    rdfa: &mut Vec<Value>,
+    orphans: &mut Map<String, Value>,
+    in_micro: bool,
+    in_rdfa: bool,
+    depth: usize,
+) {
+    if depth > 400 {
+        return;
+    }
+    for child in el.children() {
+        if !matches!(child.value(), Node::Element(_)) {
+            continue;
+        }
+        let Some(c) = ElementRef::wrap(child) else {
+            continue;
+        };
+        let e = c.value();
+        if matches!(e.name(), "script" | "style" | "template" | "noscript") {
+            continue;
+        }
+        let mut now_micro = in_micro;
+        let mut now_rdfa = in_rdfa;
+        if e.attr("itemscope").is_some() {
+            if e.attr("itemprop").is_none() || !in_micro {
+                micro.push(Value::Object(item_of(c, false, 0)));
+            }
+            now_micro = true;
+        } else if !in_micro {
+            if let Some(p) = e.attr("itemprop") {
+                for n in p.split_whitespace() {
+                    if !orphans.contains_key(n) {
+                        orphans.insert(n.to_string(), prop_value(&c));
+                    }
+                }
+            }
+        }
+        if let Some(t) = e.attr("typeof") {
+            let t = t.to_string();
+            if (e.attr("property").is_none() || !in_rdfa)
+                && (t.contains("Product") || t.contains("Offer"))
+            {
+                rdfa.push(Value::Object(item_of(c, true, 0)));
+            }
+            now_rdfa = true;
+        }
+        top_level(c, micro, rdfa, orphans, now_micro, now_rdfa, depth + 1);
+    }
+}

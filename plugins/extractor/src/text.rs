@@ -1,0 +1,727 @@
+//! Text normalization: prices in every common locale format, currencies,
+//! availability values, identifiers.
+
+/// Collapse runs of whitespace (including no-break spaces) into one space and trim.
+pub fn squash(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut space = false;
+    for c in s.chars() {
+        if c.is_whitespace() || c == '\u{a0}' || c == '\u{200b}' || c == '\u{feff}' {
+            space = true;
+        } else {
+            if space && !out.is_empty() {
+                out.push(' ');
+            }
+            space = false;
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn is_group_space(c: char) -> bool {
+    matches!(c, ' ' | '\u{a0}' | '\u{202f}' | '\u{2009}' | '\'' | '’')
+}
+
+/// A number found in a text, before interpretation: its digit groups and the
+/// separators between them.
+struct RawNumber {
+    groups: Vec<String>,
+    seps: Vec<char>,
+    start: usize,
+    end: usize,
+}
+
+/// Scan the first number-like token at or after byte `from`.
+fn scan_number(s: &str, from: usize) -> Option<RawNumber> {
+    let bytes: Vec<(usize, char)> = s[from..]
+        .char_indices()
+        .map(|(i, c)| (i + from, c))
+        .collect();
+    let mut i = 0;
+    while i < bytes.len() && !bytes[i].1.is_ascii_digit() {
+        i += 1;
+    }
+    if i >= bytes.len() {
+        return None;
+    }
+    let start = bytes[i].0;
+    let mut groups = vec![String::new()];
+    let mut seps = Vec::new();
+    while i < bytes.len() {
+        let c = bytes[i].1;
+        if c.is_ascii_digit() {
+            groups.last_mut().unwrap().push(c);
+            i += 1;
+            continue;
+        }
+        let is_sep = c == '.' || c == ',' || is_group_space(c);
+        if !is_sep {
+            break;
+        }
+        // Count the digits that follow the separator.
+        let mut j = i + 1;
+        let mut n = 0;
+        while j < bytes.len() && bytes[j].1.is_ascii_digit() {
+            n += 1;
+            j += 1;
+        }
+        if n == 0 {
+            break;
+        }
+        if is_group_space(c) {
+            // A space or apostrophe only groups thousands: exactly three digits
+            // after it, and the group before at most three.
+            let before = groups.last().map(|g| g.len()).unwrap_or(0);
+            if n != 3 || before > 3 {
+                break;
+            }
+        }
+        seps.push(c);
+        groups.push(String::new());
+        i += 1;
+    }
+    let end = if i < bytes.len() { bytes[i].0 } else { s.len() };
+    Some(RawNumber {
+        groups,
+        seps,
+        start,
+        end,
+    })
+}
+
+/// Interpret a raw number as a decimal string with '.' as separator.
+/// `machine` is true for values from markup (schema.org prescribes '.').
+fn interpret(raw: &RawNumber, machine: bool) -> Option<String> {
+    let groups = &raw.groups;
+    let seps = &raw.seps;
+    if seps.is_empty() {
+        return Some(trim_int(&groups[0]));
+    }
+    let last = *seps.last().unwrap();
+    let last_group = groups.last().unwrap();
+    let dots = seps.iter().filter(|&&c| c == '.').count();
+    let commas = seps.iter().filter(|&&c| c == ',').count();
+    let decimal: Option<char> = if last == '.' || last == ',' {
+        let count = if last == '.' { dots } else { commas };
+        let other = if last == '.' { commas } else { dots };
+        if count > 1 {
+            None
+        } else if other > 0 {
+            Some(last)
+        } else if machine && last == '.' {
+            Some('.')
+        } else if last_group.len() != 3 {
+            Some(last)
+        } else if groups[0] == "0" || groups[0].is_empty() {
+            Some(last)
+        } else if seps.iter().any(|&c| is_group_space(c)) {
+            // "1 234,567" is odd; "1 234.567" too: treat as decimal.
+            Some(last)
+        } else {
+            None
+        }
+    } else {
+        None
+    };
+    let mut int = String::new();
+    let mut frac = String::new();
+    let n = groups.len();
+    for (k, g) in groups.iter().enumerate() {
+        if k == n - 1 && decimal.is_some() {
+            frac = g.clone();
+        } else {
+            int.push_str(g);
+        }
+    }
+    let int = trim_int(&int);
+    if frac.is_empty() {
+        return Some(int);
+    }
+    Some(format!("{}.{}", int, frac))
+}
+
+fn trim_int(s: &str) -> String {
+    let t = s.trim_start_matches('0');
+    if t.is_empty() {
+        "0".to_string()
+    } else {
+        t.to_string()
+    }
+}
+
+/// A price parsed from a text: the decimal value and the currency seen next to it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Price {
+    pub value: String,
+    pub currency: Option<String>,
+}
+
+/// Parse the first price in a human-written text ("1.234,56 €", "$1,234.56",
+/// "CHF 1'234.50", "¥1234", "ab 12,99", "10 - 20 EUR").
+pub fn parse_price(text: &str) -> Option<Price> {
+    parse_price_from(text, false)
+}
+
+/// Parse a price from markup (`content="1234.56"`, JSON-LD `"price": "12.5"`).
+pub fn parse_machine_price(text: &str) -> Option<String> {
+    let t = text.trim();
+    if t.is_empty() {
+        return None;
+    }
+    parse_price_from(t, true).map(|p| p.value)
+}
+
+fn parse_price_from(text: &str, machine: bool) -> Option<Price> {
+    let raw = scan_number(text, 0)?;
+    // A number glued to letters on its left ("B07FW264WL", "x2") is no price.
+    if let Some(prev) = text[..raw.start].chars().last() {
+        if prev.is_alphabetic() && !is_currency_letter_context(&text[..raw.start]) {
+            return None;
+        }
+    }
+    let value = interpret(&raw, machine)?;
+    let before = &text[..raw.start];
+    let after = &text[raw.end..];
+    let currency = currency_near(before, after);
+    Some(Price { value, currency })
+}
+
+fn is_currency_letter_context(before: &str) -> bool {
+    let lower = before.to_lowercase();
+    let t = lower.trim_end();
+    [
+        "rs", "rs.", "eur", "usd", "gbp", "chf", "kr", "zł", "lei", "ron", "pkr", "inr", "r", "nt",
+        "rp", "tl", "kč", "ft",
+    ]
+    .iter()
+    .any(|c| t.ends_with(c))
+        || before.ends_with(|c: char| c.is_alphabetic() && !c.is_ascii())
+}
+
+const SYMBOLS: &[(&str, &str)] = &[
+    ("US$", "USD"),
+    ("NT$", "TWD"),
+    ("R$", "BRL"),
+    ("C$", "CAD"),
+    ("CA$", "CAD"),
+    ("A$", "AUD"),
+    ("AU$", "AUD"),
+    ("HK$", "HKD"),
+    ("S$", "SGD"),
+    ("€", "EUR"),
+    ("£", "GBP"),
+    ("₽", "RUB"),
+    ("руб", "RUB"),
+    ("₹", "INR"),
+    ("₩", "KRW"),
+    ("원", "KRW"),
+    ("₪", "ILS"),
+    ("₺", "TRY"),
+    ("฿", "THB"),
+    ("₫", "VND"),
+    ("₴", "UAH"),
+    ("грн", "UAH"),
+    ("zł", "PLN"),
+    ("Kč", "CZK"),
+    ("lei", "RON"),
+    ("Ft", "HUF"),
+    ("円", "JPY"),
+    ("元", "CNY"),
+    ("¥", "JPY"),
+    ("Rs", "INR"),
+    ("CHF", "CHF"),
+    ("Fr.", "CHF"),
+    ("kr", "SEK"),
+    ("$", "USD"),
+];
+
+const ISO: &[&str] = &[
+    "EUR", "USD", "GBP", "CHF", "JPY", "CNY", "RUB", "INR", "PKR", "KRW", "TWD", "ILS", "TRY",
+    "PLN", "CZK", "RON", "HUF", "SEK", "NOK", "DKK", "BRL", "ARS", "MXN", "CLP", "COP", "PEN",
+    "CAD", "AUD", "NZD", "HKD", "SGD", "THB", "VND", "UAH", "ZAR", "AED", "SAR", "BGN", "HRK",
+    "RSD", "IDR", "MYR", "PHP", "EGP", "NGN", "KZT", "BYN", "ISK",
+];
+
+/// The currency written right before or after a number.
+fn currency_near(before: &str, after: &str) -> Option<String> {
+    let b: String = before
+        .chars()
+        .rev()
+        .take(6)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    let a: String = after.chars().take(6).collect();
+    for part in [a.trim(), b.trim()] {
+        let upper = part.to_uppercase();
+        for code in ISO {
+            if upper.starts_with(code) || upper.ends_with(code) {
+                return Some(code.to_string());
+            }
+        }
+    }
+    for (sym, code) in SYMBOLS {
+        if b.trim_end().ends_with(sym) || a.trim_start().starts_with(sym) {
+            return Some(code.to_string());
+        }
+    }
+    None
+}
+
+/// Whether a text carries a currency mark at all.
+pub fn has_currency_mark(text: &str) -> bool {
+    let upper = text.to_uppercase();
+    SYMBOLS.iter().any(|(s, _)| text.contains(s)) || ISO.iter().any(|c| upper.contains(c))
+}
+
+/// Refine a currency guess with the page's context (TLD and language): "$"
+/// on a .com.ar page is ARS, "kr" on a .no page is NOK, "Rs" on .pk is PKR.
+pub fn refine_currency(code: &str, symbol_text: &str, host: &str, lang: &str) -> String {
+    let tld = host.rsplit('.').next().unwrap_or("");
+    let dollar = |c: &str| -> String {
+        match tld {
+            "ar" => "ARS",
+            "mx" => "MXN",
+            "cl" => "CLP",
+            "co" if host.ends_with(".com.co") => "COP",
+            "ca" => "CAD",
+            "au" => "AUD",
+            "nz" => "NZD",
+            "sg" => "SGD",
+            "hk" => "HKD",
+            "tw" => "TWD",
+            _ => c,
+        }
+        .to_string()
+    };
+    match code {
+        "USD" if !symbol_text.contains("US") => dollar("USD"),
+        "SEK" => match tld {
+            "no" => "NOK".into(),
+            "dk" => "DKK".into(),
+            "is" => "ISK".into(),
+            _ => "SEK".into(),
+        },
+        "INR" if tld == "pk" => "PKR".into(),
+        "JPY" if tld == "cn" || lang.starts_with("zh") => "CNY".into(),
+        "CNY" if tld == "tw" || lang == "zh-tw" => "TWD".into(),
+        _ => code.to_string(),
+    }
+}
+
+/// The currency a page most likely uses when it prints none: from the TLD,
+/// then the language.
+pub fn currency_from_context(host: &str, lang: &str) -> Option<String> {
+    let parts: Vec<&str> = host.split('.').collect();
+    let tld = *parts.last().unwrap_or(&"");
+    let by_tld = match tld {
+        "de" | "fr" | "it" | "es" | "pt" | "nl" | "be" | "at" | "fi" | "ie" | "gr" | "sk"
+        | "si" | "ee" | "lv" | "lt" | "lu" | "hr" => Some("EUR"),
+        "uk" => Some("GBP"),
+        "ch" => Some("CHF"),
+        "ru" => Some("RUB"),
+        "ua" => Some("UAH"),
+        "pl" => Some("PLN"),
+        "cz" => Some("CZK"),
+        "hu" => Some("HUF"),
+        "ro" => Some("RON"),
+        "bg" => Some("BGN"),
+        "se" => Some("SEK"),
+        "no" => Some("NOK"),
+        "dk" => Some("DKK"),
+        "jp" => Some("JPY"),
+        "cn" => Some("CNY"),
+        "kr" => Some("KRW"),
+        "tw" => Some("TWD"),
+        "in" => Some("INR"),
+        "pk" => Some("PKR"),
+        "il" => Some("ILS"),
+        "tr" => Some("TRY"),
+        "br" => Some("BRL"),
+        "ar" => Some("ARS"),
+        "mx" => Some("MXN"),
+        "cl" => Some("CLP"),
+        "ca" => Some("CAD"),
+        "au" => Some("AUD"),
+        "nz" => Some("NZD"),
+        "za" => Some("ZAR"),
+        _ => None,
+    };
+    if by_tld.is_some() {
+        return by_tld.map(String::from);
+    }
+    let l = lang.to_lowercase();
+    let by_lang = match l.split(['-', '_']).next().unwrap_or("") {
+        "de" | "fr" | "it" | "es" | "pt" | "nl" | "fi" | "el" | "sk" | "sl" | "et" | "lv"
+        | "lt" => {
+            if l.ends_with("ch") {
+                "CHF"
+            } else if l == "en-gb" {
+                "GBP"
+            } else {
+                "EUR"
+            }
+        }
+        "ru" => "RUB",
+        "uk" => "UAH",
+        "pl" => "PLN",
+        "cs" => "CZK",
+        "hu" => "HUF",
+        "ro" => "RON",
+        "ja" => "JPY",
+        "ko" => "KRW",
+        "zh" => {
+            if l.contains("tw") || l.contains("hant") {
+                "TWD"
+            } else {
+                "CNY"
+            }
+        }
+        "he" => "ILS",
+        "tr" => "TRY",
+        "sv" => "SEK",
+        "da" => "DKK",
+        "nb" | "no" => "NOK",
+        "en" => {
+            if l == "en-gb" {
+                "GBP"
+            } else if l == "en-us" {
+                "USD"
+            } else {
+                return None;
+            }
+        }
+        _ => return None,
+    };
+    Some(by_lang.to_string())
+}
+
+/// Normalize a currency value from markup: ISO codes pass, symbols map.
+pub fn normalize_currency(v: &str) -> Option<String> {
+    let t = v.trim();
+    if t.len() == 3 && t.chars().all(|c| c.is_ascii_alphabetic()) {
+        return Some(t.to_uppercase());
+    }
+    for (sym, code) in SYMBOLS {
+        if t == *sym || t.eq_ignore_ascii_case(sym) {
+            return Some(code.to_string());
+        }
+    }
+    None
+}
+
+/// Normalize an availability value from markup to its schema.org short name.
+pub fn normalize_availability(v: &str) -> Option<String> {
+    let t = v.trim();
+    let last = t.rsplit(['/', '#', ':']).next().unwrap_or(t).trim();
+    let key: String = last
+        .chars()
+        .filter(|c| c.is_alphanumeric())
+        .collect::<String>()
+        .to_lowercase();
+    let short = match key.as_str() {
+        "instock" | "available" | "true" | "1" | "yes" => "InStock",
+        "outofstock" | "soldout" | "unavailable" | "false" | "0" | "no" => "OutOfStock",
+        "preorder" | "presale" => "PreOrder",
+        "backorder" | "availableforbackorder" => "BackOrder",
+        "discontinued" => "Discontinued",
+        "limitedavailability" => "LimitedAvailability",
+        "instoreonly" => "InStoreOnly",
+        "onlineonly" => "OnlineOnly",
+        "madetoorder" => "MadeToOrder",
+        "reserved" => "Reserved",
+        _ => {
+            // Stock text used as a markup value ("En stock", "Auf Lager").
+            return availability_from_text(t).map(|(a, _)| a.to_string());
+        }
+    };
+    Some(short.to_string())
+}
+
+/// Normalize an item condition to its schema.org short name.
+pub fn normalize_condition(v: &str) -> Option<String> {
+    let last = v.trim().rsplit(['/', '#', ':']).next().unwrap_or("").trim();
+    let key = last.to_lowercase();
+    let short = match key.as_str() {
+        "newcondition" | "new" => "NewCondition",
+        "usedcondition" | "used" => "UsedCondition",
+        "refurbishedcondition" | "refurbished" => "RefurbishedCondition",
+        "damagedcondition" | "damaged" => "DamagedCondition",
+        _ => return None,
+    };
+    Some(short.to_string())
+}
+
+/// Stock phrases in many languages. Longer and negative phrases come first so
+/// "not in stock" is not read as "in stock".
+const OUT_PHRASES: &[&str] = &[
+    "out of stock",
+    "out-of-stock",
+    "sold out",
+    "currently unavailable",
+    "temporarily unavailable",
+    "not available",
+    "no longer available",
+    "unavailable",
+    "nicht verfügbar",
+    "nicht lieferbar",
+    "nicht auf lager",
+    "derzeit nicht",
+    "ausverkauft",
+    "vergriffen",
+    "épuisé",
+    "epuise",
+    "rupture de stock",
+    "actuellement indisponible",
+    "indisponible",
+    "non disponible",
+    "agotado",
+    "sin stock",
+    "no disponible",
+    "esaurito",
+    "non disponibile",
+    "attualmente non disponibile",
+    "esgotado",
+    "indisponível",
+    "sem estoque",
+    "sem stock",
+    "нет в наличии",
+    "распродано",
+    "niet op voorraad",
+    "uitverkocht",
+    "brak w magazynie",
+    "niedostępny",
+    "wyprzedany",
+    "není skladem",
+    "vypredané",
+    "nie je skladom",
+    "slutsåld",
+    "udsolgt",
+    "loppuunmyyty",
+    "stokta yok",
+    "tükendi",
+    "nincs készleten",
+    "品切れ",
+    "在庫切れ",
+    "缺貨",
+    "售完",
+    "已售完",
+    "缺货",
+    "품절",
+    "אזל מהמלאי",
+    "nu este în stoc",
+    "stoc epuizat",
+    "ni na zalogi",
+    "razprodano",
+    "pole laos",
+];
+
+const IN_PHRASES: &[&str] = &[
+    "in stock",
+    "in-stock",
+    "available now",
+    "ready to ship",
+    "only a few left",
+    "left in stock",
+    "auf lager",
+    "lieferbar",
+    "sofort verfügbar",
+    "vorrätig",
+    "en stock",
+    "disponible",
+    "en existencia",
+    "disponibile",
+    "disponibilità immediata",
+    "em stock",
+    "em estoque",
+    "в наличии",
+    "есть в наличии",
+    "op voorraad",
+    "na stanie",
+    "dostępny",
+    "skladem",
+    "na sklade",
+    "skladom",
+    "i lager",
+    "på lager",
+    "varastossa",
+    "stokta",
+    "készleten",
+    "在庫あり",
+    "有庫存",
+    "有货",
+    "현재 구매 가능",
+    "במלאי",
+    "în stoc",
+    "na zalogi",
+    "laos",
+];
+
+const PRE_PHRASES: &[&str] = &[
+    "pre-order",
+    "preorder",
+    "vorbestellen",
+    "vorbestellung",
+    "précommande",
+    "pre-ordine",
+    "reserva",
+    "предзаказ",
+];
+
+/// Read availability from a short visible text. Returns the short name and
+/// whether it was a negative (out of stock) statement.
+pub fn availability_from_text(text: &str) -> Option<(&'static str, bool)> {
+    let t = text.to_lowercase();
+    if t.len() > 160 {
+        return None;
+    }
+    for p in OUT_PHRASES {
+        if contains_phrase(&t, p) {
+            return Some(("OutOfStock", true));
+        }
+    }
+    for p in PRE_PHRASES {
+        if contains_phrase(&t, p) {
+            return Some(("PreOrder", false));
+        }
+    }
+    for p in IN_PHRASES {
+        if contains_phrase(&t, p) {
+            // "not in stock", "nicht auf Lager", "no disponible" handled above;
+            // guard against a negation right before the phrase.
+            let idx = t.find(p).unwrap_or(0);
+            let before = &t[..idx];
+            let neg = [
+                "not ", "no ", "nicht ", "non ", "pas ", "nie ", "není ", "nie je ",
+            ];
+            if neg.iter().any(|n| before.ends_with(n)) {
+                return Some(("OutOfStock", true));
+            }
+            return Some(("InStock", false));
+        }
+    }
+    None
+}
+
+fn contains_phrase(hay: &str, needle: &str) -> bool {
+    let mut start = 0;
+    while let Some(pos) = hay[start..].find(needle) {
+        let abs = start + pos;
+        let before_ok = hay[..abs]
+            .chars()
+            .last()
+            .map(|c| !c.is_alphanumeric())
+            .unwrap_or(true);
+        let end = abs + needle.len();
+        let after_ok = hay[end..]
+            .chars()
+            .next()
+            .map(|c| !c.is_alphanumeric())
+            .unwrap_or(true);
+        // CJK phrases have no word boundaries.
+        let cjk = needle.chars().any(|c| c as u32 > 0x2e80);
+        if cjk || (before_ok && after_ok) {
+            return true;
+        }
+        start = end;
+    }
+    false
+}
+
+/// Buy-button texts in many languages.
+const BUY_PHRASES: &[&str] = &[
+    "add to cart",
+    "add to basket",
+    "add to bag",
+    "add to trolley",
+    "buy now",
+    "buy it now",
+    "in den warenkorb",
+    "in den einkaufswagen",
+    "zum warenkorb hinzufügen",
+    "jetzt kaufen",
+    "ajouter au panier",
+    "acheter",
+    "aggiungi al carrello",
+    "acquista ora",
+    "compra ora",
+    "añadir al carrito",
+    "agregar al carrito",
+    "añadir a la cesta",
+    "comprar",
+    "adicionar ao carrinho",
+    "adicionar ao cesto",
+    "в корзину",
+    "купить",
+    "dodaj do koszyka",
+    "do košíku",
+    "do košíka",
+    "vložiť do košíka",
+    "in winkelwagen",
+    "in winkelmand",
+    "lägg i varukorgen",
+    "læg i kurv",
+    "legg i handlekurven",
+    "lisää ostoskoriin",
+    "sepete ekle",
+    "kosárba",
+    "adaugă în coș",
+    "adauga in cos",
+    "lisa ostukorvi",
+    "v košarico",
+    "dodaj v košarico",
+    "カートに入れる",
+    "加入購物車",
+    "加入购物车",
+    "立即購買",
+    "立即购买",
+    "直接購買",
+    "장바구니",
+    "구매하기",
+    "הוסף לסל",
+    "הוספה לסל",
+    "לקנייה",
+];
+
+/// Whether a text is a buy button's label.
+pub fn is_buy_text(text: &str) -> bool {
+    let t = text.to_lowercase();
+    if t.len() > 60 {
+        return false;
+    }
+    BUY_PHRASES.iter().any(|p| contains_phrase(&t, p))
+}
+
+/// Clean an identifier value: trim, drop a "sku:"-like prefix, reject blanks
+/// and values that are clearly not identifiers.
+pub fn clean_identifier(v: &str) -> Option<String> {
+    let mut t = v.trim();
+    for prefix in [
+        "isbn:", "sku:", "mpn:", "gtin:", "gtin13:", "ean:", "upc:", "asin:",
+    ] {
+        if t.len() > prefix.len() && t[..prefix.len()].eq_ignore_ascii_case(prefix) {
+            t = t[prefix.len()..].trim();
+        }
+    }
+    if t.is_empty() || t.len() > 64 || t.contains("{{") || t.contains('<') {
+        return None;
+    }
+    if t.eq_ignore_ascii_case("null")
+        || t.eq_ignore_ascii_case("undefined")
+        || t.eq_ignore_ascii_case("n/a")
+    {
+        return None;
+    }
+    Some(t.to_string())
+}
+
+/// Whether a string is a plausible GTIN (8, 12, 13 or 14 digits).
+pub fn is_gtin(v: &str) -> bool {
+    let d: String = v
+        .chars()
+        .filter(|c| !c.is_whitespace() && *c != '-')
+        .collect();
+    d.chars().all(|c| c.is_ascii_digit()) && matches!(d.len(), 8 | 12 | 13 | 14)
+}
