@@ -43,6 +43,7 @@ fn main() {
         &std::fs::read_to_string(dir.join("urls.json")).expect("read urls.json"),
     )
     .expect("parse urls.json");
+    let show = arg("--show");
     let hints = json!({});
     let request = Request {
         entity: "product",
@@ -71,6 +72,19 @@ fn main() {
         let start = Instant::now();
         let found = extract(&page, &request);
         total += start.elapsed();
+        if let (Some(prefix), Ok(x)) = (&show, &found) {
+            if id.starts_with(prefix.as_str()) {
+                for r in &x.records {
+                    eprintln!("record {}", Value::Object(r.clone()));
+                }
+                eprintln!("complete {} notes {:?}", x.complete, x.notes);
+                eprintln!(
+                    "links {} {:?}",
+                    x.links.len(),
+                    x.links.iter().take(5).collect::<Vec<_>>()
+                );
+            }
+        }
         let rec = match &found {
             Ok(x) => x.records.first().cloned().unwrap_or_default(),
             Err(e) => {

@@ -312,6 +312,14 @@ pub fn extract(page: &Page, _request: &Request) -> Result<Extraction, String> {
         }
     }
 
+    // A markup price that the page shows struck through as a list price.
+    if let Some(p) = field(&main, "price").map(String::from) {
+        if let Some(found) = visible::is_list_price(&doc, &p) {
+            main.insert("price".into(), Value::String(found.price.value.clone()));
+            notes.push("markup price is the list price; visible sale price used".into());
+        }
+    }
+
     // Microdata properties outside any item (a lone itemprop="price").
     let orphan = |k: &str| orphans.get(k).and_then(schema::scalar);
     let mut used_orphans = false;
@@ -421,9 +429,9 @@ pub fn extract(page: &Page, _request: &Request) -> Result<Extraction, String> {
 
     // 3. The visible page.
     let mut used_visible = false;
+
     if !main.contains_key("price") {
-        if let Some(found) = visible::main_price(&doc).or_else(|| visible::price_near_heading(&doc))
-        {
+        if let Some(found) = visible::main_price(&doc) {
             used_visible |= put(&mut main, "price", Some(found.price.value.clone()));
             if let Some(c) = &found.price.currency {
                 put(
@@ -488,6 +496,17 @@ pub fn extract(page: &Page, _request: &Request) -> Result<Extraction, String> {
         links,
         notes,
     })
+}
+
+/// The visible price candidates of a page with their scores (for tuning).
+#[doc(hidden)]
+pub fn debug_price_candidates(body: &str) -> Vec<(String, String, i32)> {
+    let html = scraper::Html::parse_document(body);
+    let doc = dom::Doc::build(&html);
+    visible::price_candidates(&doc)
+        .into_iter()
+        .map(|c| (c.price.value, format!("{} {}", c.raw, c.why), c.score))
+        .collect()
 }
 
 /// Set a missing currency from the page's meta tags or its context.

@@ -337,7 +337,7 @@ fn offer_price(o: &Map<String, Value>) -> Option<(String, Option<String>)> {
                 Value::Number(n) => Some(n.to_string()),
                 other => scalar(other).and_then(|s| parse_machine_price(&s)),
             };
-            if let Some(p) = p {
+            if let Some(p) = p.filter(|p| p.trim_start_matches(['0', '.']) != "") {
                 return Some((p, cur));
             }
         }

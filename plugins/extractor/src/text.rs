@@ -173,7 +173,26 @@ pub fn parse_machine_price(text: &str) -> Option<String> {
 }
 
 fn parse_price_from(text: &str, machine: bool) -> Option<Price> {
-    let raw = scan_number(text, 0)?;
+    let mut raw = scan_number(text, 0)?;
+    // With several numbers, take the first one written next to a currency
+    // ("8 offers from 98,65 €" is 98.65).
+    if !machine {
+        let mut cur = scan_number(text, 0);
+        let mut k = 0;
+        while let Some(r) = cur {
+            let before: String = text[..r.start].chars().rev().take(4).collect();
+            let after: String = text[r.end..].chars().take(4).collect();
+            if currency_near(&before.chars().rev().collect::<String>(), &after).is_some() {
+                raw = r;
+                break;
+            }
+            k += 1;
+            if k > 6 || r.end >= text.len() {
+                break;
+            }
+            cur = scan_number(text, r.end);
+        }
+    }
     // A number glued to letters on its left ("B07FW264WL", "x2") is no price.
     if let Some(prev) = text[..raw.start].chars().last() {
         if prev.is_alphabetic() && !is_currency_letter_context(&text[..raw.start]) {
@@ -272,8 +291,19 @@ fn currency_near(before: &str, after: &str) -> Option<String> {
 
 /// Whether a text carries a currency mark at all.
 pub fn has_currency_mark(text: &str) -> bool {
-    let upper = text.to_uppercase();
-    SYMBOLS.iter().any(|(s, _)| text.contains(s)) || ISO.iter().any(|c| upper.contains(c))
+    if SYMBOLS
+        .iter()
+        .any(|(s, _)| s.chars().any(|c| !c.is_ascii_alphabetic()) && text.contains(s))
+    {
+        return true;
+    }
+    // Letter codes and abbreviations count only as whole words.
+    text.split(|c: char| !c.is_alphabetic()).any(|w| {
+        ISO.contains(&w)
+            || SYMBOLS
+                .iter()
+                .any(|(s, _)| s.chars().all(|c| c.is_alphabetic()) && *s == w)
+    })
 }
 
 /// Refine a currency guess with the page's context (TLD and language): "$"

@@ -6,30 +6,14 @@ use crate::text::{
 };
 
 const GOOD_PRICE: &[&str] = &[
-    "sale",
-    "current",
-    "final",
-    "our",
-    "special",
-    "now",
-    "actual",
-    "selling",
-    "deal",
-    "promo",
-    "offer",
-    "main",
-    "buybox",
-    "product-price",
-    "productprice",
-    "price--big",
-    "big",
-    "large",
+    "sale", "current", "final", "our", "special", "now", "actual", "selling", "deal", "promo",
+    "offer", "main", "buybox", "big", "large", "new", "active", "hero", "primary",
 ];
 const BAD_PRICE: &[&str] = &[
     "old",
     "was",
-    "list",
     "strike",
+    "striked",
     "regular",
     "before",
     "original",
@@ -41,28 +25,162 @@ const BAD_PRICE: &[&str] = &[
     "reference",
     "retail",
     "ship",
+    "shipping",
     "deliver",
+    "delivery",
     "save",
     "saving",
+    "savings",
     "discount",
     "unit",
-    "per-",
+    "per",
     "instal",
+    "installment",
+    "installments",
     "month",
+    "monthly",
     "tax",
     "points",
     "coupon",
     "vat",
     "prev",
+    "previous",
     "reduction",
     "percent",
     "basket",
     "cart",
-    "mini",
+    "minicart",
     "range",
     "filter",
     "slider",
+    "full",
+    "initial",
+    "swatch",
+    "economy",
+    "economia",
+    "subscription",
+    "subscribe",
+    "barred",
+    "strikethrough",
+    "line-through",
+    "abo",
+    "listprice",
+    "list-price",
+    "list_price",
+    "through",
+    "crossout",
+    "lineprice",
+    "ex",
+    "excl",
+    "net",
 ];
+
+/// Whether a hint (class, id, ...) holds a word, as a whole part of a name or
+/// joined to "price" ("oldprice", "price-old", "was-price").
+fn has_word(hint: &str, words: &[&str]) -> bool {
+    for token in hint.split_whitespace() {
+        for w in words {
+            if w.contains('-') || w.contains('_') {
+                if token.contains(w) {
+                    return true;
+                }
+                continue;
+            }
+            for part in token.split(|c: char| !c.is_alphanumeric()) {
+                if part == *w
+                    || (w.len() >= 6 && part.contains(w))
+                    || (part.len() > w.len()
+                        && ((part.starts_with(w) && part.ends_with("price"))
+                            || (part.starts_with("price") && part.ends_with(w))))
+                {
+                    return true;
+                }
+            }
+        }
+    }
+    false
+}
+
+/// Words that say a price is a saving or a former price.
+const SAVE_WORDS: &[&str] = &[
+    "save",
+    "you save",
+    "was ",
+    "statt",
+    "uvp",
+    "rrp",
+    "instead",
+    "antes",
+    "prima",
+    "au lieu",
+    "省",
+    "原價",
+    "原价",
+    "定價",
+    "listenpreis",
+    "economize",
+    "economia",
+    "ahorra",
+    "risparmi",
+    "économisez",
+    "sparen",
+    "spare",
+];
+
+/// Words that label a price in a text ("Price:", "Preis", "特價").
+const PRICE_LABELS: &[&str] = &[
+    "price",
+    "preis",
+    "prix",
+    "prezzo",
+    "precio",
+    "preço",
+    "preco",
+    "prijs",
+    "cena",
+    "cijena",
+    "цена",
+    "ціна",
+    "fiyat",
+    "hinta",
+    "pris",
+    "kaina",
+    "hind",
+    "特價",
+    "售價",
+    "價格",
+    "直購價",
+    "价格",
+    "售价",
+    "価格",
+    "가격",
+    "판매가",
+    "מחיר",
+    "preț",
+    "pret",
+];
+
+fn has_price_label(text: &str) -> bool {
+    let t = text.to_lowercase();
+    t.len() < 60 && PRICE_LABELS.iter().any(|l| t.contains(l))
+}
+
+/// The page's main price: elements named like a price and texts with a
+/// currency, scored by their names, their position relative to the main
+/// heading, strike-through, repetition (cards of other products) and the
+/// parts of the page that hold other products.
+pub fn main_price(doc: &Doc) -> Option<PriceFound> {
+    let best = price_candidates(doc)
+        .into_iter()
+        .fold(None, |best: Option<PriceFound>, c| match best {
+            Some(b) if b.score >= c.score => Some(b),
+            _ => Some(c),
+        })?;
+    if best.score < 1 {
+        return None;
+    }
+    Some(best)
+}
 
 /// A price shown on the page, with the score that made it win.
 #[derive(Debug, Clone)]
@@ -70,22 +188,30 @@ pub struct PriceFound {
     pub price: Price,
     pub raw: String,
     pub score: i32,
+    pub why: String,
+    /// Struck through or named like a list price.
+    pub list_like: bool,
 }
 
-/// The page's main price: elements named like a price, scored by their
-/// names, their position relative to the main heading, strike-through and
-/// the parts of the page that hold other products.
-pub fn main_price(doc: &Doc) -> Option<PriceFound> {
+struct Raw {
+    el: usize,
+    pos: usize,
+    raw: String,
+    price: Price,
+    named: bool,
+    label: bool,
+}
+
+/// Every price candidate of the page with its score, in document order.
+pub fn price_candidates(doc: &Doc) -> Vec<PriceFound> {
     let h1 = doc.h1_text_index();
-    let mut best: Option<PriceFound> = None;
+    let mut raws: Vec<Raw> = Vec::new();
+    // Elements named like a price (split prices joined).
     for (i, e) in doc.els.iter().enumerate() {
-        if !e.hint.contains("price") && !e.hint.contains("amount") {
+        if !e.hint.contains("price") && !e.hint.contains("amount") && !e.hint.contains("cost") {
             continue;
         }
-        if e.text_end <= e.text_start || e.text_end - e.text_start > 12 {
-            continue;
-        }
-        if e.flags & OPTION != 0 {
+        if e.text_end <= e.text_start || e.text_end - e.text_start > 12 || e.flags & OPTION != 0 {
             continue;
         }
         let raw = doc.text_of(i, 80);
@@ -95,97 +221,258 @@ pub fn main_price(doc: &Doc) -> Option<PriceFound> {
         let Some(price) = parse_price(&raw) else {
             continue;
         };
-        if price.value == "0" || price.value.starts_with("0.0") && price.value.len() <= 4 {
-            continue;
-        }
-        // Bare digit fragments ("99" of a split price) are parts, not prices.
         let bare = !has_currency_mark(&raw);
         if bare && raw.chars().filter(|c| c.is_ascii_digit()).count() <= 2 && raw.len() <= 3 {
             continue;
         }
-        let own = &e.hint;
-        let near = doc.ancestor_hints(i, 3);
-        let far = doc.ancestor_hints(i, 10);
-        let mut score = 0i32;
-        if !bare {
-            score += 3;
-        }
-        if GOOD_PRICE.iter().any(|w| own.contains(w)) {
-            score += 2;
-        }
-        if BAD_PRICE.iter().any(|w| own.contains(w)) {
-            score -= 4;
-        } else if BAD_PRICE.iter().any(|w| near.contains(w)) {
-            score -= 2;
-        }
-        if own.contains("itemprop") || e.hint.split_whitespace().any(|w| w == "price") {
-            score += 1;
-        }
-        if e.flags & STRIKE != 0 {
-            score -= 6;
-        }
-        if e.flags & HIDDEN != 0 {
-            score -= 3;
-        }
-        if e.flags & RELATED != 0
-            || ["related", "recommend", "similar", "carousel"]
-                .iter()
-                .any(|w| far.contains(w))
+        let label = e.text_start > 0 && has_price_label(&doc.texts[e.text_start - 1].text);
+        raws.push(Raw {
+            el: i,
+            pos: e.text_start,
+            raw,
+            price,
+            named: true,
+            label,
+        });
+    }
+    // Texts with a currency next to a number (the currency may be the
+    // neighbouring text: "294" "元").
+    let n = doc.texts.len();
+    for k in 0..n {
+        let t = &doc.texts[k];
+        if t.text.len() > 40 || t.flags & OPTION != 0 || !t.text.chars().any(|c| c.is_ascii_digit())
         {
-            score -= 5;
+            continue;
         }
-        if e.flags & CHROME != 0 {
+        if doc.els[t.el].hint.contains("price") {
+            continue;
+        }
+        let mut raw = t.text.clone();
+        if !has_currency_mark(&raw) {
+            let next = doc.texts.get(k + 1).map(|x| x.text.as_str()).unwrap_or("");
+            let prev = if k > 0 {
+                doc.texts[k - 1].text.as_str()
+            } else {
+                ""
+            };
+            let digits_only = raw
+                .chars()
+                .all(|c| c.is_ascii_digit() || matches!(c, '.' | ',' | ' '));
+            if digits_only && next.len() <= 6 && has_currency_mark(next) {
+                raw = format!("{} {}", raw, next);
+            } else if digits_only && prev.chars().count() <= 4 && has_currency_mark(prev) {
+                raw = format!("{}{}", prev, raw);
+            } else {
+                continue;
+            }
+        }
+        let Some(price) = parse_price(&raw) else {
+            continue;
+        };
+        let label = has_price_label(&t.text) || (k > 0 && has_price_label(&doc.texts[k - 1].text));
+        raws.push(Raw {
+            el: t.el,
+            pos: k,
+            raw,
+            price,
+            named: false,
+            label,
+        });
+    }
+    // Repetition: a price element whose kind repeats with other values is
+    // part of a list of products.
+    let kind = |r: &Raw| -> String {
+        let mut sig = String::new();
+        let mut cur = Some(r.el);
+        for _ in 0..3 {
+            let Some(i) = cur else { break };
+            let e = &doc.els[i];
+            sig.push_str(&e.tag);
+            sig.push(' ');
+            sig.extend(e.hint.chars().filter(|c| !c.is_ascii_digit()));
+            sig.push('/');
+            cur = e.parent;
+        }
+        sig
+    };
+    let mut counts: std::collections::HashMap<String, Vec<String>> =
+        std::collections::HashMap::new();
+    for r in &raws {
+        let v = counts.entry(kind(r)).or_default();
+        if !v.contains(&r.price.value) {
+            v.push(r.price.value.clone());
+        }
+    }
+    let mut all = Vec::new();
+    for r in raws {
+        let e = &doc.els[r.el];
+        let repeated = counts.get(&kind(&r)).map(|v| v.len()).unwrap_or(0);
+        let price = r.price;
+        if price.value == "0" || price.value.starts_with("0.0") && price.value.len() <= 4 {
+            continue;
+        }
+        let own = &e.hint;
+        let near = doc.ancestor_hints(r.el, 3);
+        let far = doc.ancestor_hints(r.el, 12);
+        let flags = doc.texts.get(r.pos).map(|t| t.flags).unwrap_or(e.flags) | e.flags;
+        let mut score = 0i32;
+        let mut notes: Vec<String> = Vec::new();
+        if has_currency_mark(&r.raw) {
+            score += 3;
+            notes.push(format!("+{}", 3));
+        }
+        if !r.named {
+            score -= 1;
+            notes.push(format!("-{}", 1));
+        }
+        if r.label {
+            score += 1;
+            notes.push(format!("+{}", 1));
+        }
+        if has_word(own, GOOD_PRICE) {
+            score += 2;
+            notes.push(format!("+{}", 2));
+        }
+        if has_word(own, BAD_PRICE) {
             score -= 4;
+            notes.push(format!("-{}", 4));
+        } else if has_word(&near, BAD_PRICE) {
+            score -= 1;
+            notes.push(format!("-{}", 1));
         }
-        if e.flags & LINK != 0 {
+        if e.el
+            .value()
+            .attr("id")
+            .map(|i| i.to_ascii_lowercase().contains("price"))
+            .unwrap_or(false)
+        {
+            score += 2;
+            notes.push("+id".into());
+        }
+        if SAVE_WORDS.iter().any(|w| r.raw.to_lowercase().contains(w)) {
+            score -= 2;
+            notes.push("-save".into());
+        }
+        if own.split_whitespace().any(|w| w == "price")
+            || e.el.value().attr("itemprop") == Some("price")
+        {
+            score += 1;
+            notes.push(format!("+{}", 1));
+        }
+        let style =
+            e.el.value()
+                .attr("style")
+                .unwrap_or("")
+                .to_ascii_lowercase();
+        if style.contains("bold") || style.contains("font-size") || style.contains("font:") {
+            score += 1;
+            notes.push(format!("+{}", 1));
+        }
+        if raw_numbers(&r.raw) > 2 {
             score -= 2;
         }
-        let pos = e.text_start;
+        if repeated >= 2 {
+            score -= if repeated >= 3 { 3 } else { 2 };
+            notes.push(format!("-{}", 3));
+        }
+        if flags & STRIKE != 0 {
+            score -= 6;
+            notes.push(format!("-{}", 6));
+        }
+        if flags & HIDDEN != 0 {
+            score -= 3;
+            notes.push(format!("-{}", 3));
+        }
+        if flags & RELATED != 0 {
+            score -= 5;
+            notes.push("-related".into());
+        } else if ["related", "recommend", "similar", "carousel"]
+            .iter()
+            .any(|w| far.contains(w))
+        {
+            score -= 3;
+            notes.push(format!("-{}", 5));
+        }
+        if flags & CHROME != 0 {
+            score -= 4;
+            notes.push(format!("-{}", 4));
+        }
+        if flags & LINK != 0 {
+            score -= 2;
+            notes.push(format!("-{}", 2));
+        }
+        let pos = r.pos;
         match h1 {
             Some(h) if pos >= h => {
                 let d = (pos - h) as i32;
-                score += 4 - (d / 40).min(6);
+                score += 4 - (d / 15).min(8);
+                notes.push(format!("+{}", 4 - (d / 15).min(8)));
             }
             Some(h) => {
                 let d = (h - pos) as i32;
-                score -= 1 + (d / 40).min(4);
+                score -= 1 + (d / 15).min(4);
+                notes.push(format!("-{}", 1 + (d / 15).min(4)));
             }
             None => {}
         }
-        let found = PriceFound { price, raw, score };
-        let better = match &best {
-            None => true,
-            Some(b) => found.score > b.score,
-        };
-        if better {
-            best = Some(found);
-        }
+        let why = format!("[{}] @{} {}", own.trim(), pos, notes.join(","));
+        let list_like = flags & STRIKE != 0 || has_word(own, BAD_PRICE);
+        all.push(PriceFound {
+            price,
+            raw: r.raw,
+            score,
+            why,
+            list_like,
+        });
     }
-    best
+    all
 }
 
-/// A text with a currency next to a number, right after the main heading:
-/// the fallback for pages whose price element has no telling name.
-pub fn price_near_heading(doc: &Doc) -> Option<PriceFound> {
-    let h = doc.h1_text_index()?;
-    for t in doc.texts.iter().skip(h).take(150) {
-        if t.flags & (HIDDEN | STRIKE | RELATED | OPTION | CHROME) != 0 || t.text.len() > 40 {
-            continue;
+/// How many separate numbers a text holds.
+fn raw_numbers(s: &str) -> usize {
+    let mut n = 0;
+    let mut in_num = false;
+    for c in s.chars() {
+        let d = c.is_ascii_digit();
+        if d && !in_num {
+            n += 1;
         }
-        if !has_currency_mark(&t.text) {
-            continue;
-        }
-        if let Some(p) = parse_price(&t.text) {
-            if p.value != "0" {
-                return Some(PriceFound {
-                    price: p,
-                    raw: t.text.clone(),
-                    score: 0,
-                });
-            }
-        }
+        in_num = d || (in_num && matches!(c, '.' | ','));
     }
-    None
+    n
+}
+
+fn same_value(a: &str, b: &str) -> bool {
+    match (a.parse::<f64>(), b.parse::<f64>()) {
+        (Ok(x), Ok(y)) => (x - y).abs() < 0.005,
+        _ => false,
+    }
+}
+
+/// Whether a price from the markup is, on the visible page, a list price
+/// (struck through or named old/regular) while another price is the main one.
+/// Returns the visible main price then.
+pub fn is_list_price(doc: &Doc, value: &str) -> Option<PriceFound> {
+    let cands = price_candidates(doc);
+    let shown_as_list = cands
+        .iter()
+        .any(|c| same_value(&c.price.value, value) && c.list_like);
+    let shown_as_main = cands
+        .iter()
+        .any(|c| same_value(&c.price.value, value) && c.score >= 3);
+    if !shown_as_list || shown_as_main {
+        return None;
+    }
+    let best = cands
+        .into_iter()
+        .filter(|c| !c.list_like)
+        .max_by_key(|c| c.score)?;
+    let lower = best.price.value.parse::<f64>().ok()? < value.parse::<f64>().ok()?;
+    if best.score >= 2 && lower {
+        Some(best)
+    } else {
+        None
+    }
 }
 
 #[derive(Clone, Copy, PartialEq)]
