@@ -58,8 +58,6 @@ const RELATED_WORDS: &[&str] = &[
     "others-",
     "sims-",
     "p13n",
-    "slider",
-    "swiper",
     "suggest",
 ];
 

@@ -303,8 +303,18 @@ pub fn price_candidates(doc: &Doc) -> Vec<PriceFound> {
             v.push(r.price.value.clone());
         }
     }
+    // Consensus: the main price is often shown in several places (buy box,
+    // sticky header); count the elements that show each value.
+    let mut shown: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for r in &raws {
+        let e = &doc.els[r.el];
+        if e.flags & (STRIKE | RELATED) == 0 && !has_word(&e.hint, BAD_PRICE) {
+            *shown.entry(r.price.value.clone()).or_default() += 1;
+        }
+    }
     let mut all = Vec::new();
     for r in raws {
+        let times = shown.get(&r.price.value).copied().unwrap_or(0);
         let e = &doc.els[r.el];
         let repeated = counts.get(&kind(&r)).map(|v| v.len()).unwrap_or(0);
         let price = r.price;
@@ -343,7 +353,9 @@ pub fn price_candidates(doc: &Doc) -> Vec<PriceFound> {
         if e.el
             .value()
             .attr("id")
-            .map(|i| i.to_ascii_lowercase().contains("price"))
+            .map(|i| {
+                i.to_ascii_lowercase().contains("price") && !i.chars().any(|c| c.is_ascii_digit())
+            })
             .unwrap_or(false)
         {
             score += 2;
@@ -370,6 +382,10 @@ pub fn price_candidates(doc: &Doc) -> Vec<PriceFound> {
         }
         if raw_numbers(&r.raw) > 2 {
             score -= 2;
+        }
+        if times >= 3 {
+            score += 1;
+            notes.push("+shown".into());
         }
         if repeated >= 2 {
             score -= if repeated >= 3 { 3 } else { 2 };
@@ -405,8 +421,8 @@ pub fn price_candidates(doc: &Doc) -> Vec<PriceFound> {
         match h1 {
             Some(h) if pos >= h => {
                 let d = (pos - h) as i32;
-                score += 4 - (d / 15).min(8);
-                notes.push(format!("+{}", 4 - (d / 15).min(8)));
+                score += 4 - (d / 25).min(6);
+                notes.push(format!("+{}", 4 - (d / 25).min(6)));
             }
             Some(h) => {
                 let d = (h - pos) as i32;
@@ -457,10 +473,12 @@ pub fn is_list_price(doc: &Doc, value: &str) -> Option<PriceFound> {
     let shown_as_list = cands
         .iter()
         .any(|c| same_value(&c.price.value, value) && c.list_like);
-    let shown_as_main = cands
+    let top_markup = cands
         .iter()
-        .any(|c| same_value(&c.price.value, value) && c.score >= 3);
-    if !shown_as_list || shown_as_main {
+        .filter(|c| same_value(&c.price.value, value))
+        .map(|c| c.score)
+        .max()?;
+    if !shown_as_list {
         return None;
     }
     let best = cands
@@ -468,7 +486,7 @@ pub fn is_list_price(doc: &Doc, value: &str) -> Option<PriceFound> {
         .filter(|c| !c.list_like)
         .max_by_key(|c| c.score)?;
     let lower = best.price.value.parse::<f64>().ok()? < value.parse::<f64>().ok()?;
-    if best.score >= 2 && lower {
+    if best.score >= 2 && lower && best.score > top_markup + 1 {
         Some(best)
     } else {
         None
