@@ -34,6 +34,8 @@ pub struct Doc<'a> {
     pub els: Vec<El<'a>>,
     pub texts: Vec<Text>,
     pub jsonld: Vec<String>,
+    /// Inline scripts other than JSON-LD (data layers), bounded in size.
+    pub scripts: String,
     /// Meta tags: (property or name or itemprop, content), keys lowercased.
     pub metas: Vec<(String, String)>,
     pub lang: String,
@@ -118,6 +120,7 @@ impl<'a> Doc<'a> {
             els: Vec::new(),
             texts: Vec::new(),
             jsonld: Vec::new(),
+            scripts: String::new(),
             metas: Vec::new(),
             lang: String::new(),
             title: String::new(),
@@ -135,6 +138,14 @@ impl<'a> Doc<'a> {
                 let ty = e.attr("type").unwrap_or("").to_ascii_lowercase();
                 if ty.contains("ld+json") {
                     self.jsonld.push(el.text().collect::<String>());
+                } else if self.scripts.len() < 4_000_000
+                    && !ty.contains("template")
+                    && !ty.contains("html")
+                {
+                    for t in el.text() {
+                        self.scripts.push_str(t);
+                    }
+                    self.scripts.push('\n');
                 }
                 return;
             }

@@ -443,7 +443,7 @@ pub fn extract(page: &Page, _request: &Request) -> Result<Extraction, String> {
         }
     }
     if !main.contains_key("sku") || !main.contains_key("mpn") || !main.contains_key("gtin") {
-        let (sku, mpn, gtin) = visible::identifiers(&doc, page.url);
+        let (sku, mpn, gtin) = visible::identifiers(&doc, page.url, page.body);
         used_visible |= put(&mut main, "sku", sku);
         used_visible |= put(&mut main, "mpn", mpn);
         used_visible |= put(&mut main, "gtin", gtin);

@@ -648,7 +648,11 @@ fn id_token(v: &str) -> Option<String> {
 }
 
 /// Identifiers found on the visible page: (sku, mpn, gtin).
-pub fn identifiers(doc: &Doc, page_url: &str) -> (Option<String>, Option<String>, Option<String>) {
+pub fn identifiers(
+    doc: &Doc,
+    page_url: &str,
+    body: &str,
+) -> (Option<String>, Option<String>, Option<String>) {
     let mut sku: Vec<String> = Vec::new();
     let mut mpn: Option<String> = None;
     let mut gtin: Option<String> = None;
@@ -723,6 +727,8 @@ pub fn identifiers(doc: &Doc, page_url: &str) -> (Option<String>, Option<String>
             }
         }
     }
+    // Data layers in inline scripts ("sku":"1236291").
+    let script_sku = script_sku(&doc.scripts);
     let url_lower = page_url.to_ascii_lowercase();
     let in_url = |v: &String| url_lower.contains(&v.to_ascii_lowercase());
     let pick = sku
@@ -731,7 +737,9 @@ pub fn identifiers(doc: &Doc, page_url: &str) -> (Option<String>, Option<String>
         .or_else(|| form_ids.iter().find(|v| in_url(v)))
         .or_else(|| sku.first())
         .or_else(|| form_ids.first())
-        .cloned();
+        .cloned()
+        .or(script_sku)
+        .or_else(|| url_identifier(page_url, body));
     (pick, mpn, gtin)
 }
 
@@ -799,6 +807,66 @@ pub fn availability(doc: &Doc) -> Option<(&'static str, &'static str)> {
         }
         if let Some((a, _)) = availability_from_text(&t.text) {
             return Some((a, "stock text"));
+        }
+    }
+    None
+}
+
+fn script_sku(scripts: &str) -> Option<String> {
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let re = RE.get_or_init(|| {
+        regex::Regex::new(r#"["'](?:sku|SKU|productSku|product_sku|skuId)["']\s*:\s*["']([A-Za-z0-9][A-Za-z0-9._/-]{1,39})["']"#)
+            .expect("sku pattern")
+    });
+    re.captures(scripts)
+        .and_then(|c| c.get(1))
+        .and_then(|m| id_token(m.as_str()))
+}
+
+/// The product's identifier as written in its URL: the last path token with
+/// at least four digits ("...-112949990", "/Prod/144432/", "M67296549.htm")
+/// or an id-like query value (pid=262388), when the page repeats it (more
+/// than in its own canonical links).
+pub fn url_identifier(page_url: &str, body: &str) -> Option<String> {
+    let u = url::Url::parse(page_url).ok()?;
+    let mut cands: Vec<String> = Vec::new();
+    for (k, v) in u.query_pairs() {
+        let k = k.to_ascii_lowercase();
+        if matches!(
+            k.as_str(),
+            "pid"
+                | "id"
+                | "sku"
+                | "productid"
+                | "product_id"
+                | "itemid"
+                | "item_id"
+                | "item"
+                | "product"
+        ) {
+            cands.push(v.to_string());
+        }
+    }
+    if let Some(segs) = u.path_segments() {
+        let segs: Vec<&str> = segs.filter(|s| !s.is_empty()).collect();
+        for seg in segs.iter().rev().take(2) {
+            let stem = seg
+                .rsplit_once('.')
+                .map(|(a, b)| if b.len() <= 5 { a } else { seg })
+                .unwrap_or(seg);
+            if let Some(tok) = stem.rsplit(['-', '_', ',']).next() {
+                cands.push(tok.to_string());
+            }
+        }
+    }
+    for c in cands {
+        let digits = c.chars().filter(|ch| ch.is_ascii_digit()).count();
+        if digits < 5 || c.len() > 30 || !c.chars().all(|ch| ch.is_ascii_alphanumeric()) {
+            continue;
+        }
+        // The page must repeat it (outside its own URL).
+        if body.matches(c.as_str()).count() >= 3 {
+            return Some(c);
         }
     }
     None
