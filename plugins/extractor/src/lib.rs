@@ -442,17 +442,29 @@ pub fn extract(page: &Page, _request: &Request) -> Result<Extraction, String> {
             }
         }
     }
-    if !main.contains_key("sku") || !main.contains_key("mpn") || !main.contains_key("gtin") {
-        let (sku, mpn, gtin) = visible::identifiers(&doc, page.url, page.body);
-        used_visible |= put(&mut main, "sku", sku);
-        used_visible |= put(&mut main, "mpn", mpn);
-        used_visible |= put(&mut main, "gtin", gtin);
+    let ids = visible::identifiers(&doc, page.url, page.body);
+    // The code the page itself labels as the product's wins over a
+    // different internal id in the markup.
+    if let (Some(strong), Some(sku)) = (&ids.strong_sku, field(&main, "sku")) {
+        if strong != sku && field(&main, "gtin") != Some(strong.as_str()) {
+            main.insert("sku".into(), Value::String(strong.clone()));
+            notes.push("sku from the labelled product code".into());
+        }
     }
+    used_visible |= put(&mut main, "sku", ids.sku);
+    used_visible |= put(&mut main, "mpn", ids.mpn);
+    used_visible |= put(&mut main, "gtin", ids.gtin);
     if !main.contains_key("availability") {
         if let Some((a, why)) = visible::availability(&doc) {
             used_visible |= put(&mut main, "availability", Some(a.to_string()));
             notes.push(format!("availability from {}", why));
         }
+    }
+    // A product page that shows a price and says nothing about stock offers
+    // the product: InStock, noted as inferred. OutOfStock is never inferred.
+    if !main.contains_key("availability") && main.contains_key("price") {
+        put(&mut main, "availability", Some("InStock".into()));
+        notes.push("availability inferred from the price shown".into());
     }
     if !main.contains_key("name") {
         let name = h1

@@ -131,7 +131,7 @@ pub fn types_of(node: &Map<String, Value>) -> Vec<String> {
     let mut push = |s: &str| {
         for part in s.split_whitespace() {
             let short = part.rsplit(['/', '#', ':']).next().unwrap_or(part);
-            out.push(short.to_string());
+            out.push(short.to_ascii_lowercase());
         }
     };
     match t {
@@ -151,27 +151,27 @@ pub fn types_of(node: &Map<String, Value>) -> Vec<String> {
 pub fn is_product_type(t: &str) -> bool {
     matches!(
         t,
-        "Product"
-            | "IndividualProduct"
-            | "ProductModel"
-            | "SomeProducts"
-            | "ProductGroup"
-            | "Vehicle"
-            | "Car"
-            | "Motorcycle"
-            | "Book"
-            | "Drug"
-            | "DietarySupplement"
-            | "MusicAlbum"
-            | "Movie"
-            | "VideoGame"
-            | "SoftwareApplication"
-            | "MobileApplication"
+        "product"
+            | "individualproduct"
+            | "productmodel"
+            | "someproducts"
+            | "productgroup"
+            | "vehicle"
+            | "car"
+            | "motorcycle"
+            | "book"
+            | "drug"
+            | "dietarysupplement"
+            | "musicalbum"
+            | "movie"
+            | "videogame"
+            | "softwareapplication"
+            | "mobileapplication"
     )
 }
 
 fn is_offer_type(t: &str) -> bool {
-    matches!(t, "Offer" | "AggregateOffer")
+    matches!(t, "offer" | "aggregateoffer")
 }
 
 /// A product-like node found in the data, and whether it sits in a list.
@@ -230,7 +230,7 @@ fn collect_value(v: &Value, in_list: bool, out: &mut Vec<Found>, depth: usize) {
                 }
                 return;
             }
-            if types.iter().any(|t| t == "Event" || t.ends_with("Event"))
+            if types.iter().any(|t| t == "event" || t.ends_with("event"))
                 && o.contains_key("offers")
             {
                 out.push(Found {
@@ -240,10 +240,10 @@ fn collect_value(v: &Value, in_list: bool, out: &mut Vec<Found>, depth: usize) {
                 return;
             }
             if types.iter().any(|t| {
-                t == "ItemList"
-                    || t == "OfferCatalog"
-                    || t == "CollectionPage"
-                    || t == "SearchResultsPage"
+                t == "itemlist"
+                    || t == "offercatalog"
+                    || t == "collectionpage"
+                    || t == "searchresultspage"
             }) {
                 for key in ["itemListElement", "mainEntity", "itemListElements"] {
                     if let Some(items) = o.get(key) {
@@ -252,7 +252,7 @@ fn collect_value(v: &Value, in_list: bool, out: &mut Vec<Found>, depth: usize) {
                 }
                 return;
             }
-            if types.iter().any(|t| t == "ListItem") {
+            if types.iter().any(|t| t == "listitem") {
                 if let Some(item) = o.get("item") {
                     collect_value(item, true, out, depth + 1);
                 }
@@ -430,6 +430,20 @@ pub fn record_from_node(node: &Map<String, Value>) -> Map<String, Value> {
     // The main offer: the first with a price; prefer one whose availability
     // is stated.
     let mut price_set = false;
+    // A product with several offers (variants, sellers) is in stock when any
+    // priced offer is; offers without a price say nothing about stock.
+    let priced: Vec<&Map<String, Value>> =
+        offers.iter().filter(|o| offer_price(o).is_some()).collect();
+    if priced.len() > 1
+        && priced.iter().any(|o| {
+            get_str(o, "availability")
+                .and_then(|a| normalize_availability(&a))
+                .as_deref()
+                == Some("InStock")
+        })
+    {
+        r.insert("availability".into(), Value::String("InStock".into()));
+    }
     for o in &offers {
         if let Some((p, c)) = offer_price(o) {
             if !price_set {
@@ -468,11 +482,13 @@ pub fn record_from_node(node: &Map<String, Value>) -> Map<String, Value> {
         }
     }
     for o in &offers {
-        put(
-            &mut r,
-            "availability",
-            get_str(o, "availability").and_then(|a| normalize_availability(&a)),
-        );
+        if offer_price(o).is_some() {
+            put(
+                &mut r,
+                "availability",
+                get_str(o, "availability").and_then(|a| normalize_availability(&a)),
+            );
+        }
         put(
             &mut r,
             "currency",

@@ -586,6 +586,8 @@ const IN_PHRASES: &[&str] = &[
     "במלאי",
     "în stoc",
     "na zalogi",
+    "na voljo",
+    "dobavljivo",
     "laos",
 ];
 
@@ -666,6 +668,11 @@ const BUY_PHRASES: &[&str] = &[
     "add to basket",
     "add to bag",
     "add to trolley",
+    "add to your basket",
+    "add to your bag",
+    "add to your cart",
+    "add to shopping cart",
+    "add to shopping bag",
     "buy now",
     "buy it now",
     "in den warenkorb",

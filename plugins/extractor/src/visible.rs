@@ -590,7 +590,7 @@ fn clean_marks(s: &str) -> String {
 }
 
 /// Split a text into a known identifier label and the rest.
-fn split_label(text: &str) -> Option<(IdKind, String)> {
+fn split_label(text: &str) -> Option<(IdKind, String, &'static str)> {
     let t: Vec<char> = clean_marks(text).chars().collect();
     let start = t.iter().position(|c| c.is_alphanumeric() || *c == '#')?;
     let t = &t[start..];
@@ -598,7 +598,7 @@ fn split_label(text: &str) -> Option<(IdKind, String)> {
         .iter()
         .map(|c| c.to_lowercase().next().unwrap_or(*c))
         .collect();
-    let mut best: Option<(usize, IdKind)> = None;
+    let mut best: Option<(usize, IdKind, &'static str)> = None;
     for (label, kind) in ID_LABELS {
         if low.starts_with(label) {
             let n = label.chars().count();
@@ -608,12 +608,12 @@ fn split_label(text: &str) -> Option<(IdKind, String)> {
                 None => true,
                 Some(c) => !c.is_alphanumeric() || cjk,
             };
-            if boundary && best.map(|(l, _)| n > l).unwrap_or(true) {
-                best = Some((n, *kind));
+            if boundary && best.map(|(l, _, _)| n > l).unwrap_or(true) {
+                best = Some((n, *kind, label));
             }
         }
     }
-    let (n, kind) = best?;
+    let (n, kind, label) = best?;
     let rest: String = t[n..].iter().collect();
     let trimmed = rest.trim_start_matches(|c: char| {
         c.is_whitespace() || matches!(c, ':' | '.' | '#' | '：' | '-' | '|' | '°')
@@ -622,7 +622,7 @@ fn split_label(text: &str) -> Option<(IdKind, String)> {
     if !trimmed.is_empty() && trimmed.len() == rest.len() {
         return None;
     }
-    Some((kind, trimmed.trim().to_string()))
+    Some((kind, trimmed.trim().to_string(), label))
 }
 
 fn id_token(v: &str) -> Option<String> {
@@ -648,12 +648,9 @@ fn id_token(v: &str) -> Option<String> {
 }
 
 /// Identifiers found on the visible page: (sku, mpn, gtin).
-pub fn identifiers(
-    doc: &Doc,
-    page_url: &str,
-    body: &str,
-) -> (Option<String>, Option<String>, Option<String>) {
+pub fn identifiers(doc: &Doc, page_url: &str, body: &str) -> Ids {
     let mut sku: Vec<String> = Vec::new();
+    let mut strong: Option<String> = None;
     let mut mpn: Option<String> = None;
     let mut gtin: Option<String> = None;
     let n = doc.texts.len();
@@ -662,7 +659,7 @@ pub fn identifiers(
         if t.flags & (RELATED | OPTION) != 0 || t.text.len() > 80 {
             continue;
         }
-        let Some((kind, rest)) = split_label(&t.text) else {
+        let Some((kind, rest, label)) = split_label(&t.text) else {
             continue;
         };
         let mut value = if rest.is_empty() {
@@ -686,6 +683,12 @@ pub fn identifiers(
         let Some(v) = value else { continue };
         match kind {
             IdKind::Sku => {
+                if !WEAK_LABELS.contains(&label)
+                    && strong.is_none()
+                    && t.flags & (CHROME | HIDDEN) == 0
+                {
+                    strong = Some(v.clone());
+                }
                 if !sku.contains(&v) {
                     sku.push(v)
                 }
@@ -740,8 +743,37 @@ pub fn identifiers(
         .cloned()
         .or(script_sku)
         .or_else(|| url_identifier(page_url, body));
-    (pick, mpn, gtin)
+    Ids {
+        sku: pick,
+        strong_sku: strong,
+        mpn,
+        gtin,
+    }
 }
+
+/// Identifiers found on the visible page.
+pub struct Ids {
+    pub sku: Option<String>,
+    /// A code the page labels unambiguously as the product's ("SKU: ...",
+    /// "Product code: ...", "Art.-Nr. ...").
+    pub strong_sku: Option<String>,
+    pub mpn: Option<String>,
+    pub gtin: Option<String>,
+}
+
+/// Labels too vague to override an identifier from the markup.
+const WEAK_LABELS: &[&str] = &[
+    "ref",
+    "réf",
+    "cod",
+    "cód",
+    "kód",
+    "reference",
+    "código",
+    "codice",
+    "product id",
+    "item code",
+];
 
 const STOCK_HINTS: &[&str] = &[
     "avail",
@@ -802,7 +834,8 @@ pub fn availability(doc: &Doc) -> Option<(&'static str, &'static str)> {
         }
     }
     for t in &doc.texts {
-        if t.flags & (HIDDEN | RELATED | OPTION | CHROME | LINK) != 0 || t.text.len() > 40 {
+        if t.flags & (HIDDEN | RELATED | OPTION | CHROME | LINK) != 0 || t.text.chars().count() > 60
+        {
             continue;
         }
         if let Some((a, _)) = availability_from_text(&t.text) {
