@@ -454,6 +454,14 @@ pub fn extract(page: &Page, _request: &Request) -> Result<Extraction, String> {
     used_visible |= put(&mut main, "sku", ids.sku);
     used_visible |= put(&mut main, "mpn", ids.mpn);
     used_visible |= put(&mut main, "gtin", ids.gtin);
+    // Markup that calls the product out of stock while the page offers an
+    // enabled buy button (the markup often describes one variant only).
+    if field(&main, "availability") == Some("OutOfStock") {
+        if let Some(("InStock", why)) = visible::availability(&doc) {
+            main.insert("availability".into(), Value::String("InStock".into()));
+            notes.push(format!("availability from {} over the markup", why));
+        }
+    }
     if !main.contains_key("availability") {
         if let Some((a, why)) = visible::availability(&doc) {
             used_visible |= put(&mut main, "availability", Some(a.to_string()));

@@ -605,18 +605,35 @@ const PRE_PHRASES: &[&str] = &[
 /// Read availability from a short visible text. Returns the short name and
 /// whether it was a negative (out of stock) statement.
 pub fn availability_from_text(text: &str) -> Option<(&'static str, bool)> {
+    stock_phrase(text).map(|(a, neg, _)| (a, neg))
+}
+
+/// Like `availability_from_text`, but only when the stock phrase is most of
+/// the text ("Out of stock", "Nur noch 1 auf Lager"), not a word in a
+/// sentence about something else.
+pub fn availability_from_short_text(text: &str) -> Option<&'static str> {
+    let (a, _, len) = stock_phrase(text)?;
+    let n = text.chars().count();
+    if n <= len + 24 && n <= 2 * len + 12 {
+        Some(a)
+    } else {
+        None
+    }
+}
+
+fn stock_phrase(text: &str) -> Option<(&'static str, bool, usize)> {
     let t = text.to_lowercase();
     if t.len() > 160 {
         return None;
     }
     for p in OUT_PHRASES {
         if contains_phrase(&t, p) {
-            return Some(("OutOfStock", true));
+            return Some(("OutOfStock", true, p.chars().count()));
         }
     }
     for p in PRE_PHRASES {
         if contains_phrase(&t, p) {
-            return Some(("PreOrder", false));
+            return Some(("PreOrder", false, p.chars().count()));
         }
     }
     for p in IN_PHRASES {
@@ -629,9 +646,9 @@ pub fn availability_from_text(text: &str) -> Option<(&'static str, bool)> {
                 "not ", "no ", "nicht ", "non ", "pas ", "nie ", "není ", "nie je ",
             ];
             if neg.iter().any(|n| before.ends_with(n)) {
-                return Some(("OutOfStock", true));
+                return Some(("OutOfStock", true, p.chars().count() + 4));
             }
-            return Some(("InStock", false));
+            return Some(("InStock", false, p.chars().count()));
         }
     }
     None

@@ -2,7 +2,8 @@
 
 use crate::dom::{Doc, BUTTON, CHROME, HIDDEN, LINK, OPTION, RELATED, STRIKE};
 use crate::text::{
-    availability_from_text, has_currency_mark, is_buy_text, is_gtin, parse_price, Price,
+    availability_from_short_text, availability_from_text, has_currency_mark, is_buy_text, is_gtin,
+    parse_price, Price,
 };
 
 const GOOD_PRICE: &[&str] = &[
@@ -838,8 +839,8 @@ pub fn availability(doc: &Doc) -> Option<(&'static str, &'static str)> {
         {
             continue;
         }
-        if let Some((a, _)) = availability_from_text(&t.text) {
-            return Some((a, "stock text"));
+        if let Some(a) = availability_from_short_text(&t.text) {
+            return Some((a, "short stock text"));
         }
     }
     None
