@@ -103,6 +103,27 @@ fn has_word(hint: &str, words: &[&str]) -> bool {
 }
 
 /// Words that say a price is a saving or a former price.
+/// Words that say a price is the lowest of several offers or options.
+const FROM_WORDS: &[&str] = &[
+    "from ",
+    "offers",
+    "options",
+    "optionen",
+    "angebote",
+    "von ",
+    "ab ",
+    "à partir",
+    "a partir",
+    "desde",
+    "da ",
+    "a partire",
+    "vanaf",
+    "od ",
+    "starting",
+    "起",
+];
+
+/// Words that say a price is a saving or a former price.
 const SAVE_WORDS: &[&str] = &[
     "save",
     "you save",
@@ -307,9 +328,13 @@ pub fn price_candidates(doc: &Doc) -> Vec<PriceFound> {
     // Consensus: the main price is often shown in several places (buy box,
     // sticky header); count the elements that show each value.
     let mut shown: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    let mut seen_pos: std::collections::HashSet<(String, usize)> = std::collections::HashSet::new();
     for r in &raws {
         let e = &doc.els[r.el];
-        if e.flags & (STRIKE | RELATED) == 0 && !has_word(&e.hint, BAD_PRICE) {
+        if e.flags & (STRIKE | RELATED) == 0
+            && !has_word(&e.hint, BAD_PRICE)
+            && seen_pos.insert((r.price.value.clone(), r.pos))
+        {
             *shown.entry(r.price.value.clone()).or_default() += 1;
         }
     }
@@ -361,6 +386,14 @@ pub fn price_candidates(doc: &Doc) -> Vec<PriceFound> {
         {
             score += 2;
             notes.push("+id".into());
+        }
+        let lower_raw = format!(" {}", r.raw.to_lowercase());
+        if FROM_WORDS.iter().any(|w| {
+            lower_raw.contains(&format!(" {}", w))
+                || (w.len() > 3 && !w.is_ascii() && lower_raw.contains(w))
+        }) {
+            score -= 2;
+            notes.push("-from".into());
         }
         if SAVE_WORDS.iter().any(|w| r.raw.to_lowercase().contains(w)) {
             score -= 2;
