@@ -79,30 +79,35 @@ const BAD_PRICE: &[&str] = &[
 /// Whether a hint (class, id, ...) holds a word, as a whole part of a name or
 /// joined to "price" ("oldprice", "price-old", "was-price").
 fn has_word(hint: &str, words: &[&str]) -> bool {
-    for token in hint.split_whitespace() {
-        for w in words {
-            if w.contains('-') || w.contains('_') {
-                if token.contains(w) {
-                    return true;
-                }
+    for token in hint.split_ascii_whitespace() {
+        if token.len() > 80 {
+            continue;
+        }
+        for part in token.split(|c: char| !c.is_ascii_alphanumeric()) {
+            if part.is_empty() {
                 continue;
             }
-            for part in token.split(|c: char| !c.is_alphanumeric()) {
+            let priced = part.len() > 5 && (part.ends_with("price") || part.starts_with("price"));
+            for w in words {
                 if part == *w
                     || (w.len() >= 6 && part.contains(w))
-                    || (part.len() > w.len()
-                        && ((part.starts_with(w) && part.ends_with("price"))
-                            || (part.starts_with("price") && part.ends_with(w))))
+                    || (priced
+                        && part.len() > w.len()
+                        && (part.starts_with(w) || part.ends_with(w)))
                 {
                     return true;
                 }
+            }
+        }
+        for w in words {
+            if (w.contains('-') || w.contains('_')) && token.contains(w) {
+                return true;
             }
         }
     }
     false
 }
 
-/// Words that say a price is a saving or a former price.
 /// Words that say a price is the lowest of several offers or options.
 const FROM_WORDS: &[&str] = &[
     "from ",
@@ -765,7 +770,6 @@ pub fn identifiers(doc: &Doc, page_url: &str, body: &str) -> Ids {
         }
     }
     // Data layers in inline scripts ("sku":"1236291").
-    let script_sku = script_sku(&doc.scripts);
     let url_lower = page_url.to_ascii_lowercase();
     let in_url = |v: &String| url_lower.contains(&v.to_ascii_lowercase());
     let pick = sku
@@ -775,7 +779,7 @@ pub fn identifiers(doc: &Doc, page_url: &str, body: &str) -> Ids {
         .or_else(|| sku.first())
         .or_else(|| form_ids.first())
         .cloned()
-        .or(script_sku)
+        .or_else(|| script_sku(&doc.scripts))
         .or_else(|| url_identifier(page_url, body));
     Ids {
         sku: pick,
