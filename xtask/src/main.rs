@@ -2,7 +2,8 @@
 //!
 //! - `serve [ARGS...]`  build the plugins and the host, then start the server
 //! - `test`             build everything the tests need, then run every test
-//! - `plugins`          build the plugin components (wasm32-wasip2)
+//! - `plugins`          build the plugin components (wasm32-wasip2), the
+//!                      Python example's too
 //! - `f1`               score the extractor on the product-pages dataset
 //! - `bench`            run the benchmarks and print their figures
 
@@ -26,9 +27,13 @@ fn main() {
         }
         Some("test") => {
             build_plugins();
+            build_python_example();
             run(cargo(&["test", "--workspace", "--no-fail-fast"]));
         }
-        Some("plugins") => build_plugins(),
+        Some("plugins") => {
+            build_plugins();
+            build_python_example();
+        }
         Some("f1") => f1(&root),
         Some("bench") => {
             build_plugins();
@@ -49,6 +54,37 @@ fn build_plugins() {
         cmd.args(["--package", name]);
     }
     run(cmd);
+}
+
+/// The Python example plugin (for `test` and `plugins`) is built by its own
+/// script with componentize-py (installed on first use under target/) into
+/// the folder of the Rust components, where the tests load it. Skipped while
+/// the component is newer than its sources.
+fn build_python_example() {
+    const DIR: &str = "examples/plugins/python-extractor";
+    const OUT: &str = "target/wasm32-wasip2/plugin/python_extractor.wasm";
+    const SOURCES: &[&str] = &[
+        "app.py",
+        "test_app.py",
+        "build.sh",
+        "../../../wit/fnhost-plugin.wit",
+    ];
+    let modified = |path: &str| std::fs::metadata(path).and_then(|m| m.modified()).ok();
+    let built = modified(OUT);
+    if SOURCES
+        .iter()
+        .all(|s| modified(&format!("{DIR}/{s}")) < built)
+    {
+        return;
+    }
+    let script = format!("{DIR}/build.sh");
+    let status = Command::new("bash").arg(script).arg(OUT).status();
+    if !status.as_ref().is_ok_and(|s| s.success()) {
+        let why = status.map_or_else(|e| e.to_string(), |s| s.to_string());
+        eprintln!("xtask: building the Python example plugin with {DIR}/build.sh failed ({why})");
+        eprintln!("xtask: it needs python3 with venv and pip, and PyPI to install componentize-py");
+        exit(1);
+    }
 }
 
 /// Components that live outside `COMPONENTS`: test components and examples,
