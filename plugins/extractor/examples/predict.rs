@@ -44,6 +44,7 @@ fn main() {
     )
     .expect("parse urls.json");
     let show = arg("--show");
+    let print_notes = args.iter().any(|a| a == "--notes");
     let hints = json!({});
     let request = Request {
         entity: "product",
@@ -72,6 +73,15 @@ fn main() {
         let start = Instant::now();
         let found = extract(&page, &request);
         total += start.elapsed();
+        if let (true, Ok(x)) = (print_notes, &found) {
+            eprintln!(
+                "{} {} records={} {:?}",
+                &id[..8.min(id.len())],
+                url,
+                x.records.len(),
+                x.notes
+            );
+        }
         if let (Some(prefix), Ok(x)) = (&show, &found) {
             if id.starts_with(prefix.as_str()) {
                 for r in &x.records {

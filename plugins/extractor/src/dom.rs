@@ -22,6 +22,8 @@ pub struct El<'a> {
     pub flags: u16,
     pub text_start: usize,
     pub text_end: usize,
+    /// One past the last element of this element's subtree (pre-order).
+    pub el_end: usize,
 }
 
 pub struct Text {
@@ -219,6 +221,7 @@ impl<'a> Doc<'a> {
             hint,
             flags,
             text_start: self.texts.len(),
+            el_end: 0,
             text_end: 0,
         });
         if depth < 400 {
@@ -246,6 +249,7 @@ impl<'a> Doc<'a> {
             }
         }
         self.els[idx].text_end = self.texts.len();
+        self.els[idx].el_end = self.els.len();
     }
 
     /// The visible text of an element, with split prices joined

@@ -263,6 +263,54 @@ pub fn extract(page: &Page, _request: &Request) -> Result<Extraction, String> {
         });
     }
 
+    // A listing without markup: repeated product cards with prices.
+    // A page that labels one product code ("SKU: ...") is that product's page.
+    let ids = visible::identifiers(&doc, page.url, page.body);
+    let meta_price = [
+        "og:price:amount",
+        "product:price:amount",
+        "og:price",
+        "product:price",
+    ]
+    .iter()
+    .any(|k| doc.meta(k).is_some());
+    if cands.is_empty() && !og_type.contains("product") && !ids.single && !meta_price {
+        let cards = visible::listing_cards(&doc);
+        if !cards.is_empty() {
+            let mut records = Vec::new();
+            for c in cards {
+                let mut r = Map::new();
+                put(&mut r, "name", c.name);
+                put(&mut r, "url", c.url.and_then(|h| resolve(&base, &h)));
+                put(&mut r, "price", Some(c.price.value.clone()));
+                if let Some(cur) = &c.price.currency {
+                    put(
+                        &mut r,
+                        "currency",
+                        Some(text::refine_currency(cur, "", &host, &doc.lang)),
+                    );
+                }
+                put(&mut r, "image", c.image.and_then(|h| resolve(&base, &h)));
+                fill_currency(&mut r, &doc, &host);
+                records.push(r);
+            }
+            notes.push(format!(
+                "heuristic: listing of {} product cards",
+                records.len()
+            ));
+            let (links, paginated) = links::catalog_links(&doc, &base, page.url);
+            if paginated {
+                notes.push("pagination: more pages".into());
+            }
+            return Ok(Extraction {
+                records,
+                complete: !paginated,
+                links,
+                notes,
+            });
+        }
+    }
+
     // 2. The main product: the markup candidate that is the page's own.
     let mut main = Map::new();
     if !singles.is_empty() {
@@ -442,7 +490,6 @@ pub fn extract(page: &Page, _request: &Request) -> Result<Extraction, String> {
             }
         }
     }
-    let ids = visible::identifiers(&doc, page.url, page.body);
     // The code the page itself labels as the product's wins over a
     // different internal id in the markup.
     if let (Some(strong), Some(sku)) = (&ids.strong_sku, field(&main, "sku")) {

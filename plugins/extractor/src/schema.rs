@@ -366,7 +366,7 @@ fn offer_price(o: &Map<String, Value>) -> Option<(String, Option<String>)> {
 /// Convert a schema.org product-like node into a record.
 pub fn record_from_node(node: &Map<String, Value>) -> Map<String, Value> {
     let mut r = Map::new();
-    let mut put = |r: &mut Map<String, Value>, k: &str, v: Option<String>| {
+    let put = |r: &mut Map<String, Value>, k: &str, v: Option<String>| {
         if let Some(v) = v {
             if !r.contains_key(k) && !v.is_empty() {
                 r.insert(k.to_string(), Value::String(v));

@@ -679,3 +679,44 @@ fn empty_page_gives_no_record() {
     );
     assert!(x.records.is_empty());
 }
+
+#[test]
+fn listing_without_markup_from_repeated_cards() {
+    let cards: String = (1..=5)
+        .map(|i| {
+            format!(
+                r#"<li class="product-card"><a href="/p/item-{i}"><img src="/img/{i}.jpg" alt="Item {i}"></a>
+                <h3 class="product-card__title">Item {i}</h3><span class="product-card__price">{i}9,99 €</span></li>"#
+            )
+        })
+        .collect();
+    let body = product_page(&format!(
+        r#"<h1>Kategorie</h1><ul class="grid">{cards}</ul><a class="pagination-next" href="/kategorie?page=2">Weiter</a>"#
+    ));
+    let x = run("https://shop.example.de/kategorie", &body);
+    assert_eq!(x.records.len(), 5, "{:?}", x.notes);
+    assert_eq!(get(&x.records[0], "name"), Some("Item 1"));
+    assert_eq!(
+        get(&x.records[0], "url"),
+        Some("https://shop.example.de/p/item-1")
+    );
+    assert_eq!(get(&x.records[4], "price"), Some("59.99"));
+    assert_eq!(get(&x.records[4], "currency"), Some("EUR"));
+    assert!(!x.complete);
+    assert_eq!(x.links[0], "https://shop.example.de/kategorie?page=2");
+}
+
+#[test]
+fn odd_input_does_not_panic() {
+    for body in [
+        "",
+        "<",
+        "<html><body><script type=\"application/ld+json\">{\"@type\":\"Product\",\"name\":\"ü\",\"offers\":{\"price\":\"€\"}</script>",
+        "<div itemscope itemtype=\"http://schema.org/Product\"><div itemscope itemprop=\"offers\">",
+        "<p>SKU:</p><p>ISBN: é</p><span class=\"price\">,,,.. €</span><span class=\"price\">1.2.3,4,5 €</span>",
+        "<h1>x</h1><span class=\"price\">9999999999999999999999999999 €</span>",
+    ] {
+        let _ = run("https://shop.example.com/p", body);
+        let _ = run("not a url", body);
+    }
+}

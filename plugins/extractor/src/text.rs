@@ -755,7 +755,11 @@ pub fn clean_identifier(v: &str) -> Option<String> {
     for prefix in [
         "isbn:", "sku:", "mpn:", "gtin:", "gtin13:", "ean:", "upc:", "asin:",
     ] {
-        if t.len() > prefix.len() && t[..prefix.len()].eq_ignore_ascii_case(prefix) {
+        if t.len() > prefix.len()
+            && t.get(..prefix.len())
+                .map(|h| h.eq_ignore_ascii_case(prefix))
+                .unwrap_or(false)
+        {
             t = t[prefix.len()..].trim();
         }
     }
