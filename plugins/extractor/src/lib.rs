@@ -521,6 +521,17 @@ pub fn extract(page: &Page, _request: &Request) -> Result<Extraction, String> {
         put(&mut main, "availability", Some("InStock".into()));
         notes.push("availability inferred from the price shown".into());
     }
+    // Brands from markup sometimes carry their label ("... Marca: X").
+    if let Some(b) = field(&main, "brand").map(String::from) {
+        if let Some((head, tail)) = b.rsplit_once(':') {
+            if head.split_whitespace().count() >= 2 && !tail.trim().is_empty() {
+                main.insert("brand".into(), Value::String(tail.trim().to_string()));
+            }
+        }
+    }
+    if !main.contains_key("brand") {
+        used_visible |= put(&mut main, "brand", visible::brand(&doc));
+    }
     if !main.contains_key("name") {
         let name = h1
             .clone()

@@ -414,7 +414,8 @@ pub fn record_from_node(node: &Map<String, Value>) -> Map<String, Value> {
         "brand",
         get(node, "brand")
             .and_then(scalar)
-            .or_else(|| get(node, "manufacturer").and_then(scalar)),
+            .or_else(|| get(node, "manufacturer").and_then(scalar))
+            .filter(|b| !b.starts_with('/') && !b.starts_with("http")),
     );
     put(&mut r, "image", get(node, "image").and_then(scalar));
     put(

@@ -720,3 +720,34 @@ fn odd_input_does_not_panic() {
         let _ = run("not a url", body);
     }
 }
+
+#[test]
+fn brand_from_store_links_and_labels() {
+    use crate::visible::clean_brand;
+    assert_eq!(
+        clean_brand("Visit the Gothamite Store").as_deref(),
+        Some("Gothamite")
+    );
+    assert_eq!(
+        clean_brand("Besuchen Sie den WELEDA-Store").as_deref(),
+        Some("WELEDA")
+    );
+    assert_eq!(clean_brand("Marque : KONMAY").as_deref(), Some("KONMAY"));
+    assert_eq!(
+        clean_brand("Brand: 365 by Whole Foods Market").as_deref(),
+        Some("365 by Whole Foods Market")
+    );
+    assert_eq!(clean_brand("Gothamite"), None);
+    let body = product_page(
+        r#"<h1>Socks</h1><a id="bylineInfo" href="/stores/x">Visit the Gothamite Store</a><span class="price">$9.99</span>"#,
+    );
+    let r = main_record("https://www.shop.example.com/dp/X1", &body);
+    assert_eq!(get(&r, "brand"), Some("Gothamite"));
+    // A markup brand that carries its label.
+    let body = product_page(
+        r#"<div itemscope itemtype="http://schema.org/Product"><h1 itemprop="name">Micro-ondas</h1>
+        <span itemprop="brand">Ver mais artigos da Marca: Panasonic</span><meta itemprop="price" content="109.00"></div>"#,
+    );
+    let r = main_record("https://shop.example.pt/products/micro", &body);
+    assert_eq!(get(&r, "brand"), Some("Panasonic"));
+}
