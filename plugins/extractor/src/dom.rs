@@ -259,6 +259,11 @@ impl<'a> Doc<'a> {
         let mut out = String::new();
         let mut prev_digit = false;
         for t in &self.texts[e.text_start..e.text_end] {
+            // Struck-through parts of a price block (a former price) are not
+            // part of the element's current price.
+            if t.flags & STRIKE != 0 && e.flags & STRIKE == 0 {
+                continue;
+            }
             let s = t.text.as_str();
             if out.len() + s.len() > max {
                 break;

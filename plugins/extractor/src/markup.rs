@@ -101,7 +101,21 @@ fn walk_props(parent: ElementRef, rdfa: bool, depth: usize, map: &mut Map<String
             continue;
         }
         if !names.is_empty() {
-            let v = prop_value(&c);
+            let mut v = prop_value(&c);
+            // A price written as page text ("€ 1.299,-") is read as such,
+            // not as a machine value.
+            if c.value().attr("content").is_none()
+                && names
+                    .iter()
+                    .any(|n| n.ends_with("price") || n.ends_with("Price"))
+                && !matches!(c.value().name(), "meta" | "data" | "input")
+            {
+                if let Value::String(text) = &v {
+                    if let Some(p) = crate::text::parse_price(text) {
+                        v = Value::String(p.value);
+                    }
+                }
+            }
             for n in &names {
                 insert(map, n, v.clone());
             }

@@ -751,3 +751,19 @@ fn brand_from_store_links_and_labels() {
     let r = main_record("https://shop.example.pt/products/micro", &body);
     assert_eq!(get(&r, "brand"), Some("Panasonic"));
 }
+
+#[test]
+fn woocommerce_sale_block_and_microdata_text_price() {
+    let body = product_page(
+        r#"<h1 class="product_title">Mug</h1><p class="price"><del aria-hidden="true"><span class="woocommerce-Price-amount amount"><bdi>20,00&nbsp;<span class="woocommerce-Price-currencySymbol">&euro;</span></bdi></span></del> <ins><span class="woocommerce-Price-amount amount"><bdi>15,00&nbsp;<span class="woocommerce-Price-currencySymbol">&euro;</span></bdi></span></ins></p>"#,
+    );
+    let r = main_record("https://shop.example.de/produkt/mug/", &body);
+    assert_eq!(get(&r, "price"), Some("15.00"));
+
+    let body = product_page(
+        r#"<div itemscope itemtype="http://schema.org/Product"><h1 itemprop="name">Sofa</h1>
+        <span itemprop="price">€ 1.299,-</span><meta itemprop="priceCurrency" content="EUR"></div>"#,
+    );
+    let r = main_record("https://shop.example.nl/sofa", &body);
+    assert_eq!(get(&r, "price"), Some("1299"));
+}
