@@ -131,7 +131,13 @@ fn resolve(base: &Option<url::Url>, href: &str) -> Option<String> {
 }
 
 /// Extract the records of a page.
-pub fn extract(page: &Page, _request: &Request) -> Result<Extraction, String> {
+pub fn extract(page: &Page, request: &Request) -> Result<Extraction, String> {
+    // Host hints: a currency to use where the page prints none.
+    let hinted_currency = request
+        .hints
+        .get("currency")
+        .and_then(|v| v.as_str())
+        .and_then(text::normalize_currency);
     let html = scraper::Html::parse_document(page.body);
     let doc = dom::Doc::build(&html);
     let base = url::Url::parse(page.url).ok();
@@ -143,8 +149,10 @@ pub fn extract(page: &Page, _request: &Request) -> Result<Extraction, String> {
 
     // 1. Structured markup.
     let mut cands: Vec<Candidate> = Vec::new();
+    let mut listed_urls: Vec<String> = Vec::new();
     for block in &doc.jsonld {
         let values = schema::parse_jsonld(block);
+        schema::list_urls(&values, &mut listed_urls);
         let mut found = Vec::new();
         schema::collect_products(&values, &mut found);
         for f in found {
@@ -241,7 +249,7 @@ pub fn extract(page: &Page, _request: &Request) -> Result<Extraction, String> {
             if let Some(u) = field(&r, "url").and_then(|h| resolve(&base, h)) {
                 r.insert("url".into(), Value::String(u));
             }
-            fill_currency(&mut r, &doc, &host);
+            fill_currency(&mut r, &doc, &host, &hinted_currency);
             if !records
                 .iter()
                 .any(|x| same_product(x, &r) && field(x, "url") == field(&r, "url"))
@@ -251,7 +259,7 @@ pub fn extract(page: &Page, _request: &Request) -> Result<Extraction, String> {
         }
         let src = cands.first().map(|c| c.source.note()).unwrap_or("markup");
         notes.push(format!("{}: listing of {} products", src, records.len()));
-        let (links, paginated) = links::catalog_links(&doc, &base, page.url);
+        let (links, paginated) = links::catalog_links(&doc, &base, page.url, &listed_urls);
         if paginated {
             notes.push("pagination: more pages".into());
         }
@@ -291,14 +299,14 @@ pub fn extract(page: &Page, _request: &Request) -> Result<Extraction, String> {
                     );
                 }
                 put(&mut r, "image", c.image.and_then(|h| resolve(&base, &h)));
-                fill_currency(&mut r, &doc, &host);
+                fill_currency(&mut r, &doc, &host, &hinted_currency);
                 records.push(r);
             }
             notes.push(format!(
                 "heuristic: listing of {} product cards",
                 records.len()
             ));
-            let (links, paginated) = links::catalog_links(&doc, &base, page.url);
+            let (links, paginated) = links::catalog_links(&doc, &base, page.url, &listed_urls);
             if paginated {
                 notes.push("pagination: more pages".into());
             }
@@ -551,7 +559,7 @@ pub fn extract(page: &Page, _request: &Request) -> Result<Extraction, String> {
     if used_visible {
         notes.push("heuristic".into());
     }
-    fill_currency(&mut main, &doc, &host);
+    fill_currency(&mut main, &doc, &host, &hinted_currency);
     if let Some(u) = field(&main, "url").and_then(|h| resolve(&base, h)) {
         main.insert("url".into(), Value::String(u));
     } else if !main.contains_key("url") {
@@ -561,7 +569,7 @@ pub fn extract(page: &Page, _request: &Request) -> Result<Extraction, String> {
         main.insert("image".into(), Value::String(img));
     }
 
-    let (links, paginated) = links::catalog_links(&doc, &base, page.url);
+    let (links, paginated) = links::catalog_links(&doc, &base, page.url, &listed_urls);
     let has_product =
         main.contains_key("price") || main.contains_key("sku") || main.contains_key("gtin");
     let records = if has_product { vec![main] } else { Vec::new() };
@@ -588,7 +596,7 @@ pub fn debug_price_candidates(body: &str) -> Vec<(String, String, i32)> {
 }
 
 /// Set a missing currency from the page's meta tags or its context.
-fn fill_currency(r: &mut Map<String, Value>, doc: &dom::Doc, host: &str) {
+fn fill_currency(r: &mut Map<String, Value>, doc: &dom::Doc, host: &str, hinted: &Option<String>) {
     if r.contains_key("currency") || !r.contains_key("price") {
         return;
     }
@@ -599,6 +607,7 @@ fn fill_currency(r: &mut Map<String, Value>, doc: &dom::Doc, host: &str) {
     ]
     .iter()
     .find_map(|k| doc.meta(k).and_then(text::normalize_currency))
+    .or_else(|| hinted.clone())
     .or_else(|| text::currency_from_context(host, &doc.lang));
     put(r, "currency", c);
 }

@@ -97,7 +97,14 @@ fn page_number(url: &url::Url) -> Option<u32> {
 }
 
 /// Catalog links of a page and whether the page is one of several pages.
-pub fn catalog_links(doc: &Doc, base: &Option<url::Url>, page_url: &str) -> (Vec<String>, bool) {
+/// `listed` are URLs the page's markup lists (ItemList entries): they come
+/// right after the next-page links.
+pub fn catalog_links(
+    doc: &Doc,
+    base: &Option<url::Url>,
+    page_url: &str,
+    listed: &[String],
+) -> (Vec<String>, bool) {
     let Some(base) = base else {
         return (Vec::new(), false);
     };
@@ -173,6 +180,20 @@ pub fn catalog_links(doc: &Doc, base: &Option<url::Url>, page_url: &str) -> (Vec
         }
     }
     let mut out = next;
+    for l in listed {
+        if let Ok(mut u) = base.join(l.trim()) {
+            u.set_fragment(None);
+            let s = u.to_string();
+            let same_site = u.host_str().unwrap_or("").trim_start_matches("www.") == host;
+            if same_site
+                && (u.scheme() == "http" || u.scheme() == "https")
+                && !out.contains(&s)
+                && out.len() < MAX_LINKS
+            {
+                out.push(s);
+            }
+        }
+    }
     for s in other {
         if out.len() >= MAX_LINKS {
             break;

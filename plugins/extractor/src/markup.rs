@@ -56,7 +56,7 @@ fn item_of(scope: ElementRef, rdfa: bool, depth: usize) -> Map<String, Value> {
     if depth > 6 {
         return map;
     }
-    walk_props(scope, rdfa, depth, &mut map);
+    walk_props(scope, rdfa, depth, &mut map, 0);
     map
 }
 
@@ -78,7 +78,16 @@ fn prop_names<'b>(el: &'b ElementRef, rdfa: bool) -> Vec<&'b str> {
         .unwrap_or_default()
 }
 
-fn walk_props(parent: ElementRef, rdfa: bool, depth: usize, map: &mut Map<String, Value>) {
+fn walk_props(
+    parent: ElementRef,
+    rdfa: bool,
+    depth: usize,
+    map: &mut Map<String, Value>,
+    level: usize,
+) {
+    if level > 300 {
+        return;
+    }
     for child in parent.children() {
         if !matches!(child.value(), Node::Element(_)) {
             continue;
@@ -121,7 +130,7 @@ fn walk_props(parent: ElementRef, rdfa: bool, depth: usize, map: &mut Map<String
             }
             // A property element may still hold other properties inside.
         }
-        walk_props(c, rdfa, depth, map);
+        walk_props(c, rdfa, depth, map, level + 1);
     }
 }
 

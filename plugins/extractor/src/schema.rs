@@ -527,3 +527,51 @@ pub fn richness(r: &Map<String, Value>) -> usize {
     .filter(|k| r.contains_key(**k))
     .count()
 }
+
+/// URLs listed by ItemLists (category pages often list only product URLs).
+pub fn list_urls(values: &[Value], out: &mut Vec<String>) {
+    fn walk(v: &Value, in_list: bool, out: &mut Vec<String>, depth: usize) {
+        if depth > 8 || out.len() > 500 {
+            return;
+        }
+        match v {
+            Value::Array(a) => a.iter().for_each(|x| walk(x, in_list, out, depth + 1)),
+            Value::Object(o) => {
+                let types = types_of(o);
+                if types.iter().any(|t| t == "breadcrumblist") {
+                    return;
+                }
+                if let Some(g) = o.get("@graph") {
+                    walk(g, in_list, out, depth + 1);
+                }
+                if types.iter().any(|t| t == "itemlist") {
+                    if let Some(items) = o.get("itemListElement") {
+                        walk(items, true, out, depth + 1);
+                    }
+                } else if in_list && types.iter().any(|t| t == "listitem") {
+                    match o.get("item") {
+                        Some(Value::String(s)) => out.push(s.clone()),
+                        Some(Value::Object(item)) => {
+                            if let Some(u) = item
+                                .get("url")
+                                .or_else(|| item.get("@id"))
+                                .and_then(|u| u.as_str())
+                            {
+                                out.push(u.to_string());
+                            }
+                        }
+                        _ => {
+                            if let Some(u) = o.get("url").and_then(|u| u.as_str()) {
+                                out.push(u.to_string());
+                            }
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    for v in values {
+        walk(v, false, out, 0);
+    }
+}

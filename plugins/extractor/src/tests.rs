@@ -767,3 +767,42 @@ fn woocommerce_sale_block_and_microdata_text_price() {
     let r = main_record("https://shop.example.nl/sofa", &body);
     assert_eq!(get(&r, "price"), Some("1299"));
 }
+
+#[test]
+fn hinted_currency_fills_a_page_without_one() {
+    let hints = json!({"currency": "CAD", "language": "en"});
+    let req = Request {
+        entity: "product",
+        guidance: None,
+        hints: &hints,
+    };
+    let body = product_page(r#"<h1>Toque</h1><span class="price">24.99</span>"#);
+    let page = Page {
+        url: "https://shop.example.com/toque",
+        status: 200,
+        content_type: None,
+        body: &body,
+    };
+    let x = extract(&page, &req).unwrap();
+    assert_eq!(get(&x.records[0], "price"), Some("24.99"));
+    assert_eq!(get(&x.records[0], "currency"), Some("CAD"));
+}
+
+#[test]
+fn itemlist_urls_become_links_after_next_page() {
+    let body = product_page(
+        r#"<h1>Chairs</h1><script type="application/ld+json">{"@context":"https://schema.org","@type":"ItemList",
+        "itemListElement":[{"@type":"ListItem","position":1,"url":"/p/chair-1"},{"@type":"ListItem","position":2,"url":"https://shop.example.com/p/chair-2"}]}</script>
+        <a href="/about">About</a><link rel="next" href="/chairs?page=2">"#,
+    );
+    let x = run("https://shop.example.com/chairs", &body);
+    assert_eq!(
+        &x.links[..3],
+        &[
+            "https://shop.example.com/chairs?page=2".to_string(),
+            "https://shop.example.com/p/chair-1".to_string(),
+            "https://shop.example.com/p/chair-2".to_string()
+        ]
+    );
+    assert!(x.records.is_empty());
+}
