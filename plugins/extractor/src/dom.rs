@@ -317,17 +317,41 @@ impl<'a> Doc<'a> {
     }
 
     /// Index of the first text inside the page's main heading (h1).
-    pub fn h1_text_index(&self) -> Option<usize> {
-        self.texts
+    /// The element of the page's main heading: the first visible h1 outside
+    /// header/nav/footer (a logo is often an h1), else the first visible h1.
+    fn h1_element(&self) -> Option<usize> {
+        let visible = |e: &El| e.tag == "h1" && e.flags & HIDDEN == 0 && e.text_end > e.text_start;
+        self.els
             .iter()
-            .position(|t| t.flags & HEADING != 0 && t.flags & HIDDEN == 0)
+            .position(|e| visible(e) && e.flags & CHROME == 0)
+            .or_else(|| self.els.iter().position(|e| visible(e)))
+    }
+
+    /// Index of the first text of the main heading; without an h1, the first
+    /// text that repeats the page's title (og:title or <title>).
+    pub fn h1_text_index(&self) -> Option<usize> {
+        if let Some(i) = self.h1_element() {
+            return Some(self.els[i].text_start);
+        }
+        let title = self
+            .meta("og:title")
+            .map(String::from)
+            .unwrap_or_else(|| self.title.clone());
+        let title = crate::text::squash(&title).to_lowercase();
+        if title.chars().count() < 8 {
+            return None;
+        }
+        self.texts.iter().position(|t| {
+            let n = t.text.chars().count();
+            t.flags & (HIDDEN | CHROME | LINK | OPTION) == 0
+                && n >= 8
+                && n <= 300
+                && title.contains(&t.text.to_lowercase())
+        })
     }
 
     pub fn h1_text(&self) -> Option<String> {
-        let i = self
-            .els
-            .iter()
-            .position(|e| e.tag == "h1" && e.flags & HIDDEN == 0 && e.text_end > e.text_start)?;
+        let i = self.h1_element()?;
         let t = self.text_of(i, 400);
         if t.is_empty() {
             None

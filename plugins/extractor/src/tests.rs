@@ -806,3 +806,40 @@ fn itemlist_urls_become_links_after_next_page() {
     );
     assert!(x.records.is_empty());
 }
+
+#[test]
+fn price_with_currency_as_decimal_separator_and_more_symbols() {
+    assert_eq!(price_of("12€50"), ("12.50".into(), Some("EUR".into())));
+    assert_eq!(
+        price_of("₱1,299.00"),
+        ("1299.00".into(), Some("PHP".into()))
+    );
+    assert_eq!(price_of("RM 59.90"), ("59.90".into(), Some("MYR".into())));
+}
+
+#[test]
+fn logo_h1_in_header_is_not_the_main_heading() {
+    let body = r#"<html><body><header><h1><a href="/">Shop</a></h1><span class="cart-price">0,00 €</span>
+      <div class="promo"><span class="price">5,00 €</span></div></header>
+      <main><h1>Lamp</h1><div class="product-price">49,00 €</div></main></body></html>"#;
+    let r = main_record("https://shop.example.de/lamp", body);
+    assert_eq!(get(&r, "price"), Some("49.00"));
+}
+
+#[test]
+fn title_anchors_prices_without_h1() {
+    let body = r#"<html><head><meta property="og:title" content="Velvet armchair, green"></head><body>
+      <div class="teaser"><span class="price">€ 15,00</span></div>
+      <div class="p-title">Velvet armchair, green</div><div class="p-price">€ 349,00</div>
+      <div class="teaser"><span class="price">€ 25,00</span></div>
+      <div class="teaser"><span class="price">€ 35,00</span></div></body></html>"#;
+    let r = main_record("https://shop.example.ie/armchair", body);
+    assert_eq!(get(&r, "price"), Some("349.00"));
+}
+
+#[test]
+fn letter_currency_marks_are_words() {
+    assert_eq!(price_of("8 knives from 12,00 €").0, "12.00");
+    assert_eq!(price_of("149 kn").1.as_deref(), Some("HRK"));
+    assert_eq!(price_of("199 kr").1.as_deref(), Some("SEK"));
+}

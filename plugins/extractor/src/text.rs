@@ -199,7 +199,21 @@ fn parse_price_from(text: &str, machine: bool) -> Option<Price> {
             return None;
         }
     }
-    let value = interpret(&raw, machine)?;
+    let mut value = interpret(&raw, machine)?;
+    // "12€50": the currency sign stands for the decimal separator.
+    if !machine && raw.seps.is_empty() {
+        let rest = &text[raw.end..];
+        let mut it = rest.chars();
+        if let Some(sym) = it.next() {
+            if matches!(sym, '€' | '£' | '$') {
+                let tail: String = it.clone().take(3).collect();
+                let digits: String = tail.chars().take_while(|c| c.is_ascii_digit()).collect();
+                if digits.len() == 2 {
+                    value = format!("{}.{}", value, digits);
+                }
+            }
+        }
+    }
     let before = &text[..raw.start];
     let after = &text[raw.end..];
     let currency = currency_near(before, after);
@@ -252,6 +266,14 @@ const SYMBOLS: &[(&str, &str)] = &[
     ("CHF", "CHF"),
     ("Fr.", "CHF"),
     ("kr", "SEK"),
+    ("₱", "PHP"),
+    ("RM", "MYR"),
+    ("Rp", "IDR"),
+    ("S/", "PEN"),
+    ("TL", "TRY"),
+    ("лв", "BGN"),
+    ("₸", "KZT"),
+    ("kn", "HRK"),
     ("$", "USD"),
 ];
 
@@ -273,16 +295,40 @@ fn currency_near(before: &str, after: &str) -> Option<String> {
         .rev()
         .collect();
     let a: String = after.chars().take(6).collect();
-    for part in [a.trim(), b.trim()] {
-        let upper = part.to_uppercase();
-        for code in ISO {
-            if upper.starts_with(code) || upper.ends_with(code) {
-                return Some(code.to_string());
-            }
+    let (b, a) = (b.trim_end(), a.trim_start());
+    // Letter marks must stand as words ("5 kn", not "5 knives").
+    let starts = |text: &str, mark: &str| -> bool {
+        let Some(rest) = text.get(..mark.len()) else {
+            return false;
+        };
+        rest.eq_ignore_ascii_case(mark)
+            && (!mark.chars().all(|c| c.is_alphabetic())
+                || !text[mark.len()..]
+                    .chars()
+                    .next()
+                    .map(|c| c.is_alphabetic())
+                    .unwrap_or(false))
+    };
+    let ends = |text: &str, mark: &str| -> bool {
+        if text.len() < mark.len() || !text.is_char_boundary(text.len() - mark.len()) {
+            return false;
+        }
+        let (head, tail) = text.split_at(text.len() - mark.len());
+        tail.eq_ignore_ascii_case(mark)
+            && (!mark.chars().all(|c| c.is_alphabetic())
+                || !head
+                    .chars()
+                    .last()
+                    .map(|c| c.is_alphabetic())
+                    .unwrap_or(false))
+    };
+    for code in ISO {
+        if starts(a, code) || ends(b, code) {
+            return Some(code.to_string());
         }
     }
     for (sym, code) in SYMBOLS {
-        if b.trim_end().ends_with(sym) || a.trim_start().starts_with(sym) {
+        if ends(b, sym) || starts(a, sym) {
             return Some(code.to_string());
         }
     }
