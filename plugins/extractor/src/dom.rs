@@ -12,6 +12,7 @@ pub const CHROME: u16 = 32; // header, nav, footer, aside
 pub const RELATED: u16 = 64; // carousels of other products
 pub const HEADING: u16 = 128; // inside h1
 pub const SUP: u16 = 256; // inside sup / a fraction-like element
+pub const MAIN: u16 = 512; // inside main / article / section
 
 pub struct El<'a> {
     pub el: ElementRef<'a>,
@@ -197,8 +198,18 @@ impl<'a> Doc<'a> {
         if matches!(tag.as_str(), "option" | "select") {
             flags |= OPTION;
         }
-        if matches!(tag.as_str(), "header" | "nav" | "footer" | "aside") {
+        // Page chrome: navigation, and headers/footers of the page (not the
+        // header of a product block inside main/article/section).
+        let chrome = match tag.as_str() {
+            "nav" | "aside" => true,
+            "header" | "footer" => flags & MAIN == 0 && !hint.contains("product"),
+            _ => false,
+        };
+        if chrome {
             flags |= CHROME;
+        }
+        if matches!(tag.as_str(), "main" | "article" | "section") {
+            flags |= MAIN;
         }
         if tag == "h1" {
             flags |= HEADING;

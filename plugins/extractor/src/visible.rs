@@ -830,8 +830,9 @@ const STOCK_HINTS: &[&str] = &[
     "inventory",
     "lager",
     "dispon",
-    "delivery",
-    "status",
+    "nalich",
+    "zalog",
+    "sklad",
 ];
 
 /// Availability as the visible page states it: stock messages first, then
