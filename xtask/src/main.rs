@@ -28,6 +28,7 @@ fn main() {
         Some("test") => {
             build_plugins();
             build_python_example();
+            ensure_browser();
             run(cargo(&["test", "--workspace", "--no-fail-fast"]));
         }
         Some("plugins") => {
@@ -105,6 +106,33 @@ fn extra_components() -> Vec<&'static str> {
         }
     }
     found
+}
+
+/// The dashboard's browser test needs Debian's Chromium and playwright-core
+/// (pinned in tests/browser/package-lock.json): install them if missing.
+fn ensure_browser() {
+    if !Path::new("/usr/bin/chromium").exists() {
+        let root = Command::new("id")
+            .arg("-u")
+            .output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+            .unwrap_or(false);
+        let apt = |args: &[&str]| {
+            let mut cmd = if root { Command::new("apt-get") } else { Command::new("sudo") };
+            if !root {
+                cmd.args(["DEBIAN_FRONTEND=noninteractive", "apt-get"]);
+            }
+            cmd.args(args).env("DEBIAN_FRONTEND", "noninteractive");
+            cmd
+        };
+        run(apt(&["update"]));
+        run(apt(&["install", "-y", "chromium"]));
+    }
+    let dir = Path::new("tests/browser");
+    if !dir.join("node_modules/playwright-core").exists() {
+        let verb = if dir.join("package-lock.json").exists() { "ci" } else { "install" };
+        run(Command::new("npm").args([verb, "--no-audit", "--no-fund"]).current_dir(dir));
+    }
 }
 
 fn ensure_wasm_target() {

@@ -1,0 +1,296 @@
+//! HTML building blocks: escaping, the page frame, money and time text,
+//! and the security headers every dashboard response carries.
+//!
+//! Every value that comes from the store goes through `esc` (or `E`) before
+//! it reaches a page: record fields, queries, URLs and key names come from
+//! customers and from arbitrary web pages.
+
+use std::fmt::{self, Display, Write as _};
+
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde_json::Value;
+
+use super::auth::Dash;
+use crate::money::Micros;
+
+/// Text escaped for HTML element content and quoted attribute values.
+pub struct E<'a>(pub &'a str);
+
+impl Display for E<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for c in self.0.chars() {
+            match c {
+                '&' => f.write_str("&amp;")?,
+                '<' => f.write_str("&lt;")?,
+                '>' => f.write_str("&gt;")?,
+                '"' => f.write_str("&quot;")?,
+                '\'' => f.write_str("&#39;")?,
+                c => f.write_char(c)?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `s` escaped for HTML.
+pub fn esc(s: &str) -> String {
+    E(s).to_string()
+}
+
+/// A JSON value as escaped text: strings bare, anything else as JSON.
+pub fn esc_value(v: &Value) -> String {
+    match v {
+        Value::Null => String::new(),
+        Value::String(s) => esc(s),
+        other => esc(&other.to_string()),
+    }
+}
+
+/// Pretty JSON, escaped, for a `<pre>`.
+pub fn esc_json(v: &Value) -> String {
+    esc(&serde_json::to_string_pretty(v).unwrap_or_default())
+}
+
+/// A link to an outside page, only for http(s) URLs (never `javascript:`
+/// or `data:`); anything else is shown as text.
+pub fn ext_link(url: &str, text: &str) -> String {
+    let lower = url.trim_start().to_ascii_lowercase();
+    if lower.starts_with("https://") || lower.starts_with("http://") {
+        format!(
+            "<a href=\"{}\" rel=\"noopener noreferrer nofollow\" target=\"_blank\">{}</a>",
+            E(url),
+            E(text)
+        )
+    } else {
+        esc(text)
+    }
+}
+
+/// USD with at least two decimals: `$12.50`, `$0.003`, `-$1.00`.
+pub fn usd(m: Micros) -> String {
+    let text = m.to_string();
+    let (sign, abs) = match text.strip_prefix('-') {
+        Some(rest) => ("-", rest.to_string()),
+        None => ("", text),
+    };
+    let abs = match abs.split_once('.') {
+        None => format!("{abs}.00"),
+        Some((i, f)) if f.len() < 2 => format!("{i}.{f:0<2}"),
+        Some(_) => abs,
+    };
+    format!("{sign}${abs}")
+}
+
+/// USD from a JSON amount.
+pub fn usd_json(v: &Value) -> String {
+    Micros::from_json(v)
+        .map(usd)
+        .unwrap_or_else(|| esc_value(v))
+}
+
+/// A timestamp as `2026-11-21 16:30:05 UTC` (escaped text as-is when it does not parse).
+pub fn when(t: &str) -> String {
+    match crate::time::parse(t) {
+        Some(t) => t.format("%Y-%m-%d %H:%M:%S UTC").to_string(),
+        None => esc(t),
+    }
+}
+
+pub fn when_opt(t: Option<&str>) -> String {
+    t.map(when).unwrap_or_else(|| "—".into())
+}
+
+/// A status pill.
+pub fn pill(text: &str) -> String {
+    let class = match text {
+        "running" => "run",
+        "answered" | "active" | "ok" | "enabled" | "yes" => "good",
+        "abstained" | "stopped" | "disabled" | "revoked" | "dropped" | "no" => "muted",
+        "error" | "failed" | "dead-lettered" => "bad",
+        _ => "muted",
+    };
+    format!("<span class=\"pill {class}\">{}</span>", E(text))
+}
+
+/// Which item of the navigation is current.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Nav {
+    Balance,
+    Sessions,
+    Keys,
+    Webhooks,
+    Secret,
+    None,
+}
+
+const NAV: &[(Nav, &str, &str)] = &[
+    (Nav::Balance, "/dashboard/balance", "Balance"),
+    (Nav::Sessions, "/dashboard/sessions", "Sessions"),
+    (Nav::Keys, "/dashboard/keys", "Keys"),
+    (Nav::Webhooks, "/dashboard/webhooks", "Webhooks"),
+    (Nav::Secret, "/dashboard/webhook-secret", "Webhook secret"),
+];
+
+/// The headers of every dashboard response: no caching, no framing, no
+/// outside resources, no inline scripts.
+pub fn secure(mut response: Response) -> Response {
+    let h = response.headers_mut();
+    let set = |h: &mut axum::http::HeaderMap, name: &'static str, value: &'static str| {
+        h.insert(name, HeaderValue::from_static(value));
+    };
+    set(h, "cache-control", "no-store");
+    set(
+        h,
+        "content-security-policy",
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; \
+         form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    );
+    set(h, "x-frame-options", "DENY");
+    set(h, "x-content-type-options", "nosniff");
+    set(h, "referrer-policy", "no-referrer");
+    response
+}
+
+/// A whole HTML document.
+pub fn document(title: &str, body: &str) -> String {
+    format!(
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+         <title>{} · fnhost dashboard</title>\
+         <link rel=\"stylesheet\" href=\"/dashboard/assets/style.css\">\
+         <script src=\"/dashboard/assets/app.js\" defer></script></head><body>{body}</body></html>",
+        E(title)
+    )
+}
+
+/// An HTML response with the security headers.
+pub fn html(status: StatusCode, doc: String) -> Response {
+    secure(
+        (
+            status,
+            [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+            doc,
+        )
+            .into_response(),
+    )
+}
+
+/// A page of a signed-in customer: the header (account, key, mode, sign
+/// out), the test-mode banner, the navigation and `main`.
+pub fn page(dash: &Dash, nav: Nav, title: &str, main: &str) -> Response {
+    page_with_status(dash, nav, title, main, StatusCode::OK)
+}
+
+pub fn page_with_status(
+    dash: &Dash,
+    nav: Nav,
+    title: &str,
+    main: &str,
+    status: StatusCode,
+) -> Response {
+    let mut links = String::new();
+    for (item, href, label) in NAV {
+        let current = if *item == nav {
+            " aria-current=\"page\" class=\"current\""
+        } else {
+            ""
+        };
+        let _ = write!(links, "<a href=\"{href}\"{current}>{label}</a>");
+    }
+    let mode = if dash.key.mode.livemode() {
+        "<span class=\"mode live\" data-mode=\"live\">LIVE</span>".to_string()
+    } else {
+        "<span class=\"mode test\" data-mode=\"test\">TEST</span>".to_string()
+    };
+    let banner = if dash.key.mode.livemode() {
+        String::new()
+    } else {
+        "<div class=\"test-banner\" role=\"status\" id=\"test-mode-banner\"><strong>TEST MODE</strong> — signed in with a \
+         <code>fn_test_</code> key: you see test sessions, the test balance and test keys only. Live data is not shown.</div>"
+            .to_string()
+    };
+    let read_only = if dash.read_only() {
+        "<span class=\"pill muted\" id=\"read-only\" title=\"This key has no write scopes\">read-only</span>"
+    } else {
+        ""
+    };
+    let body = format!(
+        "<header class=\"top\"><div class=\"brand\"><a href=\"/dashboard\">fnhost</a> {mode}</div>\
+         <div class=\"who\"><span class=\"account\">{account}</span> · key <span class=\"keyname\">{keyname}</span> \
+         <code>{prefix}…</code> {read_only}\
+         <form method=\"post\" action=\"/dashboard/logout\" class=\"inline\"><input type=\"hidden\" name=\"csrf\" value=\"{csrf}\">\
+         <button type=\"submit\" class=\"link\" id=\"sign-out\">Sign out</button></form></div></header>\
+         {banner}<nav class=\"tabs\">{links}</nav><main><h1>{title}</h1>{main}</main>\
+         <footer>fnhost · account <code>{account_id}</code> · {mode_text} mode</footer>",
+        account = E(&dash.account.name),
+        keyname = E(&dash.key.name),
+        prefix = E(&dash.key.prefix),
+        csrf = E(&dash.csrf),
+        title = E(title),
+        account_id = E(&dash.account.id),
+        mode_text = dash.key.mode.as_str(),
+    );
+    html(status, document(title, &body))
+}
+
+/// A notice on a page: `kind` is `info`, `ok` or `error`.
+pub fn notice(kind: &str, text_html: &str) -> String {
+    let role = if kind == "error" { "alert" } else { "status" };
+    format!("<p class=\"notice {kind}\" role=\"{role}\">{text_html}</p>")
+}
+
+/// What a page shows when the key lacks the scope to read it.
+pub fn missing_scope(scope: &str) -> String {
+    notice(
+        "error",
+        &format!(
+            "This key lacks the <code>{}</code> scope, so this page cannot be shown. Sign in with a key that has it.",
+            E(scope)
+        ),
+    )
+}
+
+/// The hidden CSRF member of every form.
+pub fn csrf_field(dash: &Dash) -> String {
+    format!(
+        "<input type=\"hidden\" name=\"csrf\" value=\"{}\">",
+        E(&dash.csrf)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_every_markup_character() {
+        assert_eq!(
+            esc("<script>alert('x')</script> & \"q\""),
+            "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;q&quot;"
+        );
+        assert_eq!(esc_value(&serde_json::json!("<b>")), "&lt;b&gt;");
+        assert_eq!(
+            esc_value(&serde_json::json!({"a": "<i>"})),
+            "{&quot;a&quot;:&quot;&lt;i&gt;&quot;}"
+        );
+    }
+
+    #[test]
+    fn links_only_http_urls() {
+        assert!(ext_link("https://shop.example/p?a=1&b=\"2\"", "x")
+            .contains("href=\"https://shop.example/p?a=1&amp;b=&quot;2&quot;\""));
+        assert_eq!(ext_link("javascript:alert(1)", "x<"), "x&lt;");
+        assert_eq!(ext_link(" JaVaScRiPt:alert(1)", "x"), "x");
+        assert_eq!(ext_link("data:text/html,<b>", "d"), "d");
+    }
+
+    #[test]
+    fn money_has_two_decimals_at_least() {
+        assert_eq!(usd(Micros(12_500_000)), "$12.50");
+        assert_eq!(usd(Micros(3_000_000)), "$3.00");
+        assert_eq!(usd(Micros(3_000)), "$0.003");
+        assert_eq!(usd(Micros(-1_000_000)), "-$1.00");
+        assert_eq!(usd(Micros(0)), "$0.00");
+    }
+}

@@ -1,0 +1,73 @@
+//! The dashboard: server-rendered pages at /dashboard for a customer
+//! signed in with an API key. It reads the host's own modules (ledger,
+//! sessions, keys, webhooks), never the HTTP API, and needs no network:
+//! its stylesheet and script are embedded in the binary.
+//!
+//! - `auth`: sign-in, sign-out, the session cookie, CSRF, scopes.
+//! - `html`: escaping and the page frame.
+//! - `balance`: balance, open reserves, the spend chart.
+//! - `sessions`: the sessions list; one session's rows, events (live) and receipts.
+//! - `keys`: the keys of the signed-in mode; rename and revoke.
+//! - `webhooks`: endpoints, their attempts, the account default secret.
+//!
+//! docs/DASHBOARD.md describes what it shows and its security model.
+
+pub mod auth;
+pub mod balance;
+pub mod html;
+pub mod keys;
+pub mod sessions;
+pub mod webhooks;
+
+use axum::http::header;
+use axum::response::{IntoResponse, Redirect, Response};
+use axum::routing::{get, post};
+use axum::{Extension, Router};
+
+use crate::state::AppState;
+
+const STYLE: &str = include_str!("assets/style.css");
+const SCRIPT: &str = include_str!("assets/app.js");
+
+/// Every dashboard route; merged at the top level of the router.
+pub fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/dashboard", get(home))
+        .route("/dashboard/", get(home))
+        .route("/dashboard/login", get(auth::login_form).post(auth::login))
+        .route("/dashboard/logout", post(auth::logout))
+        .route("/dashboard/balance", get(balance::page))
+        .route("/dashboard/sessions", get(sessions::list))
+        .route("/dashboard/sessions/{id}", get(sessions::rows))
+        .route("/dashboard/sessions/{id}/events", get(sessions::events))
+        .route(
+            "/dashboard/sessions/{id}/events.json",
+            get(sessions::events_json),
+        )
+        .route("/dashboard/sessions/{id}/receipts", get(sessions::receipts))
+        .route("/dashboard/keys", get(keys::page))
+        .route("/dashboard/keys/{id}/rename", post(keys::rename))
+        .route("/dashboard/keys/{id}/revoke", post(keys::revoke))
+        .route("/dashboard/webhooks", get(webhooks::endpoints))
+        .route("/dashboard/webhooks/{id}", get(webhooks::attempts))
+        .route("/dashboard/webhook-secret", get(webhooks::secret))
+        .route("/dashboard/webhook-secret/reveal", post(webhooks::reveal))
+        .route("/dashboard/webhook-secret/rotate", post(webhooks::rotate))
+        .route(
+            "/dashboard/assets/style.css",
+            get(|| async { asset("text/css; charset=utf-8", STYLE) }),
+        )
+        .route(
+            "/dashboard/assets/app.js",
+            get(|| async { asset("text/javascript; charset=utf-8", SCRIPT) }),
+        )
+        .layer(Extension(auth::Sessions::default()))
+}
+
+async fn home(_: auth::Dash) -> Response {
+    html::secure(Redirect::to("/dashboard/balance").into_response())
+}
+
+fn asset(content_type: &'static str, body: &'static str) -> Response {
+    html::secure(([(header::CONTENT_TYPE, content_type)], body).into_response())
+}
