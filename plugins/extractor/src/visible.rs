@@ -996,7 +996,7 @@ pub fn listing_cards(doc: &Doc) -> Vec<Card> {
     }
     let best = cands.iter().max_by_key(|c| c.score);
     if let Some(b) = best {
-        if b.score >= 3 && !members.iter().any(|m| m.el == b.el) {
+        if b.score >= 1 && !members.iter().any(|m| m.el == b.el) {
             return Vec::new();
         }
     }
