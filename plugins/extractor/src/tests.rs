@@ -843,3 +843,33 @@ fn letter_currency_marks_are_words() {
     assert_eq!(price_of("149 kn").1.as_deref(), Some("HRK"));
     assert_eq!(price_of("199 kr").1.as_deref(), Some("SEK"));
 }
+
+#[test]
+fn current_price_after_former_price_in_one_text() {
+    use crate::text::parse_current_price;
+    assert_eq!(
+        parse_current_price("- 50 % statt 4.50 CHF 2.25")
+            .map(|p| p.value)
+            .as_deref(),
+        Some("2.25")
+    );
+    assert_eq!(
+        parse_current_price("was £20.00 now £15.00")
+            .map(|p| p.value)
+            .as_deref(),
+        Some("15.00")
+    );
+    assert_eq!(
+        parse_current_price("£15.00").map(|p| p.value).as_deref(),
+        Some("15.00")
+    );
+}
+
+#[test]
+fn equal_neighbours_take_the_lower_price() {
+    let body = product_page(
+        r#"<h1>Смесь</h1><div><span data-tid="a1">1 529 ₽</span> <span data-tid="a2">899 ₽</span></div>"#,
+    );
+    let r = main_record("https://shop.example.ru/product/1", &body);
+    assert_eq!(get(&r, "price"), Some("899"));
+}

@@ -163,6 +163,59 @@ pub fn parse_price(text: &str) -> Option<Price> {
     parse_price_from(text, false)
 }
 
+/// Parse the current price of a text that may also state a former one:
+/// "statt 4.50 CHF 2.25", "was £20 now £15", "au lieu de 30 € 25 €" give the
+/// last price written next to a currency; other texts their first price.
+pub fn parse_current_price(text: &str) -> Option<Price> {
+    let lower = text.to_lowercase();
+    let former = [
+        "statt",
+        "was ",
+        "instead of",
+        "au lieu de",
+        "invece di",
+        "en lugar de",
+        "em vez de",
+        "uvp",
+        "rrp",
+        "原價",
+        "原价",
+        "вместо",
+    ];
+    if !former.iter().any(|w| lower.contains(w)) {
+        return parse_price(text);
+    }
+    let mut last: Option<Price> = None;
+    let mut from = 0;
+    for _ in 0..8 {
+        let Some(r) = scan_number(text, from) else {
+            break;
+        };
+        let before: String = text[..r.start]
+            .chars()
+            .rev()
+            .take(4)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        let after: String = text[r.end..].chars().take(4).collect();
+        if let Some(cur) = currency_near(&before, &after) {
+            if let Some(value) = interpret(&r, false) {
+                last = Some(Price {
+                    value,
+                    currency: Some(cur),
+                });
+            }
+        }
+        if r.end >= text.len() {
+            break;
+        }
+        from = r.end;
+    }
+    last.or_else(|| parse_price(text))
+}
+
 /// Parse a price from markup (`content="1234.56"`, JSON-LD `"price": "12.5"`).
 pub fn parse_machine_price(text: &str) -> Option<String> {
     let t = text.trim();

@@ -3,7 +3,7 @@
 use crate::dom::{Doc, BUTTON, CHROME, HIDDEN, LINK, OPTION, RELATED, STRIKE};
 use crate::text::{
     availability_from_short_text, availability_from_text, has_currency_mark, is_buy_text, is_gtin,
-    parse_price, Price,
+    parse_current_price, Price,
 };
 
 const GOOD_PRICE: &[&str] = &[
@@ -200,6 +200,20 @@ pub fn main_price(doc: &Doc) -> Option<PriceFound> {
     let best = price_candidates(doc)
         .into_iter()
         .fold(None, |best: Option<PriceFound>, c| match best {
+            // Two equal candidates side by side: a former price and the
+            // current one; the current one is the lower.
+            Some(b) if b.score == c.score && c.pos.abs_diff(b.pos) <= 6 => {
+                let (x, y) = (
+                    c.price.value.parse::<f64>().unwrap_or(f64::MAX),
+                    b.price.value.parse::<f64>().unwrap_or(0.0),
+                );
+                // A discount, not a different amount (points, a part).
+                if x < y && x >= 0.3 * y {
+                    Some(c)
+                } else {
+                    Some(b)
+                }
+            }
             Some(b) if b.score >= c.score => Some(b),
             _ => Some(c),
         })?;
@@ -221,6 +235,8 @@ pub struct PriceFound {
     /// The element showing the price and its structural kind.
     pub el: usize,
     pub kind: String,
+    /// Index of its first text.
+    pub pos: usize,
 }
 
 struct Raw {
@@ -248,7 +264,7 @@ pub fn price_candidates(doc: &Doc) -> Vec<PriceFound> {
         if raw.len() > 60 || raw.is_empty() {
             continue;
         }
-        let Some(price) = parse_price(&raw) else {
+        let Some(price) = parse_current_price(&raw) else {
             continue;
         };
         let bare = !has_currency_mark(&raw);
@@ -296,7 +312,7 @@ pub fn price_candidates(doc: &Doc) -> Vec<PriceFound> {
                 continue;
             }
         }
-        let Some(price) = parse_price(&raw) else {
+        let Some(price) = parse_current_price(&raw) else {
             continue;
         };
         let label = has_price_label(&t.text) || (k > 0 && has_price_label(&doc.texts[k - 1].text));
@@ -484,6 +500,7 @@ pub fn price_candidates(doc: &Doc) -> Vec<PriceFound> {
             list_like,
             el: r.el,
             kind: k_sig,
+            pos,
         });
     }
     all
