@@ -63,23 +63,26 @@ fn build_plugins() {
 /// the component is newer than its sources.
 fn build_python_example() {
     const DIR: &str = "examples/plugins/python-extractor";
-    const OUT: &str = "target/wasm32-wasip2/plugin/python_extractor.wasm";
     const SOURCES: &[&str] = &[
         "app.py",
         "test_app.py",
         "build.sh",
         "../../../wit/fnhost-plugin.wit",
     ];
-    let modified = |path: &str| std::fs::metadata(path).and_then(|m| m.modified()).ok();
-    let built = modified(OUT);
+    let target =
+        std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| PathBuf::from("target"), PathBuf::from);
+    let out = std::path::absolute(target.join("wasm32-wasip2/plugin/python_extractor.wasm"))
+        .expect("the current directory exists");
+    let modified = |path: &Path| std::fs::metadata(path).and_then(|m| m.modified()).ok();
+    let built = modified(&out);
     if SOURCES
         .iter()
-        .all(|s| modified(&format!("{DIR}/{s}")) < built)
+        .all(|s| modified(&Path::new(DIR).join(s)) < built)
     {
         return;
     }
     let script = format!("{DIR}/build.sh");
-    let status = Command::new("bash").arg(script).arg(OUT).status();
+    let status = Command::new("bash").arg(script).arg(&out).status();
     if !status.as_ref().is_ok_and(|s| s.success()) {
         let why = status.map_or_else(|e| e.to_string(), |s| s.to_string());
         eprintln!("xtask: building the Python example plugin with {DIR}/build.sh failed ({why})");
