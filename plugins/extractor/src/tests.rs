@@ -873,3 +873,18 @@ fn equal_neighbours_take_the_lower_price() {
     let r = main_record("https://shop.example.ru/product/1", &body);
     assert_eq!(get(&r, "price"), Some("899"));
 }
+
+#[test]
+fn short_article_label_and_sku_named_element() {
+    let body = product_page(
+        r#"<h1>Filzstift</h1><div data-testid="sku"><span>Art.</span><span>1049084</span></div><span class="price">CHF 19.50</span>"#,
+    );
+    let r = main_record("https://shop.example.ch/de/filzstift-24718", &body);
+    assert_eq!(get(&r, "sku"), Some("1049084"));
+
+    let body = product_page(
+        r#"<h1>Pen</h1><div class="product-sku">PX-2201</div><span class="price">$4.50</span>"#,
+    );
+    let r = main_record("https://shop.example.com/pen", &body);
+    assert_eq!(get(&r, "sku"), Some("PX-2201"));
+}

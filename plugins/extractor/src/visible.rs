@@ -584,6 +584,14 @@ const ID_LABELS: &[(&str, IdKind)] = &[
     ("artikel-nr", IdKind::Sku),
     ("artikel nr", IdKind::Sku),
     ("artikelnr", IdKind::Sku),
+    ("artikel-nummer", IdKind::Sku),
+    ("artikel nummer", IdKind::Sku),
+    ("art.", IdKind::Sku),
+    ("art.-nr.", IdKind::Sku),
+    ("artnr", IdKind::Sku),
+    ("sku#", IdKind::Sku),
+    ("item no.", IdKind::Sku),
+    ("ref.", IdKind::Sku),
     ("bestellnummer", IdKind::Sku),
     ("best.-nr", IdKind::Sku),
     ("référence", IdKind::Sku),
@@ -767,6 +775,33 @@ pub fn identifiers(doc: &Doc, page_url: &str, body: &str) -> Ids {
             }
         }
     }
+    // Elements named like a sku ("data-testid=sku", "product-sku"): the
+    // identifier in their text, after any label.
+    let mut named: Vec<String> = Vec::new();
+    for (i, e) in doc.els.iter().enumerate() {
+        if e.flags & (RELATED | OPTION | HIDDEN) != 0
+            || e.text_end <= e.text_start
+            || e.text_end - e.text_start > 3
+        {
+            continue;
+        }
+        let named_sku = e.hint.split_whitespace().any(|w| {
+            w == "sku"
+                || w.ends_with("-sku")
+                || w.ends_with("_sku")
+                || w.starts_with("sku-")
+                || w.starts_with("sku_")
+        });
+        if !named_sku {
+            continue;
+        }
+        let text = doc.text_of(i, 80);
+        if let Some(v) = text.split_whitespace().last().and_then(id_token) {
+            if !named.contains(&v) {
+                named.push(v);
+            }
+        }
+    }
     // Form fields that carry the product's identifier.
     let mut form_ids: Vec<String> = Vec::new();
     for e in &doc.els {
@@ -800,6 +835,7 @@ pub fn identifiers(doc: &Doc, page_url: &str, body: &str) -> Ids {
         .find(|v| in_url(v))
         .or_else(|| form_ids.iter().find(|v| in_url(v)))
         .or_else(|| sku.first())
+        .or_else(|| named.first())
         .or_else(|| form_ids.first())
         .cloned()
         .or_else(|| script_sku(&doc.scripts))
