@@ -891,14 +891,36 @@ const STOCK_HINTS: &[&str] = &[
 /// Availability as the visible page states it: stock messages first, then
 /// buy buttons, then short stock phrases anywhere in the main content.
 pub fn availability(doc: &Doc) -> Option<(&'static str, &'static str)> {
+    // Stock-named elements whose name repeats (one per seller or variant
+    // row) speak of offers, not of the product.
+    let stock_named = |e: &crate::dom::El| STOCK_HINTS.iter().any(|w| e.hint.contains(w));
+    let norm = |h: &str| {
+        h.chars()
+            .filter(|c| !c.is_ascii_digit())
+            .collect::<String>()
+    };
+    let mut kinds: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for e in &doc.els {
+        if stock_named(e) {
+            *kinds
+                .entry(format!("{} {}", e.tag, norm(&e.hint)))
+                .or_default() += 1;
+        }
+    }
     for (i, e) in doc.els.iter().enumerate() {
         if e.flags & (HIDDEN | RELATED | OPTION) != 0 || e.text_end <= e.text_start {
             continue;
         }
-        if !STOCK_HINTS.iter().any(|w| e.hint.contains(w)) {
+        if !stock_named(e) {
             continue;
         }
-        if e.text_end - e.text_start > 8 {
+        if e.text_end - e.text_start > 8
+            || kinds
+                .get(&format!("{} {}", e.tag, norm(&e.hint)))
+                .copied()
+                .unwrap_or(0)
+                >= 3
+        {
             continue;
         }
         let text = doc.text_of(i, 200);
