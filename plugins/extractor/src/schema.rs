@@ -508,6 +508,43 @@ pub fn record_from_node(node: &Map<String, Value>) -> Map<String, Value> {
         "availability",
         get_str(node, "availability").and_then(|a| normalize_availability(&a)),
     );
+    // A ProductGroup carries its offers on its variants: the first priced
+    // variant gives price and stock, the group keeps its own name and ids;
+    // the group is in stock when any variant is.
+    if !r.contains_key("price") {
+        if let Some(Value::Array(variants)) = get(node, "hasVariant") {
+            let recs: Vec<Map<String, Value>> = variants
+                .iter()
+                .take(200)
+                .filter_map(|v| v.as_object())
+                .map(record_from_node)
+                .filter(|v| v.contains_key("price"))
+                .collect();
+            if let Some(first) = recs.first() {
+                for k in [
+                    "price",
+                    "currency",
+                    "availability",
+                    "sku",
+                    "gtin",
+                    "mpn",
+                    "condition",
+                ] {
+                    if let Some(v) = first.get(k) {
+                        if !r.contains_key(k) {
+                            r.insert(k.to_string(), v.clone());
+                        }
+                    }
+                }
+                if recs
+                    .iter()
+                    .any(|v| v.get("availability").and_then(|a| a.as_str()) == Some("InStock"))
+                {
+                    r.insert("availability".into(), Value::String("InStock".into()));
+                }
+            }
+        }
+    }
     r
 }
 

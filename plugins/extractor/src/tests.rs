@@ -888,3 +888,22 @@ fn short_article_label_and_sku_named_element() {
     let r = main_record("https://shop.example.com/pen", &body);
     assert_eq!(get(&r, "sku"), Some("PX-2201"));
 }
+
+#[test]
+fn jsonld_product_group_reads_its_variants() {
+    let body = product_page(
+        r#"<script type="application/ld+json">{"@context":"https://schema.org","@type":"ProductGroup","name":"Tee","productGroupID":"T1",
+        "brand":{"@type":"Brand","name":"Acme"},
+        "hasVariant":[
+          {"@type":"Product","name":"Tee S","sku":"T1-S","offers":{"@type":"Offer","price":"19.00","priceCurrency":"EUR","availability":"https://schema.org/OutOfStock"}},
+          {"@type":"Product","name":"Tee M","sku":"T1-M","offers":{"@type":"Offer","price":"19.00","priceCurrency":"EUR","availability":"https://schema.org/InStock"}}]}</script>
+        <h1>Tee</h1>"#,
+    );
+    let r = main_record("https://shop.example.de/tee", &body);
+    assert_eq!(get(&r, "name"), Some("Tee"));
+    assert_eq!(get(&r, "price"), Some("19.00"));
+    assert_eq!(get(&r, "currency"), Some("EUR"));
+    assert_eq!(get(&r, "availability"), Some("InStock"));
+    assert_eq!(get(&r, "sku"), Some("T1-S"));
+    assert_eq!(get(&r, "brand"), Some("Acme"));
+}
