@@ -138,6 +138,39 @@ pub fn extract(page: &Page, request: &Request) -> Result<Extraction, String> {
         .get("currency")
         .and_then(|v| v.as_str())
         .and_then(text::normalize_currency);
+    // A JSON body (an API answer, a JSON-LD document): read it as schema.org
+    // data.
+    let json_body = page
+        .content_type
+        .map(|c| c.to_ascii_lowercase().contains("json"))
+        .unwrap_or(false);
+    if json_body {
+        let values = schema::parse_jsonld(page.body);
+        let mut found = Vec::new();
+        schema::collect_products(&values, &mut found);
+        let base = url::Url::parse(page.url).ok();
+        let records: Vec<Map<String, Value>> = found
+            .iter()
+            .map(|f| {
+                let mut r = schema::record_from_node(&f.node);
+                if let Some(u) = field(&r, "url").and_then(|h| resolve(&base, h)) {
+                    r.insert("url".into(), Value::String(u));
+                }
+                if !r.contains_key("currency") && r.contains_key("price") {
+                    put(&mut r, "currency", hinted_currency.clone());
+                }
+                r
+            })
+            .filter(|r| schema::richness(r) > 0)
+            .collect();
+        let notes = vec![format!("json body: {} products", records.len())];
+        return Ok(Extraction {
+            records,
+            complete: true,
+            links: Vec::new(),
+            notes,
+        });
+    }
     let html = scraper::Html::parse_document(page.body);
     let doc = dom::Doc::build(&html);
     let base = url::Url::parse(page.url).ok();

@@ -907,3 +907,27 @@ fn jsonld_product_group_reads_its_variants() {
     assert_eq!(get(&r, "sku"), Some("T1-S"));
     assert_eq!(get(&r, "brand"), Some("Acme"));
 }
+
+#[test]
+fn json_body_is_read_as_schema_data() {
+    let hints = json!({});
+    let req = Request {
+        entity: "product",
+        guidance: None,
+        hints: &hints,
+    };
+    let body = r#"{"@type":"ItemList","itemListElement":[{"@type":"ListItem","item":{"@type":"Product","name":"A","url":"/p/a","offers":{"price":"1.50","priceCurrency":"EUR"}}},{"@type":"ListItem","item":{"@type":"Product","name":"B","offers":{"price":"2.50","priceCurrency":"EUR"}}}]}"#;
+    let page = Page {
+        url: "https://api.example.com/list",
+        status: 200,
+        content_type: Some("application/ld+json"),
+        body,
+    };
+    let x = extract(&page, &req).unwrap();
+    assert_eq!(x.records.len(), 2);
+    assert_eq!(
+        get(&x.records[0], "url"),
+        Some("https://api.example.com/p/a")
+    );
+    assert_eq!(get(&x.records[1], "price"), Some("2.50"));
+}
