@@ -412,7 +412,7 @@ fn labelled_asin_in_table_and_model() {
     );
     let r = main_record("https://www.shop.example.com/dp/B001FK81PU", &body);
     assert_eq!(get(&r, "sku"), Some("B001FK81PU"));
-    assert_eq!(get(&r, "mpn"), Some("HMP2000"));
+    assert_eq!(get(&r, "mpn"), Some("HMP 2000"));
 }
 
 #[test]

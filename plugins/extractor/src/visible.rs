@@ -732,11 +732,24 @@ pub fn identifiers(doc: &Doc, page_url: &str, body: &str) -> Ids {
         let Some((kind, rest, label)) = split_label(&t.text) else {
             continue;
         };
-        let mut value = if rest.is_empty() {
-            None
-        } else {
-            id_token(&rest)
+        // Model numbers keep their spaces ("HMP 2000"); codes are one token.
+        let token = |v: &str| -> Option<String> {
+            if kind == IdKind::Mpn {
+                let v = clean_marks(v);
+                let v = v.trim().trim_end_matches(['.', ',', ';']);
+                let words = v.split_whitespace().count();
+                let ok = !v.is_empty()
+                    && v.len() <= 40
+                    && words <= 3
+                    && v.chars().any(|c| c.is_ascii_digit());
+                if ok {
+                    return Some(v.split_whitespace().collect::<Vec<_>>().join(" "));
+                }
+                return None;
+            }
+            id_token(v)
         };
+        let mut value = if rest.is_empty() { None } else { token(&rest) };
         if value.is_none() && rest.is_empty() {
             for j in i + 1..(i + 4).min(n) {
                 let s = clean_marks(&doc.texts[j].text);
@@ -746,7 +759,7 @@ pub fn identifiers(doc: &Doc, page_url: &str, body: &str) -> Ids {
                 if s.is_empty() {
                     continue;
                 }
-                value = id_token(s);
+                value = token(s);
                 break;
             }
         }
