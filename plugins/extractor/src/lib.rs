@@ -279,8 +279,10 @@ pub fn extract(page: &Page, request: &Request) -> Result<Extraction, String> {
         let mut records: Vec<Map<String, Value>> = Vec::new();
         for i in idxs {
             let mut r = cands[i].record.clone();
-            if let Some(u) = field(&r, "url").and_then(|h| resolve(&base, h)) {
-                r.insert("url".into(), Value::String(u));
+            for k in ["url", "image"] {
+                if let Some(u) = field(&r, k).and_then(|h| resolve(&base, h)) {
+                    r.insert(k.into(), Value::String(u));
+                }
             }
             fill_currency(&mut r, &doc, &host, &hinted_currency);
             if !records

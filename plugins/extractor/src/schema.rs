@@ -334,7 +334,9 @@ fn offer_price(o: &Map<String, Value>) -> Option<(String, Option<String>)> {
     for key in ["price", "lowPrice", "minPrice"] {
         if let Some(v) = get(o, key) {
             let p = match v {
-                Value::Number(n) => Some(n.to_string()),
+                // Plain decimals only: no exponent form, no sign.
+                Value::Number(n) => Some(n.to_string())
+                    .filter(|s| s.chars().all(|c| c.is_ascii_digit() || c == '.')),
                 other => scalar(other).and_then(|s| parse_machine_price(&s)),
             };
             if let Some(p) = p.filter(|p| p.trim_start_matches(['0', '.']) != "") {
