@@ -37,8 +37,11 @@ pub struct Doc<'a> {
     pub els: Vec<El<'a>>,
     pub texts: Vec<Text>,
     pub jsonld: Vec<String>,
-    /// Inline scripts other than JSON-LD (data layers), bounded in size.
-    pub scripts: String,
+    /// Inline scripts other than JSON-LD (data layers), read on demand.
+    script_els: Vec<ElementRef<'a>>,
+    scripts: std::cell::OnceCell<String>,
+    /// The visible price candidates, computed once on first use.
+    pub prices: std::cell::OnceCell<Vec<crate::visible::PriceFound>>,
     /// Meta tags: (property or name or itemprop, content), keys lowercased.
     pub metas: Vec<(String, String)>,
     pub lang: String,
@@ -123,7 +126,9 @@ impl<'a> Doc<'a> {
             els: Vec::new(),
             texts: Vec::new(),
             jsonld: Vec::new(),
-            scripts: String::new(),
+            script_els: Vec::new(),
+            scripts: std::cell::OnceCell::new(),
+            prices: std::cell::OnceCell::new(),
             metas: Vec::new(),
             lang: String::new(),
             title: String::new(),
@@ -141,14 +146,8 @@ impl<'a> Doc<'a> {
                 let ty = e.attr("type").unwrap_or("").to_ascii_lowercase();
                 if ty.contains("ld+json") {
                     self.jsonld.push(el.text().collect::<String>());
-                } else if self.scripts.len() < 4_000_000
-                    && !ty.contains("template")
-                    && !ty.contains("html")
-                {
-                    for t in el.text() {
-                        self.scripts.push_str(t);
-                    }
-                    self.scripts.push('\n');
+                } else if !ty.contains("template") && !ty.contains("html") {
+                    self.script_els.push(el);
                 }
                 return;
             }
@@ -318,6 +317,23 @@ impl<'a> Doc<'a> {
             n += 1;
         }
         out
+    }
+
+    /// The text of the inline scripts (bounded in size), joined on first use.
+    pub fn scripts(&self) -> &str {
+        self.scripts.get_or_init(|| {
+            let mut out = String::new();
+            for el in &self.script_els {
+                if out.len() > 4_000_000 {
+                    break;
+                }
+                for t in el.text() {
+                    out.push_str(t);
+                }
+                out.push('\n');
+            }
+            out
+        })
     }
 
     pub fn meta(&self, key: &str) -> Option<&str> {

@@ -625,8 +625,14 @@ pub fn debug_price_candidates(body: &str) -> Vec<(String, String, i32)> {
     let html = scraper::Html::parse_document(body);
     let doc = dom::Doc::build(&html);
     visible::price_candidates(&doc)
-        .into_iter()
-        .map(|c| (c.price.value, format!("{} {}", c.raw, c.why), c.score))
+        .iter()
+        .map(|c| {
+            (
+                c.price.value.clone(),
+                format!("{} {}", c.raw, c.why),
+                c.score,
+            )
+        })
         .collect()
 }
 

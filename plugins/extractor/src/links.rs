@@ -157,7 +157,8 @@ pub fn catalog_links(
         if s == page_url || s.trim_end_matches('/') == page_url.trim_end_matches('/') {
             continue;
         }
-        let label = if e.tag == "a" {
+        // Next-page labels are short: one or two texts.
+        let label = if e.tag == "a" && e.text_end - e.text_start <= 2 {
             doc.text_of(i, 40).to_lowercase()
         } else {
             String::new()

@@ -197,9 +197,9 @@ fn has_price_label(text: &str) -> bool {
 /// heading, strike-through, repetition (cards of other products) and the
 /// parts of the page that hold other products.
 pub fn main_price(doc: &Doc) -> Option<PriceFound> {
-    let best = price_candidates(doc)
-        .into_iter()
-        .fold(None, |best: Option<PriceFound>, c| match best {
+    let best = price_candidates(doc).iter().cloned().fold(
+        None,
+        |best: Option<PriceFound>, c| match best {
             // Two equal candidates side by side: a former price and the
             // current one; the current one is the lower.
             Some(b) if b.score == c.score && c.pos.abs_diff(b.pos) <= 6 => {
@@ -216,7 +216,8 @@ pub fn main_price(doc: &Doc) -> Option<PriceFound> {
             }
             Some(b) if b.score >= c.score => Some(b),
             _ => Some(c),
-        })?;
+        },
+    )?;
     if best.score < 1 {
         return None;
     }
@@ -248,8 +249,13 @@ struct Raw {
     label: bool,
 }
 
-/// Every price candidate of the page with its score, in document order.
-pub fn price_candidates(doc: &Doc) -> Vec<PriceFound> {
+/// Every price candidate of the page with its score, in document order
+/// (computed once per page).
+pub fn price_candidates<'d>(doc: &'d Doc) -> &'d [PriceFound] {
+    doc.prices.get_or_init(|| compute_price_candidates(doc))
+}
+
+fn compute_price_candidates(doc: &Doc) -> Vec<PriceFound> {
     let h1 = doc.h1_text_index();
     let mut raws: Vec<Raw> = Vec::new();
     // Elements named like a price (split prices joined).
@@ -544,9 +550,10 @@ pub fn is_list_price(doc: &Doc, value: &str) -> Option<PriceFound> {
         return None;
     }
     let best = cands
-        .into_iter()
+        .iter()
         .filter(|c| !c.list_like)
-        .max_by_key(|c| c.score)?;
+        .max_by_key(|c| c.score)?
+        .clone();
     let lower = best.price.value.parse::<f64>().ok()? < value.parse::<f64>().ok()?;
     if best.score >= 2 && lower && best.score > top_markup + 1 {
         Some(best)
@@ -661,6 +668,25 @@ fn clean_marks(s: &str) -> String {
 
 /// Split a text into a known identifier label and the rest.
 fn split_label(text: &str) -> Option<(IdKind, String, &'static str)> {
+    // Cheap test first: the text's first letter must start some label.
+    static FIRST: std::sync::OnceLock<Vec<char>> = std::sync::OnceLock::new();
+    let first = FIRST.get_or_init(|| {
+        let mut v: Vec<char> = ID_LABELS
+            .iter()
+            .filter_map(|(l, _)| l.chars().next())
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    });
+    let lead = text
+        .chars()
+        .find(|c| c.is_alphanumeric() || *c == '#')?
+        .to_lowercase()
+        .next()?;
+    if first.binary_search(&lead).is_err() {
+        return None;
+    }
     let t: Vec<char> = clean_marks(text).chars().collect();
     let start = t.iter().position(|c| c.is_alphanumeric() || *c == '#')?;
     let t = &t[start..];
@@ -851,7 +877,7 @@ pub fn identifiers(doc: &Doc, page_url: &str, body: &str) -> Ids {
         .or_else(|| named.first())
         .or_else(|| form_ids.first())
         .cloned()
-        .or_else(|| script_sku(&doc.scripts))
+        .or_else(|| script_sku(doc.scripts()))
         .or_else(|| url_identifier(page_url, body));
     let single = strong.is_some() || !form_ids.is_empty();
     Ids {
@@ -1060,7 +1086,7 @@ pub fn listing_cards(doc: &Doc) -> Vec<Card> {
     let cands = price_candidates(doc);
     let mut groups: std::collections::HashMap<&str, Vec<&PriceFound>> =
         std::collections::HashMap::new();
-    for c in &cands {
+    for c in cands {
         if !c.list_like && !c.kind.is_empty() && doc.els[c.el].flags & RELATED == 0 {
             groups.entry(c.kind.as_str()).or_default().push(c);
         }
