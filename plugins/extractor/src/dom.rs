@@ -16,7 +16,8 @@ pub const MAIN: u16 = 512; // inside main / article / section
 
 pub struct El<'a> {
     pub el: ElementRef<'a>,
-    pub tag: String,
+    /// The local name (html5ever lowercases HTML tag names).
+    pub tag: &'a str,
     pub parent: Option<usize>,
     /// Lowercased class, id, itemprop and data-attribute names.
     pub hint: String,
@@ -140,8 +141,8 @@ impl<'a> Doc<'a> {
 
     fn walk(&mut self, el: ElementRef<'a>, parent: Option<usize>, inherited: u16, depth: usize) {
         let e = el.value();
-        let tag = e.name().to_ascii_lowercase();
-        match tag.as_str() {
+        let tag: &'a str = el.value().name();
+        match tag {
             "script" => {
                 let ty = e.attr("type").unwrap_or("").to_ascii_lowercase();
                 if ty.contains("ld+json") {
@@ -180,7 +181,7 @@ impl<'a> Doc<'a> {
         if is_hidden(e, &hint) {
             flags |= HIDDEN;
         }
-        if matches!(tag.as_str(), "del" | "s" | "strike")
+        if matches!(tag, "del" | "s" | "strike")
             || hint.contains("line-through")
             || hint.contains("strike")
         {
@@ -194,12 +195,12 @@ impl<'a> Doc<'a> {
         if tag == "a" {
             flags |= LINK;
         }
-        if matches!(tag.as_str(), "option" | "select") {
+        if matches!(tag, "option" | "select") {
             flags |= OPTION;
         }
         // Page chrome: navigation, and headers/footers of the page (not the
         // header of a product block inside main/article/section).
-        let chrome = match tag.as_str() {
+        let chrome = match tag {
             "nav" | "aside" => true,
             "header" | "footer" => flags & MAIN == 0 && !hint.contains("product"),
             _ => false,
@@ -207,7 +208,7 @@ impl<'a> Doc<'a> {
         if chrome {
             flags |= CHROME;
         }
-        if matches!(tag.as_str(), "main" | "article" | "section") {
+        if matches!(tag, "main" | "article" | "section") {
             flags |= MAIN;
         }
         if tag == "h1" {

@@ -119,7 +119,7 @@ pub fn catalog_links(
         .to_string();
     for (i, e) in doc.els.iter().enumerate() {
         let v = e.el.value();
-        let href = match e.tag.as_str() {
+        let href = match e.tag {
             "a" | "link" => v.attr("href"),
             _ => None,
         };

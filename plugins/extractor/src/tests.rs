@@ -931,3 +931,24 @@ fn json_body_is_read_as_schema_data() {
     );
     assert_eq!(get(&x.records[1], "price"), Some("2.50"));
 }
+
+#[test]
+fn currency_marks_detected() {
+    use crate::text::has_currency_mark;
+    for t in [
+        "Fr. 12.50",
+        "12 €",
+        "$5",
+        "199 kr",
+        "EUR 5",
+        "руб 10",
+        "10 zł",
+        "NT$294",
+        "S/ 20",
+    ] {
+        assert!(has_currency_mark(t), "{t}");
+    }
+    for t in ["4.0 out of 5 stars", "Größe 42", "12 items"] {
+        assert!(!has_currency_mark(t), "{t}");
+    }
+}

@@ -390,18 +390,23 @@ fn currency_near(before: &str, after: &str) -> Option<String> {
 
 /// Whether a text carries a currency mark at all.
 pub fn has_currency_mark(text: &str) -> bool {
-    if SYMBOLS
-        .iter()
-        .any(|(s, _)| s.chars().any(|c| !c.is_ascii_alphabetic()) && text.contains(s))
+    // Signs and non-ASCII marks ("$", "€", "руб", "元") as substrings, only
+    // when the text has such characters at all.
+    if text.bytes().any(|b| b >= 0x80 || b == b'$' || b == b'/')
+        && SYMBOLS.iter().any(|(s, _)| {
+            s.chars().any(|c| !c.is_ascii_alphabetic() && c != '.') && text.contains(s)
+        })
     {
         return true;
     }
     // Letter codes and abbreviations count only as whole words.
-    text.split(|c: char| !c.is_alphabetic()).any(|w| {
-        ISO.contains(&w)
-            || SYMBOLS
-                .iter()
-                .any(|(s, _)| s.chars().all(|c| c.is_alphabetic()) && *s == w)
+    text.split(|c: char| !c.is_ascii_alphabetic()).any(|w| {
+        (2..=4).contains(&w.len())
+            && (ISO.contains(&w)
+                || SYMBOLS.iter().any(|(s, _)| {
+                    s.chars().all(|c| c.is_ascii_alphabetic() || c == '.')
+                        && s.trim_end_matches('.') == w
+                }))
     })
 }
 

@@ -1155,7 +1155,7 @@ pub fn listing_cards(doc: &Doc) -> Vec<Card> {
                         .map(|a| crate::text::squash(a));
                 }
             }
-            let is_title = matches!(e.tag.as_str(), "h2" | "h3" | "h4" | "h5")
+            let is_title = matches!(e.tag, "h2" | "h3" | "h4" | "h5")
                 || e.hint.contains("title")
                 || e.hint.contains("name");
             if is_title && e.text_end > e.text_start {

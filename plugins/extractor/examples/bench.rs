@@ -1,0 +1,72 @@
+//! Time the extractor natively over a dataset folder: HTML parsing alone,
+//! then the whole extraction, in pages per second.
+//!
+//! usage: bench --dir DATASET_DIR [--rounds N]
+
+use fnhost_extractor::{extract, Page, Request};
+use std::io::Read;
+use std::time::{Duration, Instant};
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let arg = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+            .cloned()
+    };
+    let dir = arg("--dir").expect("usage: bench --dir DATASET_DIR [--rounds N]");
+    let rounds: usize = arg("--rounds").and_then(|r| r.parse().ok()).unwrap_or(3);
+    let urls: serde_json::Map<String, serde_json::Value> = serde_json::from_str(
+        &std::fs::read_to_string(format!("{dir}/urls.json")).expect("urls.json"),
+    )
+    .expect("json");
+    let mut pages = Vec::new();
+    for (id, url) in &urls {
+        let plain = format!("{dir}/pages/{id}.html");
+        let bytes = match std::fs::read(&plain) {
+            Ok(b) => b,
+            Err(_) => {
+                let f = std::fs::File::open(format!("{dir}/pages/{id}.html.gz")).expect("page");
+                let mut out = Vec::new();
+                flate2::read::GzDecoder::new(f)
+                    .read_to_end(&mut out)
+                    .expect("gunzip");
+                out
+            }
+        };
+        pages.push((
+            url.as_str().unwrap_or("").to_string(),
+            String::from_utf8_lossy(&bytes).into_owned(),
+        ));
+    }
+    let hints = serde_json::json!({});
+    let request = Request {
+        entity: "product",
+        guidance: None,
+        hints: &hints,
+    };
+    let (mut parse, mut full) = (Duration::MAX, Duration::MAX);
+    for _ in 0..rounds {
+        let start = Instant::now();
+        for (_, body) in &pages {
+            std::hint::black_box(scraper::Html::parse_document(body));
+        }
+        parse = parse.min(start.elapsed());
+        let start = Instant::now();
+        for (url, body) in &pages {
+            let page = Page {
+                url,
+                status: 200,
+                content_type: Some("text/html"),
+                body,
+            };
+            std::hint::black_box(extract(&page, &request).ok());
+        }
+        full = full.min(start.elapsed());
+    }
+    let n = pages.len() as f64;
+    println!("{} pages, best of {} rounds", pages.len(), rounds);
+    println!("parse only: {:.1} pages/s", n / parse.as_secs_f64());
+    println!("extract:    {:.1} pages/s", n / full.as_secs_f64());
+}
