@@ -1,1 +1,441 @@
-//! Helpers shared by the black-box tests.
+//! Helpers shared by the black-box tests: start the real `fnhost` binary on
+//! 127.0.0.1 with a free port and a temporary data directory, and speak HTTP.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use serde_json::Value;
+
+pub use serde_json::json;
+
+/// The workspace root.
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+/// The `fnhost` binary of this build (built on first use if missing).
+pub fn binary() -> PathBuf {
+    static BUILT: std::sync::Once = std::sync::Once::new();
+    let exe = std::env::current_exe().unwrap();
+    // target/<profile>/deps/<test> → target/<profile>/fnhost
+    let path = exe.parent().unwrap().parent().unwrap().join("fnhost");
+    BUILT.call_once(|| {
+        if !path.exists() {
+            let status = Command::new(env!("CARGO"))
+                .args(["build", "--package", "fnhost", "--bin", "fnhost"])
+                .current_dir(root())
+                .status()
+                .unwrap();
+            assert!(status.success(), "failed to build fnhost");
+        }
+    });
+    path
+}
+
+/// A running server with its own data directory.
+pub struct Server {
+    pub child: Option<Child>,
+    pub data: tempfile::TempDir,
+    pub base: String,
+    pub env: Vec<(String, String)>,
+    pub args: Vec<String>,
+    /// What the server printed to stdout (demo keys, address).
+    pub stdout: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+/// Build a server before it starts.
+pub struct ServerBuilder {
+    env: Vec<(String, String)>,
+    args: Vec<String>,
+    data: Option<tempfile::TempDir>,
+}
+
+impl Default for ServerBuilder {
+    fn default() -> Self {
+        ServerBuilder {
+            env: vec![
+                ("FNHOST_DEMO_ACCOUNT".into(), "false".into()),
+                ("FNHOST_LOG".into(), "warn".into()),
+            ],
+            args: Vec::new(),
+            data: None,
+        }
+    }
+}
+
+impl ServerBuilder {
+    pub fn env(mut self, k: &str, v: &str) -> Self {
+        self.env.retain(|(name, _)| name != k);
+        self.env.push((k.into(), v.into()));
+        self
+    }
+
+    pub fn arg(mut self, a: &str) -> Self {
+        self.args.push(a.into());
+        self
+    }
+
+    pub fn data(mut self, dir: tempfile::TempDir) -> Self {
+        self.data = Some(dir);
+        self
+    }
+
+    pub fn start(self) -> Server {
+        let data = self.data.unwrap_or_else(|| tempfile::tempdir().unwrap());
+        let mut server = Server {
+            child: None,
+            data,
+            base: String::new(),
+            env: self.env,
+            args: self.args,
+            stdout: Default::default(),
+        };
+        server.launch();
+        server
+    }
+}
+
+impl Server {
+    pub fn builder() -> ServerBuilder {
+        ServerBuilder::default()
+    }
+
+    /// A server with default settings.
+    pub fn start() -> Server {
+        Server::builder().start()
+    }
+
+    fn launch(&mut self) {
+        let mut cmd = Command::new(binary());
+        cmd.arg("--data-dir").arg(self.data.path()).arg("serve").arg("--listen").arg("127.0.0.1:0");
+        cmd.args(&self.args);
+        for (k, v) in &self.env {
+            cmd.env(k, v);
+        }
+        cmd.stdout(Stdio::piped()).stderr(Stdio::inherit());
+        let mut child = cmd.spawn().expect("start fnhost");
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = mpsc::channel();
+        let lines = self.stdout.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if let Some(addr) = line.strip_prefix("fnhost listening on ") {
+                    let _ = tx.send(addr.trim().to_string());
+                }
+                lines.lock().unwrap().push(line);
+            }
+        });
+        let base = rx.recv_timeout(Duration::from_secs(60)).expect("fnhost did not start within 60 s");
+        self.base = base;
+        self.child = Some(child);
+    }
+
+    /// Kill the server with SIGKILL (no chance to clean up).
+    pub fn kill9(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    /// Stop with SIGTERM and wait for a graceful exit.
+    pub fn terminate(&mut self) -> std::process::ExitStatus {
+        let child = self.child.as_mut().expect("running");
+        let _ = Command::new("kill").arg("-TERM").arg(child.id().to_string()).status();
+        let status = child.wait().unwrap();
+        self.child = None;
+        status
+    }
+
+    /// Start again on the same data directory (a new port).
+    pub fn restart(&mut self) {
+        self.kill9();
+        self.launch();
+    }
+
+    /// The URL of an API path ("/balance" → http://127.0.0.1:PORT/v1/balance).
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{}", self.base, path)
+    }
+
+    /// The server's origin (without /v1).
+    pub fn origin(&self) -> String {
+        self.base.trim_end_matches("/v1").to_string()
+    }
+
+    /// Run `fnhost admin ...` against this server's data directory.
+    pub fn admin(&self, args: &[&str]) -> Value {
+        admin(self.data.path(), args)
+    }
+
+    /// A new account with `balance` USD in each mode: (account id, live key, test key).
+    pub fn account(&self, balance: &str) -> Account {
+        let v = self.admin(&["create-account", "--name", "test", "--balance-usd", balance]);
+        Account {
+            id: v["account_id"].as_str().unwrap().into(),
+            live: v["live_key"].as_str().unwrap().into(),
+            test: v["test_key"].as_str().unwrap().into(),
+        }
+    }
+
+    pub fn client(&self, key: &str) -> Client {
+        Client { base: self.base.clone(), key: Some(key.to_string()), http: http() }
+    }
+
+    pub fn anonymous(&self) -> Client {
+        Client { base: self.base.clone(), key: None, http: http() }
+    }
+
+    /// The ledger's audit: every invariant re-checked from the entries.
+    pub fn audit(&self) -> Value {
+        let a = self.admin(&["audit"]);
+        assert_eq!(a["problems"], json!([]), "ledger invariants broken: {a}");
+        a
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.kill9();
+    }
+}
+
+/// Run `fnhost --data-dir DIR admin ARGS...` and parse its JSON.
+pub fn admin(data: &Path, args: &[&str]) -> Value {
+    let out = Command::new(binary())
+        .arg("--data-dir")
+        .arg(data)
+        .arg("admin")
+        .args(args)
+        .env("FNHOST_LOG", "warn")
+        .output()
+        .expect("run fnhost admin");
+    assert!(out.status.success(), "fnhost admin {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("admin prints JSON")
+}
+
+pub struct Account {
+    pub id: String,
+    pub live: String,
+    pub test: String,
+}
+
+fn http() -> reqwest::blocking::Client {
+    reqwest::blocking::Client::builder().timeout(Duration::from_secs(120)).build().unwrap()
+}
+
+/// An HTTP client for the API with one key.
+#[derive(Clone)]
+pub struct Client {
+    pub base: String,
+    pub key: Option<String>,
+    pub http: reqwest::blocking::Client,
+}
+
+/// A response, read whole.
+#[derive(Debug)]
+pub struct Response {
+    pub status: u16,
+    pub headers: reqwest::header::HeaderMap,
+    pub text: String,
+}
+
+impl Response {
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.text).unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.text))
+    }
+
+    pub fn header(&self, name: &str) -> Option<String> {
+        self.headers.get(name).map(|v| v.to_str().unwrap().to_string())
+    }
+
+    /// Assert the status and the error envelope's code; return the error object.
+    pub fn error(&self, status: u16, code: &str) -> Value {
+        assert_eq!(self.status, status, "expected {status} {code}, got {}: {}", self.status, self.text);
+        let body = self.json();
+        let e = body["error"].clone();
+        assert_eq!(e["code"], code, "{body}");
+        for member in ["type", "code", "message", "doc_url", "request_id"] {
+            assert!(e[member].is_string(), "error lacks {member}: {body}");
+        }
+        assert_eq!(self.header("fn-request-id").as_deref(), e["request_id"].as_str(), "request ids differ");
+        e
+    }
+
+    /// Assert a 2xx status and return the JSON body.
+    pub fn ok(&self) -> Value {
+        assert!((200..300).contains(&self.status), "expected 2xx, got {}: {}", self.status, self.text);
+        self.json()
+    }
+}
+
+impl Client {
+    pub fn request(&self, method: &str, path: &str) -> reqwest::blocking::RequestBuilder {
+        let url = format!("{}{}", self.base, path);
+        let mut rb = self.http.request(method.parse().unwrap(), url);
+        if let Some(k) = &self.key {
+            rb = rb.bearer_auth(k);
+        }
+        rb
+    }
+
+    pub fn send(&self, rb: reqwest::blocking::RequestBuilder) -> Response {
+        let r = rb.send().expect("request failed");
+        let status = r.status().as_u16();
+        let headers = r.headers().clone();
+        let text = r.text().unwrap_or_default();
+        Response { status, headers, text }
+    }
+
+    pub fn get(&self, path: &str) -> Response {
+        self.send(self.request("GET", path))
+    }
+
+    pub fn post(&self, path: &str, body: Value) -> Response {
+        self.send(self.request("POST", path).json(&body))
+    }
+
+    pub fn patch(&self, path: &str, body: Value) -> Response {
+        self.send(self.request("PATCH", path).json(&body))
+    }
+
+    pub fn delete(&self, path: &str) -> Response {
+        self.send(self.request("DELETE", path))
+    }
+
+    pub fn method(&self, method: &str, path: &str) -> Response {
+        self.send(self.request(method, path))
+    }
+}
+
+/// Poll `f` until it returns Some, for at most `secs` seconds.
+pub fn wait_for<T>(secs: u64, mut f: impl FnMut() -> Option<T>) -> T {
+    let deadline = std::time::Instant::now() + Duration::from_secs(secs);
+    loop {
+        if let Some(v) = f() {
+            return v;
+        }
+        assert!(std::time::Instant::now() < deadline, "condition not met within {secs} s");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// A fixture site (fixtures/sites/<domain>) served over plain http on
+/// loopback, for live runs with --allow-private-targets. It records every
+/// request path, and can be slowed down or told to redirect.
+pub struct Site {
+    pub origin: String,
+    pub requests: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+    pub delay_ms: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    /// path → Location: answer 302 to that location.
+    pub redirects: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, String>>>,
+}
+
+impl Site {
+    pub fn start(domain: &'static str) -> Site {
+        use std::io::{Read, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let origin = format!("http://{}", listener.local_addr().unwrap());
+        let site = Site {
+            origin: origin.clone(),
+            requests: Default::default(),
+            delay_ms: Default::default(),
+            redirects: Default::default(),
+        };
+        let (requests, delay, redirects) = (site.requests.clone(), site.delay_ms.clone(), site.redirects.clone());
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { continue };
+                let (requests, delay, redirects, origin) = (requests.clone(), delay.clone(), redirects.clone(), origin.clone());
+                std::thread::spawn(move || {
+                    let mut buf = [0u8; 8192];
+                    let n = stream.read(&mut buf).unwrap_or(0);
+                    let head = String::from_utf8_lossy(&buf[..n]).to_string();
+                    let target = head.split_whitespace().nth(1).unwrap_or("/").to_string();
+                    requests.lock().unwrap().push(target.clone());
+                    let ms = delay.load(std::sync::atomic::Ordering::SeqCst);
+                    if ms > 0 {
+                        std::thread::sleep(Duration::from_millis(ms));
+                    }
+                    let redirect = redirects.lock().unwrap().get(&target).cloned();
+                    let response = if let Some(location) = redirect {
+                        format!("HTTP/1.1 302 Found\r\nLocation: {location}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n").into_bytes()
+                    } else {
+                        match fnhost_replay::serve_fixture(domain, &target, &origin) {
+                            Some(page) => {
+                                let mut r = format!(
+                                    "HTTP/1.1 {} OK\r\nContent-Type: {}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                                    page.status,
+                                    page.content_type.clone().unwrap_or_else(|| "text/html".into()),
+                                    page.body.len()
+                                )
+                                .into_bytes();
+                                r.extend_from_slice(page.body.as_bytes());
+                                r
+                            }
+                            None => b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".to_vec(),
+                        }
+                    };
+                    let _ = stream.write_all(&response);
+                });
+            }
+        });
+        site
+    }
+
+    pub fn requested(&self) -> Vec<String> {
+        self.requests.lock().unwrap().clone()
+    }
+
+    pub fn slow(&self, ms: u64) {
+        self.delay_ms.store(ms, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+/// Wait for a session to leave `running` (long-poll) and return its result body.
+pub fn result(c: &Client, id: &str) -> Value {
+    for _ in 0..10 {
+        let r = c.get(&format!("/sessions/{id}/result?wait=30"));
+        if r.status == 200 {
+            return r.json();
+        }
+        assert_eq!(r.status, 202, "{}", r.text);
+    }
+    panic!("session {id} did not end");
+}
+
+/// The session object once it has ended.
+pub fn ended(c: &Client, id: &str) -> Value {
+    result(c, id);
+    c.get(&format!("/sessions/{id}")).ok()
+}
+
+/// Every event of a session.
+pub fn events(c: &Client, id: &str) -> Vec<Value> {
+    let mut out = Vec::new();
+    let mut after = 0;
+    loop {
+        let page = c.get(&format!("/sessions/{id}/events?after={after}&limit=100")).ok();
+        let data = page["data"].as_array().unwrap().clone();
+        if data.is_empty() {
+            return out;
+        }
+        after = data.last().unwrap()["seq"].as_u64().unwrap();
+        out.extend(data);
+        if page["has_more"] != json!(true) {
+            return out;
+        }
+    }
+}
+
+/// USD JSON number as micro-dollars (exact for our 6-decimal amounts).
+pub fn micros(v: &Value) -> i64 {
+    let text = v.to_string();
+    let (i, f) = text.split_once('.').unwrap_or((&text, ""));
+    let f6: String = f.chars().chain(std::iter::repeat('0')).take(6).collect();
+    i.parse::<i64>().unwrap() * 1_000_000 + f6.parse::<i64>().unwrap()
+}

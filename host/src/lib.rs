@@ -1,4 +1,30 @@
 //! fnhost: the host that serves the catalog extraction API, keeps the ledger
 //! and runs the sandboxed plugins.
 
+pub mod accounts;
+pub mod admin;
+pub mod app;
+pub mod auth;
+pub mod config;
+pub mod dashboard;
+pub mod extract_cmd;
+pub mod fetch;
+pub mod http;
+pub mod idempotency;
+pub mod ids;
+pub mod keys;
+pub mod ledger;
+pub mod limits;
+pub mod money;
+pub mod planned;
+pub mod receipts;
+pub mod record;
+pub mod platform;
 pub mod plugins;
+pub mod server;
+pub mod sessions;
+pub mod state;
+pub mod store;
+pub mod targets;
+pub mod time;
+pub mod webhooks;

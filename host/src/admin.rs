@@ -1,0 +1,174 @@
+//! Operator commands (`fnhost admin ...`). Each prints JSON. They run
+//! against the database directly, or, when a server holds the data
+//! directory, through that server's admin socket (redb allows one process
+//! per database file).
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+
+use anyhow::Context;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use crate::accounts::{Account, Mode};
+use crate::keys;
+use crate::ledger;
+use crate::money::Micros;
+use crate::store::{Store, Tables, ACCOUNTS};
+
+/// One admin operation.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum AdminOp {
+    /// A new account funded with `balance_usd` in live mode and in test mode,
+    /// with one live key and one test key.
+    CreateAccount { name: String, balance_usd: String },
+    CreateKey { account: String, mode: Mode, name: String, scopes: Option<Vec<String>>, session_cap_usd: Option<String> },
+    TopUp { account: String, mode: Mode, amount_usd: String },
+    /// Set (or with "none", clear) the account's monthly cap and/or a key's session cap.
+    SetCaps { account: String, monthly_cap_usd: Option<String>, key: Option<String>, session_cap_usd: Option<String> },
+    SetThreshold { account: String, threshold_usd: String },
+    /// Check every invariant of the ledger.
+    Audit,
+}
+
+fn usd(name: &str, v: &str) -> anyhow::Result<Micros> {
+    Micros::parse_usd(v).with_context(|| format!("{name} must be a decimal USD amount, got {v:?}"))
+}
+
+fn optional_cap(name: &str, v: &Option<String>) -> anyhow::Result<Option<Option<Micros>>> {
+    match v.as_deref() {
+        None => Ok(None),
+        Some("none") => Ok(Some(None)),
+        Some(v) => Ok(Some(Some(usd(name, v)?))),
+    }
+}
+
+fn account_of(tx: &redb::WriteTransaction, id: &str) -> anyhow::Result<Account> {
+    tx.get_json(ACCOUNTS, id)?.with_context(|| format!("no account {id}"))
+}
+
+/// Carry out an operation on the database.
+pub fn execute(store: &Store, op: AdminOp) -> anyhow::Result<Value> {
+    if let AdminOp::Audit = op {
+        let audit = store.read(|tx| ledger::audit(tx))?;
+        return Ok(serde_json::to_value(audit)?);
+    }
+    store.write(|tx| -> anyhow::Result<Value> {
+        match op {
+            AdminOp::CreateAccount { name, balance_usd } => {
+                let amount = usd("balance_usd", &balance_usd)?;
+                let account = Account::new(&name);
+                crate::store::put_json(tx, ACCOUNTS, &account.id, &account)?;
+                if amount > Micros::ZERO {
+                    ledger::top_up(tx, &account.id, Mode::Live, amount, "starting balance")?;
+                    ledger::top_up(tx, &account.id, Mode::Test, amount, "starting balance")?;
+                }
+                let (live, live_secret) = keys::create(tx, &account.id, Mode::Live, "live key", None, None)?;
+                let (test, test_secret) = keys::create(tx, &account.id, Mode::Test, "test key", None, None)?;
+                Ok(json!({
+                    "account_id": account.id,
+                    "balance_usd": amount.to_json(),
+                    "live_key": live_secret, "live_key_id": live.id,
+                    "test_key": test_secret, "test_key_id": test.id,
+                }))
+            }
+            AdminOp::CreateKey { account, mode, name, scopes, session_cap_usd } => {
+                account_of(tx, &account)?;
+                let cap = optional_cap("session_cap_usd", &session_cap_usd)?.flatten();
+                let (key, secret) = keys::create(tx, &account, mode, &name, scopes, cap)?;
+                let mut v = key.to_json();
+                v["key"] = secret.into();
+                Ok(v)
+            }
+            AdminOp::TopUp { account, mode, amount_usd } => {
+                let acct = account_of(tx, &account)?;
+                let b = ledger::top_up(tx, &account, mode, usd("amount_usd", &amount_usd)?, "top-up")
+                    .map_err(|e| anyhow::anyhow!("{e}"))?;
+                Ok(crate::platform::balance_json(&acct, mode, &b))
+            }
+            AdminOp::SetCaps { account, monthly_cap_usd, key, session_cap_usd } => {
+                let mut acct = account_of(tx, &account)?;
+                if let Some(cap) = optional_cap("monthly_cap_usd", &monthly_cap_usd)? {
+                    acct.monthly_cap = cap;
+                    crate::store::put_json(tx, ACCOUNTS, &acct.id, &acct)?;
+                }
+                let mut out = json!({ "account_id": acct.id, "monthly_cap_usd": acct.monthly_cap.map(Micros::to_json) });
+                if let Some(key_id) = key {
+                    let mut k = keys::get(tx, &key_id)?.filter(|k| k.account == acct.id).with_context(|| format!("no key {key_id} in {}", acct.id))?;
+                    if let Some(cap) = optional_cap("session_cap_usd", &session_cap_usd)? {
+                        k.session_cap = cap;
+                        keys::put(tx, &k)?;
+                    }
+                    out["key"] = k.to_json();
+                }
+                Ok(out)
+            }
+            AdminOp::SetThreshold { account, threshold_usd } => {
+                let mut acct = account_of(tx, &account)?;
+                acct.low_balance_threshold = usd("threshold_usd", &threshold_usd)?;
+                crate::store::put_json(tx, ACCOUNTS, &acct.id, &acct)?;
+                Ok(json!({ "account_id": acct.id, "low_balance_threshold_usd": acct.low_balance_threshold.to_json() }))
+            }
+            AdminOp::Audit => unreachable!("handled above"),
+        }
+    })
+}
+
+/// Run an operation: through a running server's socket when there is one,
+/// else on the database file directly.
+pub fn run(data_dir: &Path, op: AdminOp) -> anyhow::Result<Value> {
+    let socket = data_dir.join("admin.sock");
+    #[cfg(unix)]
+    if let Ok(stream) = std::os::unix::net::UnixStream::connect(&socket) {
+        let mut writer = stream.try_clone()?;
+        writeln!(writer, "{}", serde_json::to_string(&op)?)?;
+        let mut line = String::new();
+        BufReader::new(stream).read_line(&mut line)?;
+        let answer: Value = serde_json::from_str(&line).context("bad answer from the server's admin socket")?;
+        if let Some(err) = answer.get("error").and_then(Value::as_str) {
+            anyhow::bail!("{err}");
+        }
+        return Ok(answer["ok"].clone());
+    }
+    let store = Store::open(&data_dir.join("fnhost.redb"))
+        .context("the database is busy and no server answers on its admin socket")?;
+    execute(&store, op)
+}
+
+/// Serve admin operations on a Unix socket inside the data directory. Only
+/// the data directory's owner can reach it (mode 0600).
+#[cfg(unix)]
+pub async fn serve_socket(store: Store, path: std::path::PathBuf) -> anyhow::Result<()> {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    let _ = std::fs::remove_file(&path);
+    let listener = tokio::net::UnixListener::bind(&path).with_context(|| format!("failed to bind {}", path.display()))?;
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))?;
+    }
+    loop {
+        let (stream, _) = listener.accept().await?;
+        let store = store.clone();
+        tokio::spawn(async move {
+            let (read, mut write) = stream.into_split();
+            let mut lines = tokio::io::BufReader::new(read).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                let answer = match serde_json::from_str::<AdminOp>(&line) {
+                    Err(e) => json!({ "error": format!("bad admin request: {e}") }),
+                    Ok(op) => {
+                        let store = store.clone();
+                        match tokio::task::spawn_blocking(move || execute(&store, op)).await {
+                            Ok(Ok(v)) => json!({ "ok": v }),
+                            Ok(Err(e)) => json!({ "error": format!("{e:#}") }),
+                            Err(e) => json!({ "error": format!("{e}") }),
+                        }
+                    }
+                };
+                if write.write_all(format!("{answer}\n").as_bytes()).await.is_err() {
+                    break;
+                }
+            }
+        });
+    }
+}

@@ -1,0 +1,45 @@
+//! The router: every route of the API under /v1, the error pages, and the
+//! conventions layer around them all.
+
+use axum::extract::Path;
+use axum::http::{header, StatusCode};
+use axum::response::{Html, IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+
+use crate::http::error::{type_of_code, CODE_DOCS};
+use crate::http::middleware;
+use crate::state::AppState;
+
+/// The whole application, ready to serve.
+pub fn app(state: AppState) -> Router {
+    let api = Router::new()
+        .merge(crate::platform::routes())
+        .merge(crate::sessions::api::routes())
+        .merge(crate::receipts::routes())
+        .merge(crate::webhooks::routes())
+        .merge(crate::planned::routes());
+    Router::new()
+        .nest("/v1", api)
+        .merge(crate::dashboard::routes())
+        .route("/docs/errors/{code}", get(error_page))
+        .route("/healthz", get(|| async { "ok" }))
+        .fallback(middleware::not_found)
+        .layer(axum::middleware::from_fn_with_state(state.clone(), middleware::conventions))
+        .with_state(state)
+}
+
+/// A short human page about one error code: the target of every `doc_url`.
+async fn error_page(Path(code): Path<String>) -> Response {
+    let Some((_, text)) = CODE_DOCS.iter().find(|(c, _)| *c == code) else {
+        return (StatusCode::NOT_FOUND, "unknown error code").into_response();
+    };
+    let ty = type_of_code(&code);
+    let page = format!(
+        "<!doctype html><html lang=en><meta charset=utf-8><title>{code}</title>\
+         <body style=\"font-family:sans-serif;max-width:40em;margin:2em auto\">\
+         <h1><code>{code}</code></h1><p>Type: <code>{ty}</code></p><p>{text}</p>\
+         <p>Program against <code>code</code>; handle unknown codes by <code>type</code>.</p></body></html>"
+    );
+    ([(header::CACHE_CONTROL, "public, max-age=3600")], Html(page)).into_response()
+}

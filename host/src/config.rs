@@ -1,0 +1,307 @@
+//! Configuration: built-in defaults, then a TOML file, then `FNHOST_*`
+//! environment variables, then command-line flags (each wins over the one
+//! before). Every key is documented in docs/CONFIGURATION.md.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use serde::{Deserialize, Serialize};
+
+use crate::money::Micros;
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// Where the database, the plugin cache and the admin socket live.
+    pub data_dir: PathBuf,
+    /// The address the API listens on.
+    pub listen: SocketAddr,
+    /// The server's public base URL (without /v1), used in links it returns.
+    /// Default: `http://<listen>`.
+    pub public_url: Option<String>,
+    /// Base of `doc_url` in errors. Default: `<public_url>/docs`.
+    pub docs_url: Option<String>,
+    /// Development only: let fetches and webhook deliveries reach loopback and
+    /// private addresses, over plain http too.
+    pub allow_private_targets: bool,
+    /// Create a demo account with a live and a test key on first start.
+    pub demo_account: bool,
+    /// Requests per second allowed per key (token bucket refill rate).
+    pub rate_limit_per_s: u32,
+    /// Requests a key may make in a burst.
+    pub rate_limit_burst: u32,
+    /// Runs in flight allowed per account and mode.
+    pub max_runs_in_flight: u32,
+    pub pricing: Pricing,
+    pub fetch: FetchConfig,
+    pub webhooks: WebhookConfig,
+    pub plugins: PluginSettings,
+    /// An optional search provider: `GET <url>?q=<query>` answering
+    /// `{"results": [{"url": "..."}]}`. Unset: queries must name their sources.
+    pub search_provider_url: Option<String>,
+    /// Names answered without DNS (like curl's --resolve), checked like any
+    /// other answer: `{"hooks.example" = ["203.0.113.7"]}`.
+    pub resolve_overrides: std::collections::HashMap<String, Vec<std::net::IpAddr>>,
+}
+
+/// What runs cost. See docs/PRICING.md.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Pricing {
+    /// Charged per page fetched and receipted.
+    pub per_fetch_usd: String,
+    /// Charged per record extracted.
+    pub per_record_usd: String,
+    /// The reservation when a session sends no max_spend_usd.
+    pub default_max_spend_usd: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct FetchConfig {
+    /// The most bytes read from one page.
+    pub max_page_bytes: usize,
+    /// Time limit for one fetch, in seconds.
+    pub timeout_s: u64,
+    /// The most pages one turn of a session fetches.
+    pub max_pages_per_turn: u32,
+    /// The most turns a session may have.
+    pub max_turns: u32,
+    pub user_agent: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct WebhookConfig {
+    /// The length of one "minute" of the retry schedule, in milliseconds.
+    /// 60000 in production; tests shrink it to run the schedule in seconds.
+    pub schedule_minute_ms: u64,
+    /// A PEM file of an extra root certificate to trust for deliveries
+    /// (for a test receiver with a self-signed certificate).
+    pub extra_root_cert: Option<PathBuf>,
+    /// A delivery must be answered 2xx within this many seconds.
+    pub timeout_s: u64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PluginSettings {
+    /// A directory of operator plugins (`<name>/plugin.toml` + component).
+    pub dir: Option<PathBuf>,
+    /// Time limit per plugin call, in milliseconds.
+    pub call_timeout_ms: u64,
+    /// Memory limit per plugin instance, in MiB.
+    pub memory_limit_mib: usize,
+    /// The most bytes a plugin call may return.
+    pub max_output_bytes: usize,
+    /// Plugin instances alive at once.
+    pub max_instances: u32,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            data_dir: PathBuf::from("data"),
+            listen: "127.0.0.1:8080".parse().unwrap(),
+            public_url: None,
+            docs_url: None,
+            allow_private_targets: false,
+            demo_account: true,
+            rate_limit_per_s: 100,
+            rate_limit_burst: 200,
+            max_runs_in_flight: 10,
+            pricing: Pricing::default(),
+            fetch: FetchConfig::default(),
+            webhooks: WebhookConfig::default(),
+            plugins: PluginSettings::default(),
+            search_provider_url: None,
+            resolve_overrides: Default::default(),
+        }
+    }
+}
+
+impl Default for Pricing {
+    fn default() -> Pricing {
+        Pricing { per_fetch_usd: "0.002".into(), per_record_usd: "0.0005".into(), default_max_spend_usd: "1".into() }
+    }
+}
+
+impl Default for FetchConfig {
+    fn default() -> FetchConfig {
+        FetchConfig {
+            max_page_bytes: 5 * 1024 * 1024,
+            timeout_s: 10,
+            max_pages_per_turn: 20,
+            max_turns: 5,
+            user_agent: "fnhost/0.1 (+catalog extraction)".into(),
+        }
+    }
+}
+
+impl Default for WebhookConfig {
+    fn default() -> WebhookConfig {
+        WebhookConfig { schedule_minute_ms: 60_000, extra_root_cert: None, timeout_s: 10 }
+    }
+}
+
+impl Default for PluginSettings {
+    fn default() -> PluginSettings {
+        PluginSettings {
+            dir: None,
+            call_timeout_ms: 5_000,
+            memory_limit_mib: 256,
+            max_output_bytes: 16 * 1024 * 1024,
+            max_instances: 64,
+        }
+    }
+}
+
+impl Config {
+    /// Defaults, then the file (if any), then the environment.
+    pub fn load(file: Option<&Path>, env: impl Iterator<Item = (String, String)>) -> anyhow::Result<Config> {
+        let mut table = toml::Table::try_from(Config::default())?;
+        if let Some(file) = file {
+            let text = std::fs::read_to_string(file).with_context(|| format!("failed to read {}", file.display()))?;
+            let from_file: toml::Table = text.parse().with_context(|| format!("failed to parse {}", file.display()))?;
+            merge(&mut table, from_file);
+        }
+        for (name, value) in env {
+            let Some(key) = name.strip_prefix("FNHOST_") else { continue };
+            if key == "CONFIG" || key == "LOG" {
+                continue;
+            }
+            let path: Vec<String> = key.to_ascii_lowercase().split("__").map(str::to_string).collect();
+            set_path(&mut table, &path, parse_env_value(&value));
+        }
+        let config: Config = table.try_into().context("invalid configuration")?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    fn validate(&self) -> anyhow::Result<()> {
+        for (name, v) in [
+            ("pricing.per_fetch_usd", &self.pricing.per_fetch_usd),
+            ("pricing.per_record_usd", &self.pricing.per_record_usd),
+            ("pricing.default_max_spend_usd", &self.pricing.default_max_spend_usd),
+        ] {
+            Micros::parse_usd(v).with_context(|| format!("{name} must be a decimal USD amount, got {v:?}"))?;
+        }
+        anyhow::ensure!(self.rate_limit_per_s > 0, "rate_limit_per_s must be positive");
+        anyhow::ensure!(self.max_runs_in_flight > 0, "max_runs_in_flight must be positive");
+        Ok(())
+    }
+
+    pub fn public_url(&self) -> String {
+        self.public_url.clone().unwrap_or_else(|| format!("http://{}", self.listen)).trim_end_matches('/').to_string()
+    }
+
+    pub fn docs_url(&self) -> String {
+        self.docs_url.clone().unwrap_or_else(|| format!("{}/docs", self.public_url()))
+    }
+
+    pub fn per_fetch(&self) -> Micros {
+        Micros::parse_usd(&self.pricing.per_fetch_usd).expect("validated")
+    }
+
+    pub fn per_record(&self) -> Micros {
+        Micros::parse_usd(&self.pricing.per_record_usd).expect("validated")
+    }
+
+    pub fn default_max_spend(&self) -> Micros {
+        Micros::parse_usd(&self.pricing.default_max_spend_usd).expect("validated")
+    }
+
+    /// The outbound target policy (the hard wall) this configuration sets.
+    pub fn target_policy(&self) -> crate::targets::Policy {
+        crate::targets::Policy {
+            allow_private: self.allow_private_targets,
+            resolve_overrides: self.resolve_overrides.iter().map(|(k, v)| (k.to_ascii_lowercase(), v.clone())).collect(),
+        }
+    }
+
+    /// The plugin runtime's settings.
+    pub fn plugin_config(&self) -> crate::plugins::PluginConfig {
+        crate::plugins::PluginConfig {
+            plugins_dir: self.plugins.dir.clone(),
+            call_timeout: std::time::Duration::from_millis(self.plugins.call_timeout_ms),
+            memory_limit_bytes: self.plugins.memory_limit_mib * 1024 * 1024,
+            max_output_bytes: self.plugins.max_output_bytes,
+            max_instances: self.plugins.max_instances,
+        }
+    }
+
+    pub fn db_path(&self) -> PathBuf {
+        self.data_dir.join("fnhost.redb")
+    }
+
+    pub fn admin_socket(&self) -> PathBuf {
+        self.data_dir.join("admin.sock")
+    }
+}
+
+fn merge(base: &mut toml::Table, over: toml::Table) {
+    for (k, v) in over {
+        match (base.get_mut(&k), v) {
+            (Some(toml::Value::Table(b)), toml::Value::Table(o)) => merge(b, o),
+            (_, v) => {
+                base.insert(k, v);
+            }
+        }
+    }
+}
+
+fn set_path(table: &mut toml::Table, path: &[String], value: toml::Value) {
+    match path {
+        [] => {}
+        [last] => {
+            table.insert(last.clone(), value);
+        }
+        [first, rest @ ..] => {
+            let entry = table.entry(first.clone()).or_insert_with(|| toml::Value::Table(Default::default()));
+            if let toml::Value::Table(t) = entry {
+                set_path(t, rest, value);
+            }
+        }
+    }
+}
+
+/// An environment value as TOML if it parses as a scalar, else as a string.
+fn parse_env_value(raw: &str) -> toml::Value {
+    let doc = format!("v = {raw}");
+    match doc.parse::<toml::Table>() {
+        Ok(mut t) => t.remove("v").unwrap_or_else(|| toml::Value::String(raw.into())),
+        Err(_) => toml::Value::String(raw.into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layers_file_then_environment() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("fnhost.toml");
+        std::fs::write(&file, "rate_limit_per_s = 7\n[pricing]\nper_fetch_usd = \"0.01\"\n").unwrap();
+        let env = vec![
+            ("FNHOST_RATE_LIMIT_PER_S".to_string(), "9".to_string()),
+            ("FNHOST_WEBHOOKS__SCHEDULE_MINUTE_MS".to_string(), "100".to_string()),
+            ("FNHOST_DATA_DIR".to_string(), "/tmp/x".to_string()),
+            ("OTHER".to_string(), "1".to_string()),
+        ];
+        let c = Config::load(Some(&file), env.into_iter()).unwrap();
+        assert_eq!(c.rate_limit_per_s, 9);
+        assert_eq!(c.pricing.per_fetch_usd, "0.01");
+        assert_eq!(c.webhooks.schedule_minute_ms, 100);
+        assert_eq!(c.data_dir, PathBuf::from("/tmp/x"));
+    }
+
+    #[test]
+    fn rejects_unknown_keys_and_bad_prices() {
+        let env = vec![("FNHOST_NO_SUCH_KEY".to_string(), "1".to_string())];
+        assert!(Config::load(None, env.into_iter()).is_err());
+        let env = vec![("FNHOST_PRICING__PER_FETCH_USD".to_string(), "\"cheap\"".to_string())];
+        assert!(Config::load(None, env.into_iter()).is_err());
+    }
+}

@@ -1,0 +1,120 @@
+//! Request bodies: JSON objects read up to the 1 MB cap.
+//!
+//! SPEC §7.3.1: a body that does not parse, or is over the cap, is treated as
+//! empty, so the response names the first missing required member. The body
+//! is never read past the cap.
+
+use axum::extract::{FromRequest, Request};
+use http_body_util::BodyExt;
+use serde_json::{Map, Value};
+
+use super::error::ApiError;
+use crate::money::Micros;
+
+/// The request body cap.
+pub const MAX_BODY_BYTES: usize = 1024 * 1024;
+
+/// A request body as a JSON object (empty when absent, unparsable or too big).
+#[derive(Debug, Default, Clone)]
+pub struct Body(pub Map<String, Value>);
+
+impl<S: Send + Sync> FromRequest<S> for Body {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, _state: &S) -> Result<Body, ApiError> {
+        let declared = req
+            .headers()
+            .get(axum::http::header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse::<u64>().ok());
+        if declared.is_some_and(|n| n > MAX_BODY_BYTES as u64) {
+            return Ok(Body::default());
+        }
+        let limited = http_body_util::Limited::new(req.into_body(), MAX_BODY_BYTES);
+        let bytes = match limited.collect().await {
+            Ok(collected) => collected.to_bytes(),
+            Err(_) => return Ok(Body::default()),
+        };
+        match serde_json::from_slice::<Value>(&bytes) {
+            Ok(Value::Object(map)) => Ok(Body(map)),
+            _ => Ok(Body::default()),
+        }
+    }
+}
+
+impl Body {
+    pub fn get(&self, name: &str) -> Option<&Value> {
+        self.0.get(name).filter(|v| !v.is_null())
+    }
+
+    /// A required non-empty string.
+    pub fn required_str(&self, name: &str) -> Result<String, ApiError> {
+        match self.get(name) {
+            None => Err(ApiError::missing(name)),
+            Some(Value::String(s)) if !s.trim().is_empty() => Ok(s.clone()),
+            Some(Value::String(_)) => Err(ApiError::invalid(name, format!("{name} must not be empty"))),
+            Some(_) => Err(ApiError::invalid(name, format!("{name} must be a string"))),
+        }
+    }
+
+    /// An optional string, at most `max` characters.
+    pub fn optional_str(&self, name: &str, max: usize) -> Result<Option<String>, ApiError> {
+        match self.get(name) {
+            None => Ok(None),
+            Some(Value::String(s)) if s.chars().count() <= max => Ok(Some(s.clone())),
+            Some(Value::String(_)) => Err(ApiError::invalid(name, format!("{name} must be at most {max} characters"))),
+            Some(_) => Err(ApiError::invalid(name, format!("{name} must be a string"))),
+        }
+    }
+
+    pub fn optional_bool(&self, name: &str) -> Result<Option<bool>, ApiError> {
+        match self.get(name) {
+            None => Ok(None),
+            Some(Value::Bool(b)) => Ok(Some(*b)),
+            Some(_) => Err(ApiError::invalid(name, format!("{name} must be a boolean"))),
+        }
+    }
+
+    /// An optional positive USD amount with at most six decimals.
+    pub fn optional_usd(&self, name: &str) -> Result<Option<Micros>, ApiError> {
+        match self.get(name) {
+            None => Ok(None),
+            Some(v @ Value::Number(_)) => match Micros::from_json(v) {
+                Some(m) if m > Micros::ZERO => Ok(Some(m)),
+                _ => Err(ApiError::invalid(name, format!("{name} must be a positive USD amount with at most 6 decimals"))),
+            },
+            Some(_) => Err(ApiError::invalid(name, format!("{name} must be a number (USD)"))),
+        }
+    }
+
+    /// An optional array of strings.
+    pub fn optional_strings(&self, name: &str) -> Result<Option<Vec<String>>, ApiError> {
+        match self.get(name) {
+            None => Ok(None),
+            Some(Value::Array(items)) => items
+                .iter()
+                .map(|v| v.as_str().map(str::to_string))
+                .collect::<Option<Vec<_>>>()
+                .map(Some)
+                .ok_or_else(|| ApiError::invalid(name, format!("{name} must be an array of strings"))),
+            Some(_) => Err(ApiError::invalid(name, format!("{name} must be an array of strings"))),
+        }
+    }
+
+    /// Optional metadata: an object of string values (at most 50 keys).
+    pub fn optional_metadata(&self, name: &str) -> Result<Option<Map<String, Value>>, ApiError> {
+        match self.get(name) {
+            None => Ok(None),
+            Some(Value::Object(m)) if m.len() <= 50 && m.values().all(|v| v.is_string()) => Ok(Some(m.clone())),
+            Some(_) => Err(ApiError::invalid(name, format!("{name} must be an object of at most 50 string values"))),
+        }
+    }
+
+    /// Refuse members this operation does not know, so typos are not silently ignored.
+    pub fn only(&self, allowed: &[&str]) -> Result<(), ApiError> {
+        match self.0.keys().find(|k| !allowed.contains(&k.as_str())) {
+            Some(k) => Err(ApiError::invalid(k.clone(), format!("unknown member {k}; allowed: {}", allowed.join(", ")))),
+            None => Ok(()),
+        }
+    }
+}

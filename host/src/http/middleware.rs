@@ -1,0 +1,71 @@
+//! The outermost layer of every request: a request id, the effective
+//! version, one log line, and the rendering of errors into the envelope.
+
+use std::time::Instant;
+
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+
+use super::error::{ApiError, PendingError};
+use crate::accounts::CURRENT_VERSION;
+use crate::state::AppState;
+
+/// The request id of the request being served, for handlers that need it.
+#[derive(Clone, Debug)]
+pub struct RequestId(pub String);
+
+pub async fn conventions(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
+    let started = Instant::now();
+    let request_id = crate::ids::new_id("req");
+    req.extensions_mut().insert(RequestId(request_id.clone()));
+    let version = req
+        .headers()
+        .get("fn-version")
+        .and_then(|v| v.to_str().ok())
+        .filter(|v| !v.is_empty())
+        .map(str::to_string)
+        .unwrap_or_else(|| CURRENT_VERSION.to_string());
+    let method = req.method().clone();
+    let path = req.uri().path().to_string();
+
+    let mut response = next.run(req).await;
+
+    // A known path with a wrong method is answered like an unknown path.
+    if response.status() == StatusCode::METHOD_NOT_ALLOWED {
+        response = ApiError::NotFound.into_response();
+    }
+    if let Some(PendingError(err)) = response.extensions_mut().remove::<PendingError>() {
+        let body = err.envelope(&request_id, &state.config.docs_url());
+        let mut rendered = (err.status(), axum::Json(body)).into_response();
+        for name in ["retry-after"] {
+            if let Some(v) = response.headers().get(name) {
+                rendered.headers_mut().insert(name, v.clone());
+            }
+        }
+        response = rendered;
+    }
+    let headers = response.headers_mut();
+    // A replayed idempotent response keeps the id of the request it answers.
+    if !headers.contains_key("fn-request-id") {
+        headers.insert("fn-request-id", HeaderValue::from_str(&request_id).expect("ids are ascii"));
+    }
+    if let Ok(v) = HeaderValue::from_str(&version) {
+        headers.insert("fn-version", v);
+    }
+    tracing::info!(
+        request_id = %request_id,
+        method = %method,
+        path = %path,
+        status = response.status().as_u16(),
+        ms = started.elapsed().as_secs_f64() * 1e3,
+        "request"
+    );
+    response
+}
+
+/// The fallback for unknown paths.
+pub async fn not_found() -> Response {
+    ApiError::NotFound.into_response()
+}

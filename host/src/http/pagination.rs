@@ -1,0 +1,55 @@
+//! Lists paginate one way everywhere: `limit` (1..100, default 20) and
+//! `starting_after` (the last id of the previous page); newest first.
+//! The answer is `{object: "list", data, has_more}`.
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::error::ApiError;
+
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct PageQuery {
+    pub limit: Option<String>,
+    pub starting_after: Option<String>,
+}
+
+/// A validated page request.
+#[derive(Debug, Clone)]
+pub struct Page {
+    pub limit: usize,
+    pub starting_after: Option<String>,
+}
+
+impl Page {
+    pub fn from_query(q: &PageQuery) -> Result<Page, ApiError> {
+        let limit = match &q.limit {
+            None => 20,
+            Some(s) => match s.parse::<usize>() {
+                Ok(n) if (1..=100).contains(&n) => n,
+                _ => return Err(ApiError::invalid("limit", "limit must be an integer from 1 to 100")),
+            },
+        };
+        let starting_after = q.starting_after.clone().filter(|s| !s.is_empty());
+        Ok(Page { limit, starting_after })
+    }
+
+    /// Cut a list (fetched with one extra item) into the answer.
+    pub fn answer(&self, mut items: Vec<Value>) -> Value {
+        let has_more = items.len() > self.limit;
+        items.truncate(self.limit);
+        json!({ "object": "list", "data": items, "has_more": has_more })
+    }
+
+    /// Paginate an in-memory list already ordered, by each item's `id`.
+    pub fn slice(&self, items: Vec<Value>) -> Result<Value, ApiError> {
+        let start = match &self.starting_after {
+            None => 0,
+            Some(after) => {
+                items.iter().position(|v| v["id"] == after.as_str()).map(|i| i + 1).ok_or_else(|| {
+                    ApiError::invalid("starting_after", "starting_after must be the id of an item in this list")
+                })?
+            }
+        };
+        Ok(self.answer(items.into_iter().skip(start).take(self.limit + 1).collect()))
+    }
+}

@@ -1,0 +1,167 @@
+//! Idempotency-Key on create operations (SPEC §4, §8).
+//!
+//! The first response (status and body) to a key is stored and replayed for
+//! 24 hours; the same key with a different request is 409
+//! idempotency_conflict; while the first request is still running, a second
+//! one with the same key gets that 409 too, so two never both run. A 5xx or
+//! 429 is not stored: the client may retry it with the same key. Create
+//! operations that move money store their response in the same transaction
+//! as the money (`Idem::complete_in`), so a crash can never leave a charge
+//! without its replayable response.
+
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use chrono::Utc;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use crate::auth::Caller;
+use crate::http::{ApiError, Body};
+use crate::state::AppState;
+use crate::store::{self, Tables, IDEMPOTENCY};
+
+/// Keys are kept this long.
+pub const REPLAY_WINDOW_HOURS: i64 = 24;
+/// The longest key accepted.
+pub const MAX_KEY_LEN: usize = 255;
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Record {
+    fingerprint: String,
+    request_id: String,
+    created_at: String,
+    /// None while the first request is still running.
+    response: Option<(u16, Value)>,
+}
+
+/// A claimed key: the request holding it must complete or abandon it.
+#[derive(Clone)]
+pub struct Idem {
+    table_key: String,
+    fingerprint: String,
+    request_id: String,
+}
+
+/// What to do with a request.
+pub enum Start {
+    /// Run it; `Some` when it carries a key.
+    Proceed(Option<Idem>),
+    /// Answer with the stored first response.
+    Replay(Response),
+}
+
+/// Claim the request's Idempotency-Key, if it has one.
+pub async fn start(state: &AppState, caller: &Caller, headers: &HeaderMap, request_id: &str, operation: &str, body: &Body) -> Result<Start, ApiError> {
+    let Some(raw) = headers.get("idempotency-key") else { return Ok(Start::Proceed(None)) };
+    let key = raw.to_str().map_err(|_| ApiError::invalid("Idempotency-Key", "Idempotency-Key must be visible ASCII"))?;
+    if key.is_empty() || key.len() > MAX_KEY_LEN {
+        return Err(ApiError::invalid("Idempotency-Key", format!("Idempotency-Key must be 1 to {MAX_KEY_LEN} characters")));
+    }
+    let fingerprint = {
+        let mut h = Sha256::new();
+        h.update(operation.as_bytes());
+        h.update([0]);
+        h.update(serde_json::to_vec(&body.0).expect("json"));
+        hex::encode(h.finalize())
+    };
+    let table_key = format!("{}:{key}", caller.scope_key());
+    let claim = Idem { table_key: table_key.clone(), fingerprint: fingerprint.clone(), request_id: request_id.to_string() };
+    let request_id = request_id.to_string();
+    state
+        .store
+        .write_async(move |tx| -> Result<Start, ApiError> {
+            if let Some(existing) = tx.get_json::<Record>(IDEMPOTENCY, &table_key)? {
+                let fresh = crate::time::parse(&existing.created_at)
+                    .is_some_and(|t| Utc::now() - t < chrono::Duration::hours(REPLAY_WINDOW_HOURS));
+                if fresh {
+                    if existing.fingerprint != fingerprint {
+                        return Err(ApiError::IdempotencyConflict { original_request_id: existing.request_id });
+                    }
+                    return match existing.response {
+                        Some((status, body)) => Ok(Start::Replay(replay(status, body, &existing.request_id))),
+                        None => Err(ApiError::IdempotencyConflict { original_request_id: existing.request_id }),
+                    };
+                }
+            }
+            let record = Record { fingerprint, request_id, created_at: crate::time::now(), response: None };
+            store::put_json(tx, IDEMPOTENCY, &table_key, &record)?;
+            Ok(Start::Proceed(Some(claim)))
+        })
+        .await
+}
+
+fn replay(status: u16, body: Value, request_id: &str) -> Response {
+    let status = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
+    let mut response = (status, axum::Json(body)).into_response();
+    if let Ok(v) = HeaderValue::from_str(request_id) {
+        response.headers_mut().insert("fn-request-id", v);
+    }
+    response.headers_mut().insert("idempotent-replayed", HeaderValue::from_static("true"));
+    response
+}
+
+impl Idem {
+    /// Store the response inside the transaction that made its effects.
+    pub fn complete_in(&self, tx: &redb::WriteTransaction, status: StatusCode, body: &Value) -> anyhow::Result<()> {
+        let record = Record {
+            fingerprint: self.fingerprint.clone(),
+            request_id: self.request_id.clone(),
+            created_at: crate::time::now(),
+            response: Some((status.as_u16(), body.clone())),
+        };
+        store::put_json(tx, IDEMPOTENCY, &self.table_key, &record)
+    }
+}
+
+/// Answer a create operation, storing its response under its key: success
+/// and 4xx are replayed later; 5xx and 429 release the key for a retry.
+pub async fn respond(state: &AppState, idem: Option<Idem>, result: Result<(StatusCode, Value), ApiError>) -> Response {
+    let Some(idem) = idem else {
+        return match result {
+            Ok((status, body)) => (status, axum::Json(body)).into_response(),
+            Err(e) => e.into_response(),
+        };
+    };
+    let stored = match &result {
+        Ok((status, body)) => Some((*status, body.clone())),
+        Err(e) if e.status().is_server_error() || e.status() == StatusCode::TOO_MANY_REQUESTS => None,
+        Err(e) => Some((e.status(), e.envelope(&idem.request_id, &state.config.docs_url()))),
+    };
+    let outcome = state
+        .store
+        .write_async(move |tx| -> anyhow::Result<()> {
+            match stored {
+                Some((status, body)) => idem.complete_in(tx, status, &body),
+                None => {
+                    tx.open_table(IDEMPOTENCY)?.remove(idem.table_key.as_str())?;
+                    Ok(())
+                }
+            }
+        })
+        .await;
+    if let Err(e) = outcome {
+        return ApiError::Internal(e).into_response();
+    }
+    match result {
+        Ok((status, body)) => (status, axum::Json(body)).into_response(),
+        Err(e) => e.into_response(),
+    }
+}
+
+/// After a restart nothing is in flight: free every key whose first request
+/// never finished (its effects, if any, were never committed).
+pub fn release_unfinished(tx: &redb::WriteTransaction) -> anyhow::Result<usize> {
+    let all: Vec<(String, Record)> = tx.scan_json(IDEMPOTENCY, "", None, usize::MAX, false)?;
+    let mut table = tx.open_table(IDEMPOTENCY)?;
+    let mut n = 0;
+    for (k, r) in all {
+        let expired = crate::time::parse(&r.created_at)
+            .is_none_or(|t| Utc::now() - t >= chrono::Duration::hours(REPLAY_WINDOW_HOURS));
+        if r.response.is_none() || expired {
+            table.remove(k.as_str())?;
+            n += 1;
+        }
+    }
+    Ok(n)
+}

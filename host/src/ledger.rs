@@ -1,0 +1,358 @@
+//! The ledger: every movement of money, as immutable entries.
+//!
+//! Invariants (each enforced here and nowhere else, and checked by `audit`):
+//! 1. Entries are append-only: top-up, reserve, settle, release.
+//! 2. A reservation resolves exactly once: settle ≤ reserved, the rest is
+//!    released, and settled + released = reserved.
+//! 3. balance = top-ups − settlements; open reserves = reservations − their
+//!    settlements and releases; available = balance − open reserves.
+//! 4. available never goes below zero: a reservation that does not fit is
+//!    refused in the same transaction that would write it.
+//! 5. Every settlement names the receipts behind it, and their costs sum to
+//!    the settled amount.
+//!
+//! Balances are also kept per `account:mode` in BALANCES, written in the
+//! same transaction as the entry; `audit` re-derives them from the entries.
+
+use redb::{ReadableTable, WriteTransaction};
+use serde::{Deserialize, Serialize};
+
+use crate::accounts::Mode;
+use crate::money::Micros;
+use crate::store::{self, Tables, BALANCES, LEDGER, RESERVATIONS, SPEND_BY_DAY};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EntryKind {
+    TopUp,
+    Reserve,
+    Settle,
+    Release,
+}
+
+/// One immutable ledger entry.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Entry {
+    pub seq: u64,
+    pub kind: EntryKind,
+    pub account: String,
+    pub mode: Mode,
+    pub amount: Micros,
+    /// The reservation a reserve, settle or release entry belongs to.
+    pub reservation: Option<String>,
+    /// The receipts a settlement pays for, with their costs.
+    #[serde(default)]
+    pub receipts: Vec<(String, Micros)>,
+    pub memo: String,
+    pub at: String,
+}
+
+/// An account's money in one mode.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Balance {
+    pub balance: Micros,
+    pub open_reserves: Micros,
+}
+
+impl Balance {
+    pub fn available(&self) -> Micros {
+        self.balance - self.open_reserves
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReservationState {
+    Open,
+    Resolved,
+}
+
+/// Money held for a run until it ends.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Reservation {
+    pub id: String,
+    pub account: String,
+    pub mode: Mode,
+    pub amount: Micros,
+    pub state: ReservationState,
+    pub settled: Micros,
+    pub released: Micros,
+    /// What the money is held for (a session id).
+    pub purpose: String,
+    pub created_at: String,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum LedgerError {
+    #[error("available balance cannot cover the reservation")]
+    Insufficient(Balance),
+    #[error("reservation {0} is unknown")]
+    UnknownReservation(String),
+    #[error("reservation {0} is already resolved")]
+    AlreadyResolved(String),
+    #[error("settlement of {settle} exceeds the reservation of {reserved}")]
+    SettleExceedsReservation { settle: Micros, reserved: Micros },
+    #[error("amounts must be positive")]
+    NonPositive,
+    #[error(transparent)]
+    Store(#[from] anyhow::Error),
+}
+
+impl From<redb::TableError> for LedgerError {
+    fn from(e: redb::TableError) -> Self {
+        LedgerError::Store(e.into())
+    }
+}
+
+impl From<redb::StorageError> for LedgerError {
+    fn from(e: redb::StorageError) -> Self {
+        LedgerError::Store(e.into())
+    }
+}
+
+fn balance_key(account: &str, mode: Mode) -> String {
+    format!("{account}:{}", mode.as_str())
+}
+
+/// The current balance of an account in one mode.
+pub fn balance(tx: &impl Tables, account: &str, mode: Mode) -> anyhow::Result<Balance> {
+    Ok(tx.get_json(BALANCES, &balance_key(account, mode))?.unwrap_or_default())
+}
+
+fn put_balance(tx: &WriteTransaction, account: &str, mode: Mode, b: &Balance) -> anyhow::Result<()> {
+    store::put_json(tx, BALANCES, &balance_key(account, mode), b)
+}
+
+fn append(tx: &WriteTransaction, mut entry: Entry) -> anyhow::Result<Entry> {
+    let mut table = tx.open_table(LEDGER)?;
+    let seq = table.last()?.map(|(k, _)| k.value() + 1).unwrap_or(1);
+    entry.seq = seq;
+    table.insert(seq, store::encode(&entry).as_slice())?;
+    Ok(entry)
+}
+
+fn entry(kind: EntryKind, account: &str, mode: Mode, amount: Micros, reservation: Option<&str>, memo: &str) -> Entry {
+    Entry {
+        seq: 0,
+        kind,
+        account: account.to_string(),
+        mode,
+        amount,
+        reservation: reservation.map(str::to_string),
+        receipts: Vec::new(),
+        memo: memo.to_string(),
+        at: crate::time::now(),
+    }
+}
+
+/// Add money to a balance.
+pub fn top_up(tx: &WriteTransaction, account: &str, mode: Mode, amount: Micros, memo: &str) -> Result<Balance, LedgerError> {
+    if amount <= Micros::ZERO {
+        return Err(LedgerError::NonPositive);
+    }
+    let mut b = balance(tx, account, mode)?;
+    b.balance = b.balance.checked_add(amount).ok_or(LedgerError::NonPositive)?;
+    append(tx, entry(EntryKind::TopUp, account, mode, amount, None, memo))?;
+    put_balance(tx, account, mode, &b)?;
+    Ok(b)
+}
+
+/// Hold `amount` for a run. Refused, writing nothing, when available cannot cover it.
+pub fn reserve(tx: &WriteTransaction, account: &str, mode: Mode, amount: Micros, purpose: &str) -> Result<Reservation, LedgerError> {
+    if amount < Micros::ZERO {
+        return Err(LedgerError::NonPositive);
+    }
+    let mut b = balance(tx, account, mode)?;
+    if b.available() < amount {
+        return Err(LedgerError::Insufficient(b));
+    }
+    let r = Reservation {
+        id: crate::ids::new_id("rsv"),
+        account: account.to_string(),
+        mode,
+        amount,
+        state: ReservationState::Open,
+        settled: Micros::ZERO,
+        released: Micros::ZERO,
+        purpose: purpose.to_string(),
+        created_at: crate::time::now(),
+    };
+    b.open_reserves = b.open_reserves + amount;
+    append(tx, entry(EntryKind::Reserve, account, mode, amount, Some(&r.id), purpose))?;
+    put_balance(tx, account, mode, &b)?;
+    store::put_json(tx, RESERVATIONS, &r.id, &r)?;
+    Ok(r)
+}
+
+/// Resolve a reservation exactly once: settle what the receipts cost and
+/// release the rest. Returns the resolved reservation.
+pub fn resolve(tx: &WriteTransaction, reservation_id: &str, receipts: &[(String, Micros)]) -> Result<Reservation, LedgerError> {
+    let mut r: Reservation = tx
+        .get_json(RESERVATIONS, reservation_id)?
+        .ok_or_else(|| LedgerError::UnknownReservation(reservation_id.to_string()))?;
+    if r.state == ReservationState::Resolved {
+        return Err(LedgerError::AlreadyResolved(r.id));
+    }
+    if receipts.iter().any(|(_, c)| c.is_negative()) {
+        return Err(LedgerError::NonPositive);
+    }
+    let settle: Micros = receipts.iter().map(|(_, c)| *c).sum();
+    if settle > r.amount {
+        return Err(LedgerError::SettleExceedsReservation { settle, reserved: r.amount });
+    }
+    let release = r.amount - settle;
+    let mut b = balance(tx, &r.account, r.mode)?;
+    b.balance = b.balance - settle;
+    b.open_reserves = b.open_reserves - r.amount;
+    if settle > Micros::ZERO {
+        let mut e = entry(EntryKind::Settle, &r.account, r.mode, settle, Some(&r.id), &r.purpose);
+        e.receipts = receipts.to_vec();
+        append(tx, e)?;
+        let day = format!("{}:{}:{}", r.account, r.mode.as_str(), crate::time::today());
+        let mut spend = tx.open_table(SPEND_BY_DAY)?;
+        let before = spend.get(day.as_str())?.map(|v| v.value()).unwrap_or(0);
+        spend.insert(day.as_str(), before + settle.0)?;
+    }
+    if release > Micros::ZERO || settle == Micros::ZERO {
+        append(tx, entry(EntryKind::Release, &r.account, r.mode, release, Some(&r.id), &r.purpose))?;
+    }
+    put_balance(tx, &r.account, r.mode, &b)?;
+    r.state = ReservationState::Resolved;
+    r.settled = settle;
+    r.released = release;
+    store::put_json(tx, RESERVATIONS, &r.id, &r)?;
+    Ok(r)
+}
+
+pub fn reservation(tx: &impl Tables, id: &str) -> anyhow::Result<Option<Reservation>> {
+    tx.get_json(RESERVATIONS, id)
+}
+
+/// Settled spend per day for an account and mode, from `from` to `to` (inclusive, `YYYY-MM-DD`).
+pub fn spend_by_day(tx: &redb::ReadTransaction, account: &str, mode: Mode, from: &str, to: &str) -> anyhow::Result<Vec<(String, Micros)>> {
+    let table = tx.open_table(SPEND_BY_DAY)?;
+    let prefix = format!("{account}:{}:", mode.as_str());
+    let lo = format!("{prefix}{from}");
+    let hi = format!("{prefix}{to}");
+    let mut out = Vec::new();
+    for row in table.range(lo.as_str()..=hi.as_str())? {
+        let (k, v) = row?;
+        out.push((k.value()[prefix.len()..].to_string(), Micros(v.value())));
+    }
+    Ok(out)
+}
+
+/// Settled spend this calendar month (UTC).
+pub fn spent_this_month(tx: &impl SpendSource, account: &str, mode: Mode) -> anyhow::Result<Micros> {
+    let month = &crate::time::today()[..8];
+    tx.spend_with_prefix(&format!("{account}:{}:{month}", mode.as_str()))
+}
+
+/// Reads the per-day spend table from either kind of transaction.
+pub trait SpendSource {
+    fn spend_with_prefix(&self, prefix: &str) -> anyhow::Result<Micros>;
+}
+
+fn sum_prefix(t: &impl ReadableTable<&'static str, i64>, prefix: &str) -> anyhow::Result<Micros> {
+    let end = format!("{prefix}\u{10FFFF}");
+    let mut total = 0i64;
+    for row in t.range(prefix..end.as_str())? {
+        total += row?.1.value();
+    }
+    Ok(Micros(total))
+}
+
+impl SpendSource for WriteTransaction {
+    fn spend_with_prefix(&self, prefix: &str) -> anyhow::Result<Micros> {
+        sum_prefix(&self.open_table(SPEND_BY_DAY)?, prefix)
+    }
+}
+
+impl SpendSource for redb::ReadTransaction {
+    fn spend_with_prefix(&self, prefix: &str) -> anyhow::Result<Micros> {
+        sum_prefix(&self.open_table(SPEND_BY_DAY)?, prefix)
+    }
+}
+
+/// What `audit` found.
+#[derive(Debug, Default, Serialize)]
+pub struct Audit {
+    pub entries: u64,
+    pub reservations: u64,
+    pub open_reservations: u64,
+    pub problems: Vec<String>,
+}
+
+/// Re-derive every balance from the entries and check every invariant.
+pub fn audit(tx: &redb::ReadTransaction) -> anyhow::Result<Audit> {
+    use std::collections::HashMap;
+    let mut report = Audit::default();
+    let mut derived: HashMap<String, Balance> = HashMap::new();
+    let mut per_reservation: HashMap<String, (Micros, Micros, Micros)> = HashMap::new();
+    let mut last_seq = 0;
+    for row in tx.open_table(LEDGER)?.iter()? {
+        let (k, v) = row?;
+        let e: Entry = store::decode(v.value())?;
+        report.entries += 1;
+        if k.value() != last_seq + 1 {
+            report.problems.push(format!("entry sequence jumps from {last_seq} to {}", k.value()));
+        }
+        last_seq = k.value();
+        let b = derived.entry(balance_key(&e.account, e.mode)).or_default();
+        let res = e.reservation.clone().unwrap_or_default();
+        match e.kind {
+            EntryKind::TopUp => b.balance = b.balance + e.amount,
+            EntryKind::Reserve => {
+                b.open_reserves = b.open_reserves + e.amount;
+                per_reservation.entry(res).or_default().0 = e.amount;
+            }
+            EntryKind::Settle => {
+                b.balance = b.balance - e.amount;
+                let named: Micros = e.receipts.iter().map(|(_, c)| *c).sum();
+                if named != e.amount || e.receipts.is_empty() {
+                    report.problems.push(format!("settlement {} does not equal its receipts", e.seq));
+                }
+                per_reservation.entry(res).or_default().1 += e.amount;
+            }
+            EntryKind::Release => per_reservation.entry(res).or_default().2 += e.amount,
+        }
+        if b.balance.is_negative() {
+            report.problems.push(format!("balance of {} negative after entry {}", e.account, e.seq));
+        }
+    }
+    for row in tx.open_table(RESERVATIONS)?.iter()? {
+        let (_, v) = row?;
+        let r: Reservation = store::decode(v.value())?;
+        report.reservations += 1;
+        let (reserved, settled, released) = per_reservation.get(&r.id).copied().unwrap_or_default();
+        if reserved != r.amount {
+            report.problems.push(format!("reservation {} has no matching reserve entry", r.id));
+        }
+        let b = derived.entry(balance_key(&r.account, r.mode)).or_default();
+        match r.state {
+            ReservationState::Open => {
+                report.open_reservations += 1;
+                if settled != Micros::ZERO || released != Micros::ZERO {
+                    report.problems.push(format!("open reservation {} has settle or release entries", r.id));
+                }
+            }
+            ReservationState::Resolved => {
+                b.open_reserves = b.open_reserves - r.amount;
+                if settled + released != r.amount || settled != r.settled || released != r.released {
+                    report.problems.push(format!("reservation {} does not resolve to its amount", r.id));
+                }
+            }
+        }
+    }
+    let stored = tx.open_table(BALANCES)?;
+    for (key, b) in &derived {
+        let s: Balance = store::get_from_table(&stored, key)?.unwrap_or_default();
+        if s != *b {
+            report.problems.push(format!("stored balance of {key} {s:?} differs from its entries {b:?}"));
+        }
+        if b.available().is_negative() {
+            report.problems.push(format!("available balance of {key} is negative"));
+        }
+    }
+    Ok(report)
+}

@@ -1,0 +1,103 @@
+//! `fnhost serve`: open the data directory, recover from any crash, and
+//! serve until SIGTERM or Ctrl-C.
+
+use anyhow::Context;
+use serde_json::Value;
+
+use crate::admin::{self, AdminOp};
+use crate::config::Config;
+use crate::state::AppState;
+use crate::store::{Store, Tables, ACCOUNTS};
+
+pub async fn serve(config: Config) -> anyhow::Result<()> {
+    std::fs::create_dir_all(&config.data_dir)
+        .with_context(|| format!("failed to create the data directory {}", config.data_dir.display()))?;
+    let store = Store::open(&config.db_path())?;
+    if config.allow_private_targets {
+        tracing::warn!("DEVELOPMENT MODE: --allow-private-targets lets fetches and webhook deliveries reach loopback and private addresses over plain http; never use it in production");
+    }
+    recover(&store)?;
+    if config.demo_account {
+        if let Some(demo) = create_demo_account(&store)? {
+            println!("Created a demo account on first start. These keys are shown once:");
+            println!("  account   {}", demo["account_id"].as_str().unwrap_or_default());
+            println!("  live key  {}", demo["live_key"].as_str().unwrap_or_default());
+            println!("  test key  {}", demo["test_key"].as_str().unwrap_or_default());
+            println!("  balance   ${} live, ${} test", demo["balance_usd"], demo["balance_usd"]);
+        }
+    }
+    let listener = tokio::net::TcpListener::bind(config.listen)
+        .await
+        .with_context(|| format!("failed to listen on {}", config.listen))?;
+    let local = listener.local_addr()?;
+    let mut config = config;
+    if config.public_url.is_none() {
+        config.public_url = Some(format!("http://{local}"));
+    }
+    let socket = config.admin_socket();
+    let (plugins, report) = crate::plugins::Plugins::load(&config.plugin_config(), &config.data_dir)?;
+    for r in &report {
+        tracing::info!(plugin = ?r, "plugin");
+    }
+    let signer = crate::receipts::ReceiptSigner::load_or_create(&store)?;
+    let orphans = crate::sessions::run::recover_orphans(&store, &config.public_url())?;
+    if orphans > 0 {
+        tracing::warn!(orphans, "ended runs that were in flight when the server stopped; their receipts were settled");
+    }
+    let state = AppState::new(config, store.clone(), plugins, signer);
+    // Resumes every message still queued from before a restart.
+    state.webhooks.start(&state)?;
+    #[cfg(unix)]
+    tokio::spawn({
+        let store = store.clone();
+        let socket = socket.clone();
+        async move {
+            if let Err(e) = admin::serve_socket(store, socket).await {
+                tracing::error!(error = %e, "admin socket stopped");
+            }
+        }
+    });
+    tracing::info!(address = %local, "fnhost listening; API base http://{local}/v1");
+    println!("fnhost listening on http://{local}/v1");
+    axum::serve(listener, crate::app::app(state)).with_graceful_shutdown(shutdown_signal()).await?;
+    let _ = std::fs::remove_file(&socket);
+    tracing::info!("fnhost stopped");
+    Ok(())
+}
+
+/// Bring the database back to a consistent state after a crash.
+fn recover(store: &Store) -> anyhow::Result<()> {
+    let freed = store.write(|tx| crate::idempotency::release_unfinished(tx))?;
+    if freed > 0 {
+        tracing::info!(freed, "released idempotency keys of requests that never finished");
+    }
+    Ok(())
+}
+
+/// On the very first start, an account to try the API with.
+fn create_demo_account(store: &Store) -> anyhow::Result<Option<Value>> {
+    let empty = store.read(|tx| -> anyhow::Result<bool> { Ok(tx.scan_json::<Value>(ACCOUNTS, "", None, 1, false)?.is_empty()) })?;
+    if !empty {
+        return Ok(None);
+    }
+    admin::execute(store, AdminOp::CreateAccount { name: "demo".into(), balance_usd: "100".into() }).map(Some)
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        if let Ok(mut s) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            s.recv().await;
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = term => {},
+    }
+    tracing::info!("shutting down: finishing requests in flight");
+}

@@ -1,0 +1,71 @@
+//! A session's event log and the bus that wakes its readers.
+//!
+//! Each entry is `{seq, phase, at, data}`; `seq` counts from 1 per session
+//! and is the SSE `id:`. Terminal phases are `answered`, `abstain`,
+//! `error` and `stopped`; a stream ends after one of them.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tokio::sync::watch;
+
+use super::Session;
+use crate::store::{self, Tables, EVENTS};
+
+/// Phases after which no event follows in a turn.
+pub const TERMINAL: &[&str] = &["answered", "abstain", "error", "stopped"];
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Event {
+    pub seq: u64,
+    pub phase: String,
+    pub at: String,
+    pub data: Value,
+}
+
+impl Event {
+    pub fn is_terminal(&self) -> bool {
+        TERMINAL.contains(&self.phase.as_str())
+    }
+}
+
+fn key(session: &str, seq: u64) -> String {
+    format!("{session}:{}", store::pad(seq))
+}
+
+/// Append an event in the caller's transaction; the session's `last_seq`
+/// is advanced (the caller stores the session in the same transaction).
+pub fn append(tx: &redb::WriteTransaction, session: &mut Session, phase: &str, data: Value) -> anyhow::Result<Event> {
+    session.last_seq += 1;
+    let event = Event { seq: session.last_seq, phase: phase.to_string(), at: crate::time::now(), data };
+    store::put_json(tx, EVENTS, &key(&session.id, event.seq), &event)?;
+    Ok(event)
+}
+
+/// Events after `after`, at most `limit`.
+pub fn after(tx: &impl Tables, session: &str, after: u64, limit: usize) -> anyhow::Result<Vec<Event>> {
+    let rows: Vec<(String, Event)> = tx.scan_json(EVENTS, &format!("{session}:"), Some(&key(session, after)), limit, false)?;
+    Ok(rows.into_iter().map(|(_, e)| e).collect())
+}
+
+/// Wakes everyone waiting for new events, after each commit that wrote some.
+#[derive(Clone)]
+pub struct EventBus {
+    tx: watch::Sender<u64>,
+}
+
+impl Default for EventBus {
+    fn default() -> Self {
+        EventBus { tx: watch::channel(0).0 }
+    }
+}
+
+impl EventBus {
+    /// Say that events were committed.
+    pub fn publish(&self) {
+        self.tx.send_modify(|n| *n += 1);
+    }
+
+    pub fn subscribe(&self) -> watch::Receiver<u64> {
+        self.tx.subscribe()
+    }
+}

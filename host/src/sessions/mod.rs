@@ -1,0 +1,202 @@
+//! Sessions: a natural-language query answered with rows and receipts.
+//!
+//! - `api`: the routes (estimate, create, list, read, events, stream, result,
+//!   rows, receipts, turns, stop).
+//! - `run`: one turn's run, from the planner to the terminal event.
+//! - `events`: the event log and the bus that wakes its readers.
+//! - `constraints`: rows checked against the parsed constraints.
+//! - `sources`: robots.txt, sitemaps and the crawl frontier.
+//! - `testmode`: the sentinels of fn_test_ keys.
+
+pub mod api;
+pub mod constraints;
+pub mod events;
+pub mod run;
+pub mod sources;
+pub mod testmode;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+
+use crate::accounts::Mode;
+use crate::money::Micros;
+use crate::store::{self, Tables, SESSIONS, SESSION_INDEX};
+
+/// The states of SPEC §3.2.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Running,
+    Answered,
+    Abstained,
+    Error,
+    Stopped,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Running => "running",
+            Status::Answered => "answered",
+            Status::Abstained => "abstained",
+            Status::Error => "error",
+            Status::Stopped => "stopped",
+        }
+    }
+
+    /// Can a follow-up turn start from this status?
+    pub fn accepts_turns(self) -> bool {
+        matches!(self, Status::Answered | Status::Stopped)
+    }
+}
+
+/// A stored session.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Session {
+    pub id: String,
+    pub account: String,
+    pub mode: Mode,
+    pub key_id: String,
+    pub status: Status,
+    /// spend-budget, query-budget or stopped, when status is stopped.
+    pub stop: Option<String>,
+    /// The stream code and message, when status is error.
+    pub error: Option<(String, String)>,
+    /// Why the run ended as it did (abstain reason, stop reason, ...).
+    pub reason: Option<String>,
+    /// The current turn, from 1.
+    pub turn: u32,
+    /// The current turn's query.
+    pub query: String,
+    pub guidance: Option<String>,
+    pub metadata: Option<Map<String, Value>>,
+    pub webhook_url: Option<String>,
+    /// The parsed intent of the current turn.
+    pub parsed: Value,
+    /// The most one turn may spend.
+    pub max_spend: Micros,
+    /// The current turn's reservation.
+    pub reservation: String,
+    /// Receipts of the current turn and their costs: what its reservation settles.
+    pub turn_receipts: Vec<(String, Micros)>,
+    /// Settled over all finished turns.
+    pub settled: Micros,
+    /// Released over all finished turns.
+    pub released: Micros,
+    pub records: u64,
+    pub qualified: u64,
+    pub unchecked: u64,
+    pub sources: u64,
+    pub receipts_signed: u64,
+    /// Rows stored so far (their keys are `session:<n>`).
+    pub row_count: u64,
+    /// The last event's sequence number.
+    pub last_seq: u64,
+    pub created_at: String,
+    pub updated_at: String,
+    pub ended_at: Option<String>,
+}
+
+impl Session {
+    pub fn is_running(&self) -> bool {
+        self.status == Status::Running
+    }
+
+    /// Spend of the current turn so far (receipts not yet settled).
+    pub fn pending_spend(&self) -> Micros {
+        if self.is_running() {
+            self.turn_receipts.iter().map(|(_, c)| *c).sum()
+        } else {
+            Micros::ZERO
+        }
+    }
+
+    /// The session as the API shows it.
+    pub fn to_json(&self, public_url: &str) -> Value {
+        let mut v = json!({
+            "id": self.id,
+            "object": "session",
+            "livemode": self.mode.livemode(),
+            "status": self.status.as_str(),
+            "turn": self.turn,
+            "query": self.query,
+            "parsed": self.parsed,
+            "max_spend_usd": self.max_spend.to_json(),
+            "spend_usd": (self.settled + self.pending_spend()).to_json(),
+            "reserved_usd": if self.is_running() { self.max_spend.to_json() } else { json!(0) },
+            "settled_usd": self.settled.to_json(),
+            "released_usd": self.released.to_json(),
+            "records": self.records,
+            "qualified": self.qualified,
+            "unchecked": self.unchecked,
+            "sources": self.sources,
+            "receipts_signed": self.receipts_signed,
+            "result_url": format!("{public_url}/v1/sessions/{}/result", self.id),
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+            "ended_at": self.ended_at,
+        });
+        if let Some(stop) = &self.stop {
+            v["stop"] = json!(stop);
+        }
+        if let Some((code, message)) = &self.error {
+            v["error"] = json!({ "code": code, "message": message });
+        }
+        if let Some(reason) = &self.reason {
+            v["reason"] = json!(reason);
+        }
+        if let Some(g) = &self.guidance {
+            v["guidance"] = json!(g);
+        }
+        if let Some(m) = &self.metadata {
+            v["metadata"] = Value::Object(m.clone());
+        }
+        if let Some(w) = &self.webhook_url {
+            v["webhook_url"] = json!(w);
+        }
+        v
+    }
+}
+
+fn index_key(s: &Session) -> String {
+    let micros = crate::time::parse(&s.created_at).map(|t| t.timestamp_micros()).unwrap_or(0).max(0) as u64;
+    format!("{}:{}:{}:{}", s.account, s.mode.as_str(), store::pad(micros), s.id)
+}
+
+pub fn get(tx: &impl Tables, id: &str) -> anyhow::Result<Option<Session>> {
+    tx.get_json(SESSIONS, id)
+}
+
+/// Store a session (and its listing index entry on first write).
+pub fn put(tx: &redb::WriteTransaction, s: &Session) -> anyhow::Result<()> {
+    store::put_json(tx, SESSIONS, &s.id, s)?;
+    tx.open_table(SESSION_INDEX)?.insert(index_key(s).as_str(), s.id.as_str())?;
+    Ok(())
+}
+
+/// A page of an account's sessions in one mode, newest first.
+pub fn list(tx: &redb::ReadTransaction, account: &str, mode: Mode, starting_after: Option<&Session>, limit: usize) -> anyhow::Result<Vec<Session>> {
+    let prefix = format!("{account}:{}:", mode.as_str());
+    let end = match starting_after {
+        Some(s) => index_key(s),
+        None => format!("{prefix}\u{10FFFF}"),
+    };
+    let table = tx.open_table(SESSION_INDEX)?;
+    let mut out = Vec::new();
+    for row in table.range(prefix.as_str()..end.as_str())?.rev() {
+        let (_, id) = row?;
+        if let Some(s) = get(tx, id.value())? {
+            out.push(s);
+        }
+        if out.len() >= limit {
+            break;
+        }
+    }
+    Ok(out)
+}
+
+/// Every session still marked running (after a crash: the orphans).
+pub fn running(tx: &impl Tables) -> anyhow::Result<Vec<Session>> {
+    let all: Vec<(String, Session)> = tx.scan_json(SESSIONS, "", None, usize::MAX, false)?;
+    Ok(all.into_iter().map(|(_, s)| s).filter(|s| s.is_running()).collect())
+}

@@ -1,0 +1,612 @@
+//! One turn's run: planner → sources → fetch (or replay) → extractor →
+//! rows checked against the constraints → a signed receipt per source →
+//! the terminal event, where only the receipts settle and the rest of the
+//! reservation is released.
+//!
+//! Every page's effects (receipt, rows, events, counters) commit in one
+//! transaction, so a crash leaves either all or none of them; the next
+//! start ends orphaned runs (`recover_orphans`) and settles exactly the
+//! receipts that were committed.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use serde_json::{json, Map, Value};
+use tokio::sync::watch;
+use url::Url;
+
+use super::constraints::{self, Check};
+use super::events;
+use super::sources::{sitemap_urls, Frontier, Robots};
+use super::testmode::{self, Sentinel};
+use super::{Session, Status};
+use crate::accounts::Mode;
+use crate::fetch::{FetchError, Fetched};
+use crate::limits::RunSlot;
+use crate::money::Micros;
+use crate::plugins::{ExtractRequest, Page};
+use crate::state::AppState;
+use crate::store::{self, Tables, RECEIPTS, ROWS, SESSION_RECEIPTS};
+
+/// How a run ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    Answered,
+    Abstained { reason: String },
+    Error { code: &'static str, message: String },
+    Stopped { stop: &'static str, reason: String },
+}
+
+/// Runs in flight: their stop switches.
+#[derive(Clone, Default)]
+pub struct Runs {
+    stops: Arc<Mutex<HashMap<String, watch::Sender<bool>>>>,
+}
+
+impl Runs {
+    fn register(&self, session: &str) -> watch::Receiver<bool> {
+        let (tx, rx) = watch::channel(false);
+        self.stops.lock().expect("runs lock").insert(session.to_string(), tx);
+        rx
+    }
+
+    fn unregister(&self, session: &str) {
+        self.stops.lock().expect("runs lock").remove(session);
+    }
+
+    /// Ask a run to stop. False when no such run is in flight.
+    pub fn stop(&self, session: &str) -> bool {
+        match self.stops.lock().expect("runs lock").get(session) {
+            Some(tx) => {
+                let _ = tx.send(true);
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// Start the run of a session's current turn in the background.
+pub fn spawn(state: AppState, session: Session, slot: RunSlot) {
+    let stop = state.runs.register(&session.id);
+    let mut stop_signal = stop.clone();
+    tokio::spawn(async move {
+        let id = session.id.clone();
+        let mut run = Run { state: state.clone(), session, stop, seen: HashMap::new() };
+        // A stop ends the run wherever it is waiting. A page commit already
+        // under way still completes or sees the session ended, never half.
+        let outcome = tokio::select! {
+            outcome = run.execute() => outcome,
+            _ = stop_signal.wait_for(|stop| *stop) => Outcome::Stopped { stop: "stopped", reason: "stopped on request".into() },
+        };
+        if let Err(e) = finish(&state, &id, outcome).await {
+            tracing::error!(session = %id, error = %e, "failed to end a run");
+        }
+        state.runs.unregister(&id);
+        drop(slot);
+    });
+}
+
+struct Run {
+    state: AppState,
+    /// A snapshot of the session; the stored one is the truth.
+    session: Session,
+    stop: watch::Receiver<bool>,
+    /// Row identity → row key, so a product seen twice is one row.
+    seen: HashMap<String, String>,
+}
+
+impl Run {
+    fn stopped(&self) -> bool {
+        *self.stop.borrow()
+    }
+
+    async fn event(&self, phase: &str, data: Value) -> anyhow::Result<()> {
+        let id = self.session.id.clone();
+        let phase = phase.to_string();
+        self.state
+            .store
+            .write_relaxed_async(move |tx| -> anyhow::Result<()> {
+                let mut s = super::get(tx, &id)?.ok_or_else(|| anyhow::anyhow!("session {id} vanished"))?;
+                events::append(tx, &mut s, &phase, data)?;
+                super::put(tx, &s)
+            })
+            .await?;
+        self.state.bus.publish();
+        Ok(())
+    }
+
+    async fn execute(&mut self) -> Outcome {
+        match self.plan_and_crawl().await {
+            Ok(outcome) => outcome,
+            Err(e) => {
+                tracing::error!(session = %self.session.id, error = %e, "run failed");
+                Outcome::Error { code: "internal", message: "the run failed unexpectedly".into() }
+            }
+        }
+    }
+
+    async fn plan_and_crawl(&mut self) -> anyhow::Result<Outcome> {
+        let mode = self.session.mode;
+        let sentinel = testmode::sentinel(mode, &self.session.query);
+        match sentinel {
+            Some(Sentinel::Decline) | Some(Sentinel::Abstain) => {
+                return Ok(Outcome::Abstained { reason: "a test sentinel asked the run to abstain".into() });
+            }
+            Some(Sentinel::Error) => {
+                return Ok(Outcome::Error { code: "provider_unavailable", message: "a test sentinel made the run fail".into() });
+            }
+            _ => {}
+        }
+        let parsed = self.session.parsed.clone();
+        let mut seeds = seeds_of(&parsed, mode);
+        if seeds.is_empty() && sentinel == Some(Sentinel::SpendStop) {
+            seeds.push(testmode::DEFAULT_TEST_SITE.to_string());
+        }
+        if seeds.is_empty() {
+            match &self.state.config.search_provider_url {
+                Some(provider) if mode == Mode::Live => match self.search(provider).await {
+                    Ok(found) if !found.is_empty() => seeds = found,
+                    Ok(_) => return Ok(Outcome::Abstained { reason: "the search provider found no source for this query".into() }),
+                    Err(e) => return Ok(Outcome::Error { code: "provider_unavailable", message: format!("the search provider failed: {e}") }),
+                },
+                _ => {
+                    return Ok(Outcome::Abstained {
+                        reason: "the query names no source (a URL or a site) and no search provider is configured".into(),
+                    })
+                }
+            }
+        }
+        self.crawl(seeds, sentinel).await
+    }
+
+    async fn search(&self, provider: &str) -> anyhow::Result<Vec<String>> {
+        let mut url = Url::parse(provider)?;
+        url.query_pairs_mut().append_pair("q", &self.session.query);
+        let page = self.state.fetcher.fetch(url.as_str()).await?;
+        anyhow::ensure!(page.status == 200, "the search provider answered {}", page.status);
+        let answer: Value = serde_json::from_str(&page.body)?;
+        Ok(answer["results"]
+            .as_array()
+            .map(|a| a.iter().filter_map(|r| r["url"].as_str().map(str::to_string)).take(5).collect())
+            .unwrap_or_default())
+    }
+
+    /// Fetch a page through the mode's source: the network, or a recording.
+    async fn get(&self, url: &str) -> Result<Option<Fetched>, FetchError> {
+        match self.session.mode {
+            Mode::Live => self.state.fetcher.fetch(url).await.map(Some),
+            Mode::Test => match self.state.plugins.replay(url).await {
+                Ok(page) => Ok(page.map(crate::fetch::from_replay)),
+                Err(e) => Err(FetchError::Failed(format!("replay failed: {e}"))),
+            },
+        }
+    }
+
+    /// robots.txt of a site (missing or unreadable: everything allowed).
+    async fn robots(&self, site: &Url) -> Robots {
+        let Ok(robots_url) = site.join("/robots.txt") else { return Robots::default() };
+        match self.get(robots_url.as_str()).await {
+            Ok(Some(page)) if page.status == 200 => Robots::parse(&page.body),
+            _ => Robots::default(),
+        }
+    }
+
+    async fn crawl(&mut self, seeds: Vec<String>, sentinel: Option<Sentinel>) -> anyhow::Result<Outcome> {
+        let config = self.state.config.clone();
+        let per_fetch = config.per_fetch();
+        let per_record = config.per_record();
+        let mut budget = self.session.max_spend;
+        if sentinel == Some(Sentinel::SpendStop) {
+            // Enough for a few pages, so the run settles some receipts and then stops.
+            budget = budget.min(Micros((per_fetch.0 + 20 * per_record.0) * testmode::SPEND_STOP_RECEIPTS as i64));
+        }
+        let entity = self.session.parsed["entity"].as_str().unwrap_or("product").to_string();
+        let parsed = self.session.parsed.clone();
+        let constraints = parsed["constraints"].clone();
+        let wanted = constraints["count"].as_u64();
+        let mut frontier = Frontier::default();
+        let mut robots: HashMap<String, Robots> = HashMap::new();
+
+        for seed in &seeds {
+            let Ok(url) = Url::parse(seed) else { continue };
+            frontier.add_site(&url);
+            let site = url.origin().ascii_serialization();
+            if !robots.contains_key(&site) {
+                let r = self.robots(&url).await;
+                frontier.mark_seen(url.join("/robots.txt").map(|u| u.to_string()).as_deref().unwrap_or(""));
+                robots.insert(site.clone(), r);
+            }
+            frontier.push(seed, 0);
+        }
+        // Sitemaps named in robots.txt are the catalog's own list of pages.
+        let sitemap_list: Vec<String> = robots.values().flat_map(|r| r.sitemaps.clone()).collect();
+        for sitemap in sitemap_list.iter().take(3) {
+            if let Ok(Some(page)) = self.get(sitemap).await {
+                frontier.mark_seen(sitemap);
+                for loc in sitemap_urls(&page.body).into_iter().take(200) {
+                    frontier.push(&loc, 1);
+                }
+            }
+        }
+
+        let mut spent = Micros::ZERO;
+        let mut pages = 0u32;
+        while let Some((url, depth)) = frontier.pop() {
+            if self.stopped() {
+                return Ok(Outcome::Stopped { stop: "stopped", reason: "stopped on request".into() });
+            }
+            if pages >= config.fetch.max_pages_per_turn {
+                return Ok(Outcome::Stopped {
+                    stop: "query-budget",
+                    reason: format!("reached the limit of {} pages per turn", config.fetch.max_pages_per_turn),
+                });
+            }
+            if spent + per_fetch > budget {
+                return Ok(Outcome::Stopped { stop: "spend-budget", reason: "the next fetch would cross max_spend_usd".into() });
+            }
+            let parsed_url = Url::parse(&url)?;
+            let site = parsed_url.origin().ascii_serialization();
+            let path = match parsed_url.query() {
+                Some(q) => format!("{}?{q}", parsed_url.path()),
+                None => parsed_url.path().to_string(),
+            };
+            if robots.get(&site).is_some_and(|r| !r.allows(&path)) {
+                self.event("skipped", json!({ "url": url, "reason": "disallowed by robots.txt" })).await?;
+                continue;
+            }
+            let page = self.get(&url).await;
+            let page = match page {
+                Ok(Some(p)) => p,
+                Ok(None) => {
+                    self.event("fetch_failed", json!({ "url": url, "reason": "not in the recording" })).await?;
+                    continue;
+                }
+                Err(e) => {
+                    self.event("fetch_failed", json!({ "url": url, "reason": e.to_string() })).await?;
+                    continue;
+                }
+            };
+            pages += 1;
+            let request = ExtractRequest {
+                entity: entity.clone(),
+                guidance: self.session.guidance.clone(),
+                hints: json!({ "currency": constraints["currency"] }),
+            };
+            let plugin_page = Page { url: page.url.clone(), status: page.status, content_type: page.content_type.clone(), body: page.body.clone() };
+            let extraction = match self.state.plugins.extract(plugin_page, request).await {
+                Ok(x) => x,
+                Err(e) => {
+                    // A fetched page is a receipted source even when nothing could be read from it.
+                    self.event("extract_failed", json!({ "url": page.url, "reason": e.to_string() })).await?;
+                    crate::plugins::Extraction { records: vec![], complete: false, links: vec![], notes: vec![], plugin: "none".into() }
+                }
+            };
+            for link in &extraction.links {
+                if depth < 2 {
+                    frontier.push(link, depth + 1);
+                }
+            }
+            // Only new rows are billed; a product already seen is updated in place.
+            let remaining = budget - spent - per_fetch;
+            let mut rows = Vec::new();
+            let mut truncated = false;
+            let mut new_rows = 0i64;
+            for record in extraction.records.iter() {
+                let identity = identity_of(record, &page.url);
+                let existing = self.seen.get(&identity).cloned();
+                if existing.is_none() {
+                    if per_record.0 * (new_rows + 1) > remaining.0 {
+                        truncated = true;
+                        break;
+                    }
+                    new_rows += 1;
+                }
+                rows.push((identity, existing, record.clone()));
+            }
+            let cost = Micros(per_fetch.0 + per_record.0 * new_rows);
+            spent = spent + cost;
+            let claim = if extraction.complete && !truncated { "complete" } else { "partial" };
+            self.commit_page(&page, &extraction.plugin, claim, cost, rows, &parsed).await?;
+            if truncated {
+                return Ok(Outcome::Stopped { stop: "spend-budget", reason: "more records than max_spend_usd covers".into() });
+            }
+            if let Some(n) = wanted {
+                let qualified = self.state.store.read(|tx| super::get(tx, &self.session.id))?.map(|s| s.qualified).unwrap_or(0);
+                if qualified >= n {
+                    break;
+                }
+            }
+        }
+        Ok(Outcome::Answered)
+    }
+
+    /// One page's receipt, rows and events, in one transaction.
+    async fn commit_page(
+        &mut self,
+        page: &Fetched,
+        extractor: &str,
+        claim: &str,
+        cost: Micros,
+        rows: Vec<(String, Option<String>, Map<String, Value>)>,
+        parsed: &Value,
+    ) -> anyhow::Result<()> {
+        let receipt = crate::receipts::issue(
+            &self.state.signer,
+            &crate::receipts::Facts {
+                session_id: &self.session.id,
+                turn: self.session.turn,
+                url: &page.url,
+                fetched_at: &page.fetched_at,
+                http_status: page.status,
+                content_sha256: &page.sha256,
+                bytes: page.bytes,
+                records: rows.len(),
+                claim,
+                cost,
+                extractor,
+                livemode: self.session.mode.livemode(),
+                replayed: self.session.mode == Mode::Test,
+            },
+        );
+        let receipt_id = receipt["id"].as_str().unwrap_or_default().to_string();
+        let claim = claim.to_string();
+        let domain = Url::parse(&page.url).ok().and_then(|u| u.host_str().map(str::to_string)).unwrap_or_default();
+        let id = self.session.id.clone();
+        let turn = self.session.turn;
+        let url = page.url.clone();
+        let parsed = parsed.clone();
+        // Not flushed on its own: the run's end flushes it. A crash before
+        // that rolls the page back whole (its receipt is then never billed).
+        let new_keys = self
+            .state
+            .store
+            .write_relaxed_async(move |tx| -> anyhow::Result<Vec<(String, String)>> {
+                let mut s = super::get(tx, &id)?.ok_or_else(|| anyhow::anyhow!("session {id} vanished"))?;
+                if !s.is_running() {
+                    anyhow::bail!("session {id} is no longer running");
+                }
+                store::put_json(tx, RECEIPTS, &receipt_id, &receipt)?;
+                tx.open_table(SESSION_RECEIPTS)?
+                    .insert(format!("{id}:{}", store::pad(s.receipts_signed + 1)).as_str(), receipt_id.as_str())?;
+                s.receipts_signed += 1;
+                s.sources += 1;
+                s.turn_receipts.push((receipt_id.clone(), cost));
+                let mut new_keys = Vec::new();
+                let mut page_qualified = 0;
+                for (identity, existing, record) in &rows {
+                    let check = constraints::check(record, &parsed);
+                    let mut row = json!({
+                        "turn": turn,
+                        "source": { "domain": domain, "url": url, "receipt_id": receipt_id },
+                        "record": record,
+                    });
+                    let (qualified, unchecked) = match &check {
+                        Check::Checked { fulfillment, qualified } => {
+                            row["fulfillment"] = fulfillment.clone();
+                            row["qualified"] = json!(qualified);
+                            (*qualified, false)
+                        }
+                        Check::Unchecked { fulfillment, reason } => {
+                            row["fulfillment"] = fulfillment.clone();
+                            row["qualified"] = json!(false);
+                            row["unchecked"] = json!(reason);
+                            (false, true)
+                        }
+                    };
+                    let key = match existing {
+                        Some(key) => {
+                            // Replace the earlier sighting: undo its counts first.
+                            let old: Option<Value> = tx.get_json(ROWS, key)?;
+                            if let Some(old) = old {
+                                if old["qualified"] == json!(true) {
+                                    s.qualified -= 1;
+                                }
+                                if old.get("unchecked").is_some() {
+                                    s.unchecked -= 1;
+                                }
+                            }
+                            key.clone()
+                        }
+                        None => {
+                            s.row_count += 1;
+                            s.records += 1;
+                            let key = format!("{id}:{}", store::pad(s.row_count));
+                            new_keys.push((identity.clone(), key.clone()));
+                            key
+                        }
+                    };
+                    if qualified {
+                        s.qualified += 1;
+                        page_qualified += 1;
+                    }
+                    if unchecked {
+                        s.unchecked += 1;
+                    }
+                    store::put_json(tx, ROWS, &key, &row)?;
+                }
+                events::append(tx, &mut s, "source", json!({ "url": url, "receipt_id": receipt_id, "records": rows.len(), "qualified": page_qualified, "claim": claim, "cost_usd": cost.to_json() }))?;
+                s.updated_at = crate::time::now();
+                super::put(tx, &s)?;
+                Ok(new_keys)
+            })
+            .await?;
+        self.seen.extend(new_keys);
+        self.state.bus.publish();
+        Ok(())
+    }
+}
+
+/// The pages a parsed intent names: its URLs, and the front page of each site.
+fn seeds_of(parsed: &Value, mode: Mode) -> Vec<String> {
+    let mut out = Vec::new();
+    for s in parsed["sources"].as_array().into_iter().flatten() {
+        let value = s["value"].as_str().unwrap_or_default();
+        match s["kind"].as_str() {
+            Some("url") => out.push(value.to_string()),
+            Some("domain") => {
+                let _ = mode;
+                out.push(format!("https://{}/", value.trim_end_matches('/')));
+            }
+            _ => {}
+        }
+    }
+    out.dedup();
+    out
+}
+
+/// The origin of the first page a parsed intent names.
+pub fn seed_origin(parsed: &Value) -> Option<String> {
+    let first = seeds_of(parsed, Mode::Live).into_iter().next()?;
+    Url::parse(&first).ok().map(|u| u.origin().ascii_serialization())
+}
+
+/// A row's identity: its product page URL when it names one, else its codes, else its name.
+fn identity_of(record: &Map<String, Value>, page_url: &str) -> String {
+    let s = |k: &str| record.get(k).and_then(Value::as_str).map(str::trim).filter(|v| !v.is_empty());
+    if let Some(u) = s("url").and_then(|u| Url::parse(page_url).ok()?.join(u).ok()) {
+        let mut u = u;
+        u.set_fragment(None);
+        return format!("url:{u}");
+    }
+    for k in ["gtin", "sku", "mpn"] {
+        if let Some(v) = s(k) {
+            return format!("{k}:{v}");
+        }
+    }
+    format!("name:{}:{}", page_url, s("name").unwrap_or_default().to_lowercase())
+}
+
+/// End a run: settle its receipts, release the rest, set the status, append
+/// the terminal event and enqueue the notification, in one transaction.
+pub async fn finish(state: &AppState, session_id: &str, outcome: Outcome) -> anyhow::Result<()> {
+    let id = session_id.to_string();
+    let public_url = state.config.public_url();
+    let ended = state
+        .store
+        .write_async(move |tx| -> anyhow::Result<bool> {
+            let Some(mut s) = super::get(tx, &id)? else { return Ok(false) };
+            if !s.is_running() {
+                return Ok(false);
+            }
+            end_in(tx, &mut s, outcome, &public_url)?;
+            Ok(true)
+        })
+        .await?;
+    if ended {
+        state.bus.publish();
+        state.webhooks.kick();
+    }
+    Ok(())
+}
+
+/// The terminal transition, inside the caller's transaction.
+pub fn end_in(tx: &redb::WriteTransaction, s: &mut Session, outcome: Outcome, public_url: &str) -> anyhow::Result<()> {
+    let before = crate::ledger::balance(tx, &s.account, s.mode)?;
+    let r = crate::ledger::resolve(tx, &s.reservation, &s.turn_receipts).map_err(|e| anyhow::anyhow!("{e}"))?;
+    s.settled = s.settled + r.settled;
+    s.released = s.released + r.released;
+    s.turn_receipts.clear();
+    s.ended_at = Some(crate::time::now());
+    s.updated_at = crate::time::now();
+    let summary = json!({
+        "session_id": s.id,
+        "turn": s.turn,
+        "settled_usd": r.settled.to_json(),
+        "released_usd": r.released.to_json(),
+        "records": s.records,
+        "qualified": s.qualified,
+        "sources": s.sources,
+        "receipts_signed": s.receipts_signed,
+    });
+    let (phase, event_type, mut data) = match outcome {
+        Outcome::Answered => {
+            s.status = Status::Answered;
+            s.reason = Some("the run read every source it found".into());
+            ("answered", "session.answered", summary)
+        }
+        Outcome::Abstained { reason } => {
+            s.status = Status::Abstained;
+            s.reason = Some(reason.clone());
+            let mut d = summary;
+            d["reason"] = json!(reason);
+            ("abstain", "session.abstained", d)
+        }
+        Outcome::Error { code, message } => {
+            s.status = Status::Error;
+            s.error = Some((code.to_string(), message.clone()));
+            s.reason = Some(message.clone());
+            let mut d = summary;
+            d["code"] = json!(code);
+            d["message"] = json!(message);
+            d["reason"] = json!(message);
+            ("error", "session.error", d)
+        }
+        Outcome::Stopped { stop, reason } => {
+            s.status = Status::Stopped;
+            s.stop = Some(stop.to_string());
+            s.reason = Some(reason.clone());
+            let mut d = summary;
+            d["stop"] = json!(stop);
+            d["reason"] = json!(reason);
+            ("stopped", "session.stopped", d)
+        }
+    };
+    data["status"] = json!(s.status.as_str());
+    if phase == "error" {
+        data["phase"] = json!("error");
+    }
+    events::append(tx, s, phase, data.clone())?;
+    super::put(tx, s)?;
+
+    // The notification carries summaries and ids, never rows.
+    let mut note = json!({
+        "session_id": s.id,
+        "status": s.status.as_str(),
+        "records": s.records,
+        "settled_usd": r.settled.to_json(),
+        "released_usd": r.released.to_json(),
+    });
+    match s.status {
+        Status::Answered => {
+            note = json!({
+                "session_id": s.id,
+                "status": "answered",
+                "turn": s.turn,
+                "qualified": s.qualified,
+                "records": s.records,
+                "sources": s.sources,
+                "receipts_signed": s.receipts_signed,
+                "spend_usd": s.settled.to_json(),
+                "result_url": format!("{public_url}/v1/sessions/{}/result", s.id),
+            });
+        }
+        _ => {
+            note["reason"] = json!(s.reason.clone().unwrap_or_default());
+            if let Some(stop) = &s.stop {
+                note["stop"] = json!(stop);
+            }
+        }
+    }
+    crate::webhooks::emit(tx, &s.account, s.mode, event_type, note, s.webhook_url.as_deref())?;
+    let after = crate::ledger::balance(tx, &s.account, s.mode)?;
+    crate::webhooks::balance_changed(tx, &s.account, s.mode, &before, &after)?;
+    Ok(())
+}
+
+/// After a crash: end every run that was in flight as error (internal),
+/// settling exactly the receipts it committed and releasing the rest.
+pub fn recover_orphans(store: &crate::store::Store, public_url: &str) -> anyhow::Result<usize> {
+    store.write(|tx| -> anyhow::Result<usize> {
+        let orphans = super::running(tx)?;
+        for mut s in orphans.clone() {
+            end_in(
+                tx,
+                &mut s,
+                Outcome::Error { code: "internal", message: "the server stopped during the run; its receipts were settled".into() },
+                public_url,
+            )?;
+        }
+        Ok(orphans.len())
+    })
+}

@@ -1,0 +1,205 @@
+//! Finding sources: the seeds a query names, robots.txt, sitemaps and the
+//! crawl frontier.
+
+use std::collections::{HashSet, VecDeque};
+
+use url::Url;
+
+/// The parts of robots.txt that apply to us.
+#[derive(Debug, Default, Clone)]
+pub struct Robots {
+    /// (allow, path prefix) rules of the group that applies.
+    rules: Vec<(bool, String)>,
+    pub sitemaps: Vec<String>,
+}
+
+/// The user-agent token we obey in robots.txt.
+pub const ROBOTS_TOKEN: &str = "fnhost";
+
+impl Robots {
+    /// Parse robots.txt: the group for our token if there is one, else `*`.
+    pub fn parse(text: &str) -> Robots {
+        let mut groups: Vec<(Vec<String>, Vec<(bool, String)>)> = Vec::new();
+        let mut sitemaps = Vec::new();
+        let mut in_agents = false;
+        for line in text.lines() {
+            let line = line.split('#').next().unwrap_or("").trim();
+            let Some((field, value)) = line.split_once(':') else { continue };
+            let (field, value) = (field.trim().to_ascii_lowercase(), value.trim().to_string());
+            match field.as_str() {
+                "user-agent" => {
+                    if !in_agents || groups.is_empty() {
+                        groups.push((Vec::new(), Vec::new()));
+                    }
+                    groups.last_mut().unwrap().0.push(value.to_ascii_lowercase());
+                    in_agents = true;
+                }
+                "allow" | "disallow" => {
+                    in_agents = false;
+                    if let Some(g) = groups.last_mut() {
+                        if !value.is_empty() {
+                            g.1.push((field == "allow", value));
+                        }
+                    }
+                }
+                "sitemap" => sitemaps.push(value),
+                _ => {}
+            }
+        }
+        let ours = groups.iter().find(|(agents, _)| agents.iter().any(|a| a == ROBOTS_TOKEN));
+        let any = groups.iter().find(|(agents, _)| agents.iter().any(|a| a == "*"));
+        let rules = ours.or(any).map(|(_, r)| r.clone()).unwrap_or_default();
+        Robots { rules, sitemaps }
+    }
+
+    /// May we fetch this path (with its query)? The longest matching rule
+    /// wins; on a tie, allow wins.
+    pub fn allows(&self, path: &str) -> bool {
+        let mut best: Option<(usize, bool)> = None;
+        for (allow, prefix) in &self.rules {
+            if matches(prefix, path) {
+                let len = prefix.len();
+                if best.is_none_or(|(l, a)| len > l || (len == l && *allow && !a)) {
+                    best = Some((len, *allow));
+                }
+            }
+        }
+        best.is_none_or(|(_, allow)| allow)
+    }
+}
+
+/// robots.txt patterns: prefixes with `*` wildcards and an optional `$` end.
+fn matches(pattern: &str, path: &str) -> bool {
+    let (pattern, anchored) = match pattern.strip_suffix('$') {
+        Some(p) => (p, true),
+        None => (pattern, false),
+    };
+    let parts: Vec<&str> = pattern.split('*').collect();
+    let mut pos = 0;
+    for (i, part) in parts.iter().enumerate() {
+        if i == 0 {
+            if !path.starts_with(part) {
+                return false;
+            }
+            pos = part.len();
+        } else if let Some(found) = path[pos..].find(part) {
+            pos += found + part.len();
+        } else {
+            return false;
+        }
+    }
+    !anchored || pos == path.len() || parts.last().is_some_and(|p| p.is_empty())
+}
+
+/// The `<loc>` URLs of a sitemap or sitemap index.
+pub fn sitemap_urls(xml: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = xml;
+    while let Some(start) = rest.find("<loc>") {
+        rest = &rest[start + 5..];
+        let Some(end) = rest.find("</loc>") else { break };
+        let loc = rest[..end].trim().replace("&amp;", "&");
+        let loc = loc.trim_start_matches("<![CDATA[").trim_end_matches("]]>").trim().to_string();
+        if !loc.is_empty() {
+            out.push(loc);
+        }
+        rest = &rest[end..];
+    }
+    out
+}
+
+/// Pages to visit, each once, breadth first, within the seeds' sites.
+#[derive(Debug, Default)]
+pub struct Frontier {
+    queue: VecDeque<(String, u32)>,
+    seen: HashSet<String>,
+    sites: HashSet<String>,
+}
+
+/// The key a page is visited under: no fragment.
+fn normalize(url: &Url) -> String {
+    let mut u = url.clone();
+    u.set_fragment(None);
+    u.to_string()
+}
+
+impl Frontier {
+    /// Allow pages of this URL's site (host and port).
+    pub fn add_site(&mut self, url: &Url) {
+        if let Some(h) = url.host_str() {
+            self.sites.insert(format!("{h}:{}", url.port_or_known_default().unwrap_or(0)));
+        }
+    }
+
+    pub fn in_sites(&self, url: &Url) -> bool {
+        url.host_str().is_some_and(|h| self.sites.contains(&format!("{h}:{}", url.port_or_known_default().unwrap_or(0))))
+    }
+
+    /// Queue a page at `depth` unless seen or off-site. Returns whether queued.
+    pub fn push(&mut self, url: &str, depth: u32) -> bool {
+        let Ok(parsed) = Url::parse(url) else { return false };
+        if !matches!(parsed.scheme(), "http" | "https") || !self.in_sites(&parsed) {
+            return false;
+        }
+        let key = normalize(&parsed);
+        if !self.seen.insert(key.clone()) {
+            return false;
+        }
+        self.queue.push_back((key, depth));
+        true
+    }
+
+    /// Mark a URL as visited without queueing it (robots.txt, sitemaps).
+    pub fn mark_seen(&mut self, url: &str) {
+        if let Ok(u) = Url::parse(url) {
+            self.seen.insert(normalize(&u));
+        }
+    }
+
+    pub fn pop(&mut self) -> Option<(String, u32)> {
+        self.queue.pop_front()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.queue.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn robots_groups_and_longest_match() {
+        let r = Robots::parse(
+            "User-agent: *\nDisallow: /private/\nDisallow: /*.pdf$\nAllow: /private/ok\n\nUser-agent: other\nDisallow: /\nSitemap: https://s.example/sitemap.xml\n",
+        );
+        assert!(r.allows("/tents/"));
+        assert!(!r.allows("/private/x"));
+        assert!(r.allows("/private/ok/1"));
+        assert!(!r.allows("/files/a.pdf"));
+        assert!(r.allows("/files/a.pdf?x=1"));
+        assert_eq!(r.sitemaps, vec!["https://s.example/sitemap.xml"]);
+        let ours = Robots::parse("User-agent: fnhost\nDisallow: /\n\nUser-agent: *\nAllow: /\n");
+        assert!(!ours.allows("/anything"));
+        assert!(Robots::parse("").allows("/x"));
+    }
+
+    #[test]
+    fn sitemap_locations() {
+        let xml = "<urlset><url><loc> https://s.example/a?x=1&amp;y=2 </loc></url><url><loc><![CDATA[https://s.example/b]]></loc></url></urlset>";
+        assert_eq!(sitemap_urls(xml), vec!["https://s.example/a?x=1&y=2", "https://s.example/b"]);
+    }
+
+    #[test]
+    fn frontier_visits_each_page_once_within_its_sites() {
+        let mut f = Frontier::default();
+        f.add_site(&Url::parse("https://s.example/").unwrap());
+        assert!(f.push("https://s.example/a#top", 0));
+        assert!(!f.push("https://s.example/a", 1));
+        assert!(!f.push("https://elsewhere.example/a", 0));
+        assert!(!f.push("mailto:x@s.example", 0));
+        assert_eq!(f.pop(), Some(("https://s.example/a".into(), 0)));
+        assert!(f.is_empty());
+    }
+}

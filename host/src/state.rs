@@ -1,0 +1,52 @@
+//! The state every handler shares.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::config::Config;
+use crate::fetch::Fetcher;
+use crate::limits::{RateLimiter, RunSlots};
+use crate::plugins::Plugins;
+use crate::receipts::ReceiptSigner;
+use crate::sessions::events::EventBus;
+use crate::sessions::run::Runs;
+use crate::store::Store;
+use crate::webhooks::Webhooks;
+
+/// Cheap to clone: everything inside is shared.
+#[derive(Clone)]
+pub struct AppState {
+    pub config: Arc<Config>,
+    pub store: Store,
+    pub rate_limiter: Arc<RateLimiter>,
+    pub run_slots: RunSlots,
+    pub plugins: Plugins,
+    pub signer: ReceiptSigner,
+    pub bus: EventBus,
+    pub runs: Runs,
+    pub fetcher: Fetcher,
+    pub webhooks: Webhooks,
+}
+
+impl AppState {
+    pub fn new(config: Config, store: Store, plugins: Plugins, signer: ReceiptSigner) -> AppState {
+        let fetcher = Fetcher::new(
+            config.target_policy(),
+            Duration::from_secs(config.fetch.timeout_s),
+            config.fetch.max_page_bytes,
+            &config.fetch.user_agent,
+        );
+        AppState {
+            rate_limiter: Arc::new(RateLimiter::new(config.rate_limit_per_s, config.rate_limit_burst)),
+            run_slots: RunSlots::new(config.max_runs_in_flight),
+            config: Arc::new(config),
+            store,
+            plugins,
+            signer,
+            bus: EventBus::default(),
+            runs: Runs::default(),
+            fetcher,
+            webhooks: Webhooks::default(),
+        }
+    }
+}
