@@ -157,7 +157,7 @@ pub fn document(title: &str, body: &str) -> String {
     format!(
         "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
-         <title>{} · fnhost dashboard</title>\
+         <title>{} · fnhost dashboard</title><link rel=\"icon\" href=\"data:,\">\
          <link rel=\"stylesheet\" href=\"/dashboard/assets/style.css\">\
          <script src=\"/dashboard/assets/app.js\" defer></script></head><body>{body}</body></html>",
         E(title)
