@@ -1,0 +1,406 @@
+//! The webhook routes: endpoints, their attempts log, and the account
+//! default secret.
+
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Extension, Json, Router};
+use serde_json::Value;
+
+use super::{signing, Attempt, Endpoint, IndexScan};
+use crate::auth::Caller;
+use crate::http::middleware::RequestId;
+use crate::http::pagination::PageQuery;
+use crate::http::{ApiError, Body, Page};
+use crate::idempotency::{self, Start};
+use crate::state::AppState;
+use crate::store::{self, Tables, ATTEMPTS, ATTEMPT_KEYS, WEBHOOKS, WEBHOOK_INDEX};
+
+/// The longest URL accepted.
+const MAX_URL_LEN: usize = 2048;
+/// The longest description accepted.
+const MAX_DESCRIPTION: usize = 500;
+
+pub fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/webhooks", post(create).get(list))
+        .route("/webhooks/{id}", get(read).patch(update).delete(remove))
+        .route("/webhooks/{id}/attempts", get(attempts))
+        .route("/webhook-secret", get(read_secret))
+        .route("/webhook-secret/rotate", post(rotate_secret))
+}
+
+/// A URL that passes the hard wall, or 400 invalid_param `url` with the reason.
+async fn valid_url(state: &AppState, url: &str) -> Result<String, ApiError> {
+    if url.len() > MAX_URL_LEN {
+        return Err(ApiError::invalid(
+            "url",
+            format!("url must be at most {MAX_URL_LEN} characters"),
+        ));
+    }
+    super::check_target(state, url)
+        .await
+        .map_err(|e| ApiError::invalid("url", e.to_string()))?;
+    Ok(url.to_string())
+}
+
+/// Known event names, without duplicates, or 400 naming the first unknown one.
+fn valid_events(events: Vec<String>) -> Result<Vec<String>, ApiError> {
+    if events.is_empty() {
+        return Err(ApiError::invalid(
+            "events",
+            "events must name at least one event type",
+        ));
+    }
+    let mut out: Vec<String> = Vec::with_capacity(events.len());
+    for e in events {
+        if !super::is_known_event(&e) {
+            let known: Vec<&str> = super::EMITTED_EVENTS
+                .iter()
+                .chain(super::PLANNED_EVENTS)
+                .copied()
+                .collect();
+            return Err(ApiError::invalid(
+                "events",
+                format!(
+                    "unknown event type {e:?}; known types: {}",
+                    known.join(", ")
+                ),
+            ));
+        }
+        if !out.contains(&e) {
+            out.push(e);
+        }
+    }
+    Ok(out)
+}
+
+fn valid_version(param: &str, v: &str) -> Result<String, ApiError> {
+    if super::KNOWN_VERSIONS.contains(&v) {
+        Ok(v.to_string())
+    } else {
+        Err(ApiError::invalid(
+            param,
+            format!(
+                "{param} must be a dated version this service knows: {}",
+                super::KNOWN_VERSIONS.join(", ")
+            ),
+        ))
+    }
+}
+
+async fn create(
+    State(state): State<AppState>,
+    caller: Caller,
+    Extension(RequestId(request_id)): Extension<RequestId>,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
+    if let Err(e) = caller.require("webhooks:write") {
+        return e.into_response();
+    }
+    let idem = match idempotency::start(
+        &state,
+        &caller,
+        &headers,
+        &request_id,
+        "POST /v1/webhooks",
+        &body,
+    )
+    .await
+    {
+        Ok(Start::Replay(r)) => return r,
+        Ok(Start::Proceed(i)) => i,
+        Err(e) => return e.into_response(),
+    };
+    let result = create_endpoint(&state, &caller, &headers, &body).await;
+    idempotency::respond(&state, idem, result).await
+}
+
+async fn create_endpoint(
+    state: &AppState,
+    caller: &Caller,
+    headers: &HeaderMap,
+    body: &Body,
+) -> Result<(StatusCode, Value), ApiError> {
+    body.only(&["url", "events", "description"])?;
+    let url = valid_url(state, &body.required_str("url")?).await?;
+    let events = valid_events(
+        body.optional_strings("events")?
+            .ok_or_else(|| ApiError::missing("events"))?,
+    )?;
+    let description = body.optional_str("description", MAX_DESCRIPTION)?;
+    let fn_version = match headers
+        .get("fn-version")
+        .and_then(|v| v.to_str().ok())
+        .filter(|v| !v.is_empty())
+    {
+        Some(v) => valid_version("fn-version", v)?,
+        None => caller.account.fn_version.clone(),
+    };
+    let now = chrono::Utc::now();
+    let ep = Endpoint {
+        id: crate::ids::new_id("whep"),
+        account: caller.account.id.clone(),
+        mode: caller.mode(),
+        url,
+        events,
+        description,
+        secret: signing::new_secret(),
+        fn_version,
+        disabled: false,
+        created_at: crate::time::format(now),
+        created_us: now.timestamp_micros(),
+        last_delivery: None,
+    };
+    let stored = ep.clone();
+    state
+        .store
+        .write_async(move |tx| -> anyhow::Result<()> {
+            store::put_json(tx, WEBHOOKS, &stored.id, &stored)?;
+            tx.open_table(WEBHOOK_INDEX)?
+                .insert(stored.index_key().as_str(), stored.id.as_str())?;
+            Ok(())
+        })
+        .await?;
+    let mut out = ep.to_json();
+    // Shown this once.
+    out["secret"] = Value::String(ep.secret.clone());
+    Ok((StatusCode::CREATED, out))
+}
+
+/// The caller's endpoint, or 404 for an unknown one, another account's or
+/// the other mode's.
+async fn own(state: &AppState, caller: &Caller, id: &str) -> Result<Endpoint, ApiError> {
+    let id = id.to_string();
+    let ep: Option<Endpoint> = state
+        .store
+        .read_async(move |tx| tx.get_json(WEBHOOKS, &id))
+        .await?;
+    match ep {
+        Some(ep) if ep.account == caller.account.id && ep.mode == caller.mode() => Ok(ep),
+        _ => Err(ApiError::NotFound),
+    }
+}
+
+async fn list(
+    State(state): State<AppState>,
+    caller: Caller,
+    Query(q): Query<PageQuery>,
+) -> Result<Json<Value>, ApiError> {
+    caller.require("webhooks:read")?;
+    let page = Page::from_query(&q)?;
+    let after = match &page.starting_after {
+        Some(id) => Some(
+            own(&state, &caller, id)
+                .await
+                .map_err(|_| {
+                    ApiError::invalid(
+                        "starting_after",
+                        "starting_after must be a webhook endpoint id of this account",
+                    )
+                })?
+                .index_key(),
+        ),
+        None => None,
+    };
+    let prefix = format!("{}:{}:", caller.account.id, caller.mode().as_str());
+    let limit = page.limit + 1;
+    let endpoints = state
+        .store
+        .read_async(move |tx| -> anyhow::Result<Vec<Endpoint>> {
+            let ids = tx.index_ids(&prefix, after.as_deref(), limit, true)?;
+            let mut out = Vec::new();
+            for id in ids {
+                if let Some(ep) = tx.endpoint(&id)? {
+                    out.push(ep);
+                }
+            }
+            Ok(out)
+        })
+        .await?;
+    Ok(Json(
+        page.answer(endpoints.iter().map(Endpoint::to_json).collect()),
+    ))
+}
+
+async fn read(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    caller.require("webhooks:read")?;
+    Ok(Json(own(&state, &caller, &id).await?.to_json()))
+}
+
+async fn update(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    body: Body,
+) -> Result<Json<Value>, ApiError> {
+    caller.require("webhooks:write")?;
+    let current = own(&state, &caller, &id).await?;
+    body.only(&["url", "events", "disabled", "fn_version", "description"])?;
+    let url = match body.get("url") {
+        Some(_) => Some(valid_url(&state, &body.required_str("url")?).await?),
+        None => None,
+    };
+    let events = match body.optional_strings("events")? {
+        Some(e) => Some(valid_events(e)?),
+        None => None,
+    };
+    let disabled = body.optional_bool("disabled")?;
+    let fn_version = match body.optional_str("fn_version", 32)? {
+        Some(v) => {
+            let v = valid_version("fn_version", &v)?;
+            // Dated versions sort as text: a pin only moves forward.
+            if v < current.fn_version {
+                return Err(ApiError::invalid(
+                    "fn_version",
+                    format!(
+                        "fn_version can only advance; the endpoint is pinned to {}",
+                        current.fn_version
+                    ),
+                ));
+            }
+            Some(v)
+        }
+        None => None,
+    };
+    let description = body.optional_str("description", MAX_DESCRIPTION)?;
+    let id2 = id.clone();
+    let updated = state
+        .store
+        .write_async(move |tx| -> Result<Endpoint, ApiError> {
+            // Re-read inside the transaction: the worker updates last_delivery.
+            let mut ep: Endpoint = tx.get_json(WEBHOOKS, &id2)?.ok_or(ApiError::NotFound)?;
+            if let Some(u) = url {
+                ep.url = u;
+            }
+            if let Some(e) = events {
+                ep.events = e;
+            }
+            if let Some(d) = disabled {
+                ep.disabled = d;
+            }
+            if let Some(v) = fn_version {
+                ep.fn_version = v;
+            }
+            if description.is_some() {
+                ep.description = description;
+            }
+            store::put_json(tx, WEBHOOKS, &ep.id, &ep)?;
+            Ok(ep)
+        })
+        .await?;
+    if updated.disabled {
+        state.webhooks.sweep();
+    }
+    Ok(Json(updated.to_json()))
+}
+
+async fn remove(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    caller.require("webhooks:write")?;
+    let ep = own(&state, &caller, &id).await?;
+    let key = ep.index_key();
+    let id2 = id.clone();
+    state
+        .store
+        .write_async(move |tx| -> anyhow::Result<()> {
+            tx.open_table(WEBHOOKS)?.remove(id2.as_str())?;
+            tx.open_table(WEBHOOK_INDEX)?.remove(key.as_str())?;
+            Ok(())
+        })
+        .await?;
+    state.webhooks.sweep();
+    Ok(Json(
+        serde_json::json!({ "id": id, "object": "webhook_endpoint", "deleted": true }),
+    ))
+}
+
+async fn attempts(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    Query(q): Query<PageQuery>,
+) -> Result<Json<Value>, ApiError> {
+    caller.require("webhooks:read")?;
+    let ep = own(&state, &caller, &id).await?;
+    let page = Page::from_query(&q)?;
+    let prefix = format!("{}:", ep.id);
+    let limit = page.limit + 1;
+    let after_id = page.starting_after.clone();
+    let list = state
+        .store
+        .read_async(move |tx| -> Result<Vec<Attempt>, ApiError> {
+            let after = match after_id {
+                Some(a) => {
+                    let key = (|| -> anyhow::Result<Option<String>> {
+                        Ok(tx
+                            .open_table(ATTEMPT_KEYS)?
+                            .get(a.as_str())?
+                            .map(|v| v.value().to_string()))
+                    })()?;
+                    match key {
+                        Some(k) if k.starts_with(&prefix) => Some(k),
+                        _ => {
+                            return Err(ApiError::invalid(
+                                "starting_after",
+                                "starting_after must be an attempt id of this endpoint",
+                            ))
+                        }
+                    }
+                }
+                None => None,
+            };
+            Ok(tx
+                .scan_json::<Attempt>(ATTEMPTS, &prefix, after.as_deref(), limit, true)?
+                .into_iter()
+                .map(|(_, a)| a)
+                .collect())
+        })
+        .await?;
+    Ok(Json(
+        page.answer(list.iter().map(Attempt::to_json).collect()),
+    ))
+}
+
+async fn read_secret(
+    State(state): State<AppState>,
+    caller: Caller,
+) -> Result<Json<Value>, ApiError> {
+    caller.require("webhooks:read")?;
+    let (acct, mode) = (caller.account.id.clone(), caller.mode());
+    if let Some(s) = state
+        .store
+        .read_async(move |tx| super::read_default_secret(tx, &acct, mode))
+        .await?
+    {
+        return Ok(Json(s.to_json()));
+    }
+    let (acct, mode) = (caller.account.id.clone(), caller.mode());
+    let s = state
+        .store
+        .write_async(move |tx| super::default_secret(tx, &acct, mode))
+        .await?;
+    Ok(Json(s.to_json()))
+}
+
+async fn rotate_secret(
+    State(state): State<AppState>,
+    caller: Caller,
+) -> Result<Json<Value>, ApiError> {
+    caller.require("webhooks:write")?;
+    let (acct, mode) = (caller.account.id.clone(), caller.mode());
+    let s = state
+        .store
+        .write_async(move |tx| super::rotate_default_secret(tx, &acct, mode))
+        .await?;
+    Ok(Json(s.to_json()))
+}

@@ -1,0 +1,739 @@
+//! Webhooks: endpoints, signed at-least-once delivery, the attempts log.
+//!
+//! The interface the rest of the host uses:
+//! - `emit`: enqueue an event for every subscribed endpoint (and the run's
+//!   own webhook_url), inside the transaction that causes it.
+//! - `balance_changed`: emit balance.low when a balance crosses the
+//!   account's threshold.
+//! - `check_target`: the hard wall for a webhook URL, at registration.
+//! - `Webhooks::kick`: wake the delivery worker after a commit.
+//!
+//! Storage (tables in `crate::store`):
+//! - WEBHOOKS: endpoint by id; WEBHOOK_INDEX lists them per account and mode.
+//! - OUTBOX: one entry per message and target, keyed by when it is due, with
+//!   the exact bytes to send. An entry leaves only once its success or its
+//!   dead-letter is committed, so a crash at any point re-sends, never loses.
+//! - ATTEMPTS: every attempt, per target in time order; ATTEMPT_KEYS finds
+//!   one by id (for pagination).
+//! - META `webhook_secret:<account>:<mode>`: the account default secret that
+//!   signs deliveries to a run's own webhook_url.
+
+pub mod api;
+pub mod delivery;
+pub mod signing;
+
+use std::sync::Arc;
+
+use redb::{ReadableTable, WriteTransaction};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use tokio::sync::Notify;
+
+use crate::accounts::{Account, Mode, CURRENT_VERSION};
+use crate::ledger::Balance;
+use crate::state::AppState;
+use crate::store::{
+    self, Tables, ACCOUNTS, ATTEMPTS, ATTEMPT_KEYS, META, OUTBOX, WEBHOOKS, WEBHOOK_INDEX,
+};
+
+pub use api::routes;
+
+/// Event types emitted today.
+pub const EMITTED_EVENTS: &[&str] = &[
+    "session.answered",
+    "session.abstained",
+    "session.error",
+    "session.stopped",
+    "session.proposal",
+    "balance.low",
+];
+
+/// Event types an endpoint may subscribe to before they are emitted: they
+/// belong to the planned extractions and monitors surfaces.
+pub const PLANNED_EVENTS: &[&str] = &[
+    "extraction.delivered",
+    "extraction.failed",
+    "monitor.changed",
+    "monitor.unchanged",
+    "monitor.failed",
+];
+
+/// Dated versions a payload can be serialized under.
+pub const KNOWN_VERSIONS: &[&str] = &[CURRENT_VERSION];
+
+pub fn is_known_event(name: &str) -> bool {
+    EMITTED_EVENTS.contains(&name) || PLANNED_EVENTS.contains(&name)
+}
+
+/// A handle on the delivery worker.
+#[derive(Clone, Default)]
+pub struct Webhooks {
+    wake: Arc<Notify>,
+    /// Set when endpoints were disabled or deleted: the worker then drops
+    /// their pending messages.
+    sweep: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Webhooks {
+    /// Wake the delivery worker: messages were committed.
+    pub fn kick(&self) {
+        self.wake.notify_one();
+    }
+
+    /// Ask the worker to drop the pending messages of disabled and deleted
+    /// endpoints.
+    pub fn sweep(&self) {
+        self.sweep.store(true, std::sync::atomic::Ordering::SeqCst);
+        self.kick();
+    }
+
+    /// Start the delivery worker. It resumes every pending message.
+    pub fn start(&self, state: &AppState) -> anyhow::Result<()> {
+        delivery::start(self.wake.clone(), self.sweep.clone(), state.clone())
+    }
+}
+
+/// A webhook endpoint as stored (the secret included).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Endpoint {
+    pub id: String,
+    pub account: String,
+    pub mode: Mode,
+    pub url: String,
+    pub events: Vec<String>,
+    pub description: Option<String>,
+    pub secret: String,
+    pub fn_version: String,
+    pub disabled: bool,
+    pub created_at: String,
+    /// Creation time in microseconds: the listing order.
+    pub created_us: i64,
+    pub last_delivery: Option<LastDelivery>,
+}
+
+/// The outcome of an endpoint's latest attempt.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct LastDelivery {
+    pub msg_id: String,
+    pub at: String,
+    pub status: Option<u16>,
+    pub ok: bool,
+}
+
+impl Endpoint {
+    /// The API object; never the secret.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "id": self.id,
+            "object": "webhook_endpoint",
+            "url": self.url,
+            "events": self.events,
+            "description": self.description,
+            "fn_version": self.fn_version,
+            "disabled": self.disabled,
+            "livemode": self.mode.livemode(),
+            "created_at": self.created_at,
+            "last_delivery": self.last_delivery,
+        })
+    }
+
+    pub fn index_key(&self) -> String {
+        format!(
+            "{}:{}:{:020}:{}",
+            self.account,
+            self.mode.as_str(),
+            self.created_us,
+            self.id
+        )
+    }
+
+    pub fn wants(&self, event_type: &str) -> bool {
+        !self.disabled && self.events.iter().any(|e| e == event_type)
+    }
+}
+
+/// Where a message goes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Target {
+    /// A registered endpoint: its URL and secret are read at each attempt.
+    Endpoint { id: String },
+    /// A run's own webhook_url, signed with the account default secret.
+    Run { url: String },
+}
+
+/// A message waiting for delivery to one target.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct OutboxEntry {
+    pub msg_id: String,
+    pub event_type: String,
+    pub account: String,
+    pub mode: Mode,
+    pub target: Target,
+    /// The exact bytes to send (JSON text).
+    pub body: String,
+    /// Attempts made so far.
+    pub attempts: u32,
+    pub created_at: String,
+    /// When the next attempt is due, in Unix milliseconds.
+    pub due_ms: i64,
+}
+
+impl OutboxEntry {
+    pub fn key(&self) -> String {
+        outbox_key(self.due_ms, &self.msg_id, &self.target)
+    }
+
+    /// Where this target's attempts are logged.
+    pub fn log_target(&self) -> String {
+        match &self.target {
+            Target::Endpoint { id } => id.clone(),
+            Target::Run { .. } => format!("run:{}:{}", self.account, self.mode.as_str()),
+        }
+    }
+}
+
+/// Outbox keys sort by due time, so the worker reads what is due first.
+pub fn outbox_key(due_ms: i64, msg_id: &str, target: &Target) -> String {
+    let t = match target {
+        Target::Endpoint { id } => id.as_str(),
+        Target::Run { .. } => "run",
+    };
+    format!("{:020}:{msg_id}:{t}", due_ms.max(0))
+}
+
+/// One delivery attempt (or the record of a message dropped unsent).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Attempt {
+    pub id: String,
+    pub msg_id: String,
+    pub event_type: String,
+    /// 1 for the first attempt; 0 on a record of a dropped message.
+    pub attempt: u32,
+    pub at: String,
+    /// Where it went (None on a drop record of an endpoint's message).
+    pub url: Option<String>,
+    pub duration_ms: u64,
+    /// The receiver's HTTP status, when it answered.
+    pub status: Option<u16>,
+    /// The network error, refusal or reason, when there was one.
+    pub error: Option<String>,
+    pub ok: bool,
+    pub next_attempt_at: Option<String>,
+    pub dead_lettered: bool,
+    pub dropped: bool,
+}
+
+impl Attempt {
+    pub fn to_json(&self) -> Value {
+        json!({
+            "id": self.id,
+            "object": "webhook_attempt",
+            "msg_id": self.msg_id,
+            "type": self.event_type,
+            "attempt": self.attempt,
+            "at": self.at,
+            "url": self.url,
+            "duration_ms": self.duration_ms,
+            "status": self.status,
+            "error": self.error,
+            "ok": self.ok,
+            "next_attempt_at": self.next_attempt_at,
+            "dead_lettered": self.dead_lettered,
+            "dropped": self.dropped,
+        })
+    }
+}
+
+/// Append an attempt to the log of `log_target`, after every record before it.
+pub fn log_attempt(
+    tx: &WriteTransaction,
+    log_target: &str,
+    attempt: &Attempt,
+) -> anyhow::Result<()> {
+    // Strictly increasing microseconds: records written in the same
+    // microsecond (an attempt and the drop that follows it) keep their order.
+    static LAST_US: std::sync::atomic::AtomicI64 = std::sync::atomic::AtomicI64::new(0);
+    let now = chrono::Utc::now().timestamp_micros();
+    let prev = LAST_US.fetch_max(now, std::sync::atomic::Ordering::SeqCst);
+    let us = if now > prev {
+        now
+    } else {
+        LAST_US.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1
+    };
+    let key = format!("{log_target}:{:020}:{}", us.max(0), attempt.id);
+    store::put_json(tx, ATTEMPTS, &key, attempt)?;
+    tx.open_table(ATTEMPT_KEYS)?
+        .insert(attempt.id.as_str(), key.as_str())?;
+    Ok(())
+}
+
+/// The message envelope (SPEC §6.1).
+#[derive(Debug, Clone, Serialize)]
+pub struct Envelope<'a> {
+    pub id: &'a str,
+    #[serde(rename = "type")]
+    pub event_type: &'a str,
+    pub created: &'a str,
+    pub data: &'a Value,
+}
+
+/// The bytes of an envelope under a dated version. One version exists, so
+/// every pin serializes the same way; a later version that changes a payload
+/// branches here.
+pub fn serialize_for_version(version: &str, envelope: &Envelope<'_>) -> anyhow::Result<String> {
+    match version {
+        CURRENT_VERSION => Ok(serde_json::to_string(envelope)?),
+        other => {
+            tracing::warn!(
+                version = other,
+                "unknown pinned version; serializing under {CURRENT_VERSION}"
+            );
+            Ok(serde_json::to_string(envelope)?)
+        }
+    }
+}
+
+/// The endpoints of an account in a mode, oldest first.
+pub fn endpoints_of(
+    tx: &impl IndexScan,
+    account: &str,
+    mode: Mode,
+) -> anyhow::Result<Vec<Endpoint>> {
+    let prefix = format!("{account}:{}:", mode.as_str());
+    let ids = tx.index_ids(&prefix, None, usize::MAX, false)?;
+    let mut out = Vec::with_capacity(ids.len());
+    for id in ids {
+        if let Some(ep) = tx.endpoint(&id)? {
+            out.push(ep);
+        }
+    }
+    Ok(out)
+}
+
+/// Reading the endpoint index in read and write transactions alike.
+pub trait IndexScan {
+    fn index_ids(
+        &self,
+        prefix: &str,
+        after: Option<&str>,
+        limit: usize,
+        rev: bool,
+    ) -> anyhow::Result<Vec<String>>;
+    fn endpoint(&self, id: &str) -> anyhow::Result<Option<Endpoint>>;
+}
+
+fn scan_index(
+    t: &impl ReadableTable<&'static str, &'static str>,
+    prefix: &str,
+    after: Option<&str>,
+    limit: usize,
+    rev: bool,
+) -> anyhow::Result<Vec<String>> {
+    let end = format!("{prefix}\u{10FFFF}");
+    let range: Box<dyn Iterator<Item = _>> = match (after, rev) {
+        (None, false) => Box::new(t.range(prefix..end.as_str())?),
+        (None, true) => Box::new(t.range(prefix..end.as_str())?.rev()),
+        (Some(a), false) => {
+            let skip = a.to_string();
+            Box::new(
+                t.range(a..end.as_str())?
+                    .filter(move |r| !matches!(r, Ok((k, _)) if k.value() == skip)),
+            )
+        }
+        (Some(a), true) => Box::new(t.range(prefix..a)?.rev()),
+    };
+    let mut out = Vec::new();
+    for row in range {
+        let (_, v) = row?;
+        out.push(v.value().to_string());
+        if out.len() >= limit {
+            break;
+        }
+    }
+    Ok(out)
+}
+
+impl IndexScan for redb::ReadTransaction {
+    fn index_ids(
+        &self,
+        prefix: &str,
+        after: Option<&str>,
+        limit: usize,
+        rev: bool,
+    ) -> anyhow::Result<Vec<String>> {
+        scan_index(&self.open_table(WEBHOOK_INDEX)?, prefix, after, limit, rev)
+    }
+    fn endpoint(&self, id: &str) -> anyhow::Result<Option<Endpoint>> {
+        self.get_json(WEBHOOKS, id)
+    }
+}
+
+impl IndexScan for WriteTransaction {
+    fn index_ids(
+        &self,
+        prefix: &str,
+        after: Option<&str>,
+        limit: usize,
+        rev: bool,
+    ) -> anyhow::Result<Vec<String>> {
+        scan_index(&self.open_table(WEBHOOK_INDEX)?, prefix, after, limit, rev)
+    }
+    fn endpoint(&self, id: &str) -> anyhow::Result<Option<Endpoint>> {
+        self.get_json(WEBHOOKS, id)
+    }
+}
+
+/// The account default secret of one mode.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct DefaultSecret {
+    pub secret: String,
+    pub created_at: String,
+    /// The secret it replaced, still signing alongside it until
+    /// `previous_until` so receivers can switch without losing messages.
+    #[serde(default)]
+    pub previous: Option<String>,
+    #[serde(default)]
+    pub previous_until: Option<String>,
+}
+
+/// How long a rotated default secret keeps signing alongside the new one.
+pub const ROTATION_OVERLAP_HOURS: i64 = 24;
+
+impl DefaultSecret {
+    pub fn to_json(&self) -> Value {
+        json!({ "object": "webhook_secret", "secret": self.secret, "created_at": self.created_at })
+    }
+
+    /// Every secret that signs a delivery now.
+    pub fn signing_secrets(&self) -> Vec<&str> {
+        let mut out = vec![self.secret.as_str()];
+        if let (Some(prev), Some(until)) = (
+            &self.previous,
+            self.previous_until.as_deref().and_then(crate::time::parse),
+        ) {
+            if chrono::Utc::now() < until {
+                out.push(prev.as_str());
+            }
+        }
+        out
+    }
+}
+
+fn secret_key(account: &str, mode: Mode) -> String {
+    format!("webhook_secret:{account}:{}", mode.as_str())
+}
+
+pub fn read_default_secret(
+    tx: &impl Tables,
+    account: &str,
+    mode: Mode,
+) -> anyhow::Result<Option<DefaultSecret>> {
+    tx.get_json(META, &secret_key(account, mode))
+}
+
+/// The account default secret, created on first use.
+pub fn default_secret(
+    tx: &WriteTransaction,
+    account: &str,
+    mode: Mode,
+) -> anyhow::Result<DefaultSecret> {
+    if let Some(s) = read_default_secret(tx, account, mode)? {
+        return Ok(s);
+    }
+    let s = DefaultSecret {
+        secret: signing::new_secret(),
+        created_at: crate::time::now(),
+        previous: None,
+        previous_until: None,
+    };
+    store::put_json(tx, META, &secret_key(account, mode), &s)?;
+    Ok(s)
+}
+
+/// Replace the account default secret; the old one keeps signing alongside
+/// for `ROTATION_OVERLAP_HOURS`.
+pub fn rotate_default_secret(
+    tx: &WriteTransaction,
+    account: &str,
+    mode: Mode,
+) -> anyhow::Result<DefaultSecret> {
+    let old = read_default_secret(tx, account, mode)?;
+    let s = DefaultSecret {
+        secret: signing::new_secret(),
+        created_at: crate::time::now(),
+        previous: old.map(|o| o.secret),
+        previous_until: Some(crate::time::format(
+            chrono::Utc::now() + chrono::Duration::hours(ROTATION_OVERLAP_HOURS),
+        )),
+    };
+    store::put_json(tx, META, &secret_key(account, mode), &s)?;
+    Ok(s)
+}
+
+/// Enqueue `event_type` with `data` for the account's subscribed endpoints
+/// in this mode, and for `run_webhook_url` when the run named one.
+pub fn emit(
+    tx: &WriteTransaction,
+    account: &str,
+    mode: Mode,
+    event_type: &str,
+    data: Value,
+    run_webhook_url: Option<&str>,
+) -> anyhow::Result<()> {
+    let endpoints: Vec<Endpoint> = endpoints_of(tx, account, mode)?
+        .into_iter()
+        .filter(|e| e.wants(event_type))
+        .collect();
+    if endpoints.is_empty() && run_webhook_url.is_none() {
+        return Ok(());
+    }
+    let msg_id = crate::ids::new_id("msg");
+    let created = crate::time::now();
+    let due_ms = chrono::Utc::now().timestamp_millis();
+    let envelope = Envelope {
+        id: &msg_id,
+        event_type,
+        created: &created,
+        data: &data,
+    };
+    let entry = |target: Target, body: String| OutboxEntry {
+        msg_id: msg_id.clone(),
+        event_type: event_type.to_string(),
+        account: account.to_string(),
+        mode,
+        target,
+        body,
+        attempts: 0,
+        created_at: created.clone(),
+        due_ms,
+    };
+    for ep in endpoints {
+        let e = entry(
+            Target::Endpoint { id: ep.id.clone() },
+            serialize_for_version(&ep.fn_version, &envelope)?,
+        );
+        store::put_json(tx, OUTBOX, &e.key(), &e)?;
+    }
+    if let Some(url) = run_webhook_url {
+        let pin = tx
+            .get_json::<Account>(ACCOUNTS, account)?
+            .map(|a| a.fn_version)
+            .unwrap_or_else(|| CURRENT_VERSION.to_string());
+        default_secret(tx, account, mode)?;
+        let e = entry(
+            Target::Run {
+                url: url.to_string(),
+            },
+            serialize_for_version(&pin, &envelope)?,
+        );
+        store::put_json(tx, OUTBOX, &e.key(), &e)?;
+    }
+    Ok(())
+}
+
+/// Emit balance.low when available crosses below the account's threshold.
+pub fn balance_changed(
+    tx: &WriteTransaction,
+    account: &str,
+    mode: Mode,
+    before: &Balance,
+    after: &Balance,
+) -> anyhow::Result<()> {
+    let Some(acct) = tx.get_json::<Account>(ACCOUNTS, account)? else {
+        return Ok(());
+    };
+    let threshold = acct.low_balance_threshold;
+    if !(before.available() >= threshold && after.available() < threshold) {
+        return Ok(());
+    }
+    let data = json!({
+        "balance_usd": after.balance.to_json(),
+        "available_usd": after.available().to_json(),
+        "threshold_usd": threshold.to_json(),
+        "open_reserves_usd": after.open_reserves.to_json(),
+        "auto_recharge": { "enabled": false, "amount_usd": crate::money::Micros::ZERO.to_json() },
+    });
+    emit(tx, account, mode, "balance.low", data, None)
+}
+
+/// The hard wall for a webhook target (https, public unicast addresses).
+pub async fn check_target(state: &AppState, url: &str) -> Result<(), crate::targets::Refused> {
+    let parsed =
+        url::Url::parse(url).map_err(|e| crate::targets::Refused(format!("not a URL: {e}")))?;
+    state
+        .config
+        .target_policy()
+        .check(&parsed, crate::targets::Purpose::Webhook)
+        .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::money::Micros;
+    use crate::store::Store;
+
+    fn account(store: &Store, threshold_usd: i64) -> String {
+        let mut a = Account::new("t");
+        a.low_balance_threshold = Micros::from_usd(threshold_usd);
+        let id = a.id.clone();
+        store
+            .write(|tx| store::put_json(tx, ACCOUNTS, &id, &a))
+            .unwrap();
+        id
+    }
+
+    fn endpoint(
+        store: &Store,
+        account: &str,
+        mode: Mode,
+        events: &[&str],
+        disabled: bool,
+    ) -> Endpoint {
+        let ep = Endpoint {
+            id: crate::ids::new_id("whep"),
+            account: account.into(),
+            mode,
+            url: "https://hooks.example/in".into(),
+            events: events.iter().map(|s| s.to_string()).collect(),
+            description: None,
+            secret: signing::new_secret(),
+            fn_version: CURRENT_VERSION.into(),
+            disabled,
+            created_at: crate::time::now(),
+            created_us: chrono::Utc::now().timestamp_micros(),
+            last_delivery: None,
+        };
+        store
+            .write(|tx| -> anyhow::Result<()> {
+                store::put_json(tx, WEBHOOKS, &ep.id, &ep)?;
+                tx.open_table(WEBHOOK_INDEX)?
+                    .insert(ep.index_key().as_str(), ep.id.as_str())?;
+                Ok(())
+            })
+            .unwrap();
+        ep
+    }
+
+    fn outbox(store: &Store) -> Vec<OutboxEntry> {
+        store
+            .read(|tx| tx.scan_json::<OutboxEntry>(OUTBOX, "", None, usize::MAX, false))
+            .unwrap()
+            .into_iter()
+            .map(|(_, e)| e)
+            .collect()
+    }
+
+    #[test]
+    fn emit_enqueues_one_message_per_subscribed_target() {
+        let store = Store::in_memory().unwrap();
+        let acct = account(&store, 5);
+        let other = account(&store, 5);
+        let a = endpoint(&store, &acct, Mode::Test, &["session.answered"], false);
+        endpoint(&store, &acct, Mode::Test, &["session.error"], false);
+        endpoint(&store, &acct, Mode::Test, &["session.answered"], true);
+        endpoint(&store, &acct, Mode::Live, &["session.answered"], false);
+        endpoint(&store, &other, Mode::Test, &["session.answered"], false);
+        store
+            .write(|tx| {
+                emit(
+                    tx,
+                    &acct,
+                    Mode::Test,
+                    "session.answered",
+                    json!({"session_id": "ses_1"}),
+                    Some("https://run.example/hook"),
+                )
+            })
+            .unwrap();
+        let out = outbox(&store);
+        assert_eq!(
+            out.len(),
+            2,
+            "the subscribed enabled endpoint and the run's URL"
+        );
+        assert_eq!(out[0].msg_id, out[1].msg_id, "one message id per event");
+        assert!(out
+            .iter()
+            .any(|e| e.target == Target::Endpoint { id: a.id.clone() }));
+        assert!(out.iter().any(|e| e.target
+            == Target::Run {
+                url: "https://run.example/hook".into()
+            }));
+        let body: Value = serde_json::from_str(&out[0].body).unwrap();
+        assert_eq!(body["id"], json!(out[0].msg_id));
+        assert_eq!(body["type"], "session.answered");
+        assert_eq!(body["data"]["session_id"], "ses_1");
+        assert!(body["created"].is_string());
+        // The run's URL made the default secret exist.
+        assert!(store
+            .read(|tx| read_default_secret(tx, &acct, Mode::Test))
+            .unwrap()
+            .is_some());
+        assert!(store
+            .read(|tx| read_default_secret(tx, &acct, Mode::Live))
+            .unwrap()
+            .is_none());
+    }
+
+    #[test]
+    fn nothing_subscribed_writes_nothing() {
+        let store = Store::in_memory().unwrap();
+        let acct = account(&store, 5);
+        endpoint(&store, &acct, Mode::Live, &["session.error"], false);
+        store
+            .write(|tx| emit(tx, &acct, Mode::Live, "session.answered", json!({}), None))
+            .unwrap();
+        assert!(outbox(&store).is_empty());
+        assert!(store
+            .read(|tx| read_default_secret(tx, &acct, Mode::Live))
+            .unwrap()
+            .is_none());
+    }
+
+    #[test]
+    fn balance_low_fires_only_on_the_downward_crossing() {
+        let store = Store::in_memory().unwrap();
+        let acct = account(&store, 5);
+        endpoint(&store, &acct, Mode::Live, &["balance.low"], false);
+        let b = |bal: i64, res: i64| Balance {
+            balance: Micros::from_usd(bal),
+            open_reserves: Micros::from_usd(res),
+        };
+        let fire = |before: Balance, after: Balance| {
+            store
+                .write(|tx| balance_changed(tx, &acct, Mode::Live, &before, &after))
+                .unwrap();
+            outbox(&store).len()
+        };
+        assert_eq!(fire(b(10, 0), b(10, 4)), 0, "available 6 is above 5");
+        assert_eq!(fire(b(10, 4), b(10, 6)), 1, "available 6 → 4 crosses");
+        assert_eq!(
+            fire(b(10, 6), b(10, 7)),
+            1,
+            "already below: no second message"
+        );
+        assert_eq!(fire(b(10, 7), b(10, 0)), 1, "going up never fires");
+        assert_eq!(
+            fire(b(5, 0), b(5, 1)),
+            2,
+            "exactly the threshold counts as above"
+        );
+        let last: Value = serde_json::from_str(&outbox(&store).last().unwrap().body).unwrap();
+        assert_eq!(last["type"], "balance.low");
+        let d = &last["data"];
+        assert_eq!(d["threshold_usd"].as_f64(), Some(5.0));
+        assert_eq!(d["open_reserves_usd"].as_f64(), Some(1.0));
+        assert_eq!(d["auto_recharge"]["enabled"], false);
+        assert_eq!(d["auto_recharge"]["amount_usd"].as_f64(), Some(0.0));
+    }
+
+    #[test]
+    fn outbox_keys_sort_by_due_time() {
+        let t = Target::Endpoint {
+            id: "whep_x".into(),
+        };
+        assert!(outbox_key(999, "msg_b", &t) < outbox_key(1000, "msg_a", &t));
+    }
+}
