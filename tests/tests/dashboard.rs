@@ -425,6 +425,16 @@ fn record_and_key_values_are_escaped_and_revocation_signs_out() {
         .text
         .contains("tents &lt;script&gt;alert(2)&lt;/script&gt;"));
 
+    // The live events feed of the events page.
+    let p = d.get(&format!("/dashboard/sessions/{id}/events.json?after=1"));
+    assert_eq!(p.status, 200, "{}", p.text);
+    let feed: serde_json::Value = serde_json::from_str(&p.text).unwrap();
+    assert_eq!(feed["running"], false, "{feed}");
+    let events = feed["events"].as_array().unwrap();
+    assert!(!events.is_empty() && events[0]["seq"] == 2, "{feed}");
+    assert_eq!(feed["next_after"], events.last().unwrap()["seq"]);
+    assert_eq!(d.get("/dashboard/webhooks/whep_unknown").status, 404);
+
     // Another account's and unknown sessions are not found.
     let b = s.account("1");
     let theirs = s
