@@ -7,9 +7,8 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use serde_json::Value;
 
-pub use serde_json::json;
+pub use serde_json::{json, Value};
 
 /// The workspace root.
 pub fn root() -> PathBuf {
@@ -59,6 +58,8 @@ impl Default for ServerBuilder {
             env: vec![
                 ("FNHOST_DEMO_ACCOUNT".into(), "false".into()),
                 ("FNHOST_LOG".into(), "warn".into()),
+                // One compile of each plugin for the whole test run.
+                ("FNHOST_PLUGINS__CACHE_DIR".into(), root().join("target/test-plugin-cache").display().to_string()),
             ],
             args: Vec::new(),
             data: None,

@@ -97,6 +97,9 @@ pub struct PluginSettings {
     pub max_output_bytes: usize,
     /// Plugin instances alive at once.
     pub max_instances: u32,
+    /// Compiled plugins are cached in `<cache_dir>/plugin-cache/` (default:
+    /// the data directory). Servers may share one.
+    pub cache_dir: Option<PathBuf>,
 }
 
 impl Default for Config {
@@ -153,6 +156,7 @@ impl Default for PluginSettings {
             memory_limit_mib: 256,
             max_output_bytes: 16 * 1024 * 1024,
             max_instances: 64,
+            cache_dir: None,
         }
     }
 }
@@ -229,6 +233,11 @@ impl Config {
             max_output_bytes: self.plugins.max_output_bytes,
             max_instances: self.plugins.max_instances,
         }
+    }
+
+    /// Where the compiled-plugin cache lives (its `plugin-cache/` folder is inside).
+    pub fn plugin_cache_root(&self) -> PathBuf {
+        self.plugins.cache_dir.clone().unwrap_or_else(|| self.data_dir.clone())
     }
 
     pub fn db_path(&self) -> PathBuf {

@@ -161,7 +161,7 @@ fn main() -> anyhow::Result<()> {
             tokio::runtime::Runtime::new()?.block_on(fnhost::server::serve(config))
         }
         Command::Extract { dir, out } => tokio::runtime::Runtime::new()?.block_on(async {
-            let (plugins, _) = fnhost::plugins::Plugins::load(&config.plugin_config(), &config.data_dir)?;
+            let (plugins, _) = fnhost::plugins::Plugins::load(&config.plugin_config(), &config.plugin_cache_root())?;
             fnhost::extract_cmd::run(&plugins, &dir, &out).await
         }),
         Command::Record { query, out, name, as_origin, allow_private_targets } => {

@@ -60,6 +60,9 @@ impl Micros {
     pub fn to_json(self) -> serde_json::Value {
         // The decimal text is exact; a number with at most 15 significant
         // digits survives the trip through a double and back to text.
+        if self.0 % MICROS_PER_USD == 0 {
+            return serde_json::json!(self.0 / MICROS_PER_USD);
+        }
         let text = self.to_string();
         let n: f64 = text.parse().expect("decimal text parses");
         serde_json::json!(n)

@@ -28,7 +28,7 @@ pub async fn record(mut config: Config, query: &str, name: &str, out: &Path, as_
     let store = Store::in_memory()?;
     let account = admin::execute(&store, AdminOp::CreateAccount { name: "recorder".into(), balance_usd: "1000".into() })?;
     let key = account["live_key"].as_str().context("no key")?.to_string();
-    let (plugins, _) = crate::plugins::Plugins::load(&config.plugin_config(), &config.data_dir)?;
+    let (plugins, _) = crate::plugins::Plugins::load(&config.plugin_config(), &config.plugin_cache_root())?;
     let signer = crate::receipts::ReceiptSigner::load_or_create(&store)?;
     let pages = Arc::new(Mutex::new(Vec::new()));
     let mut state = AppState::new(config, store.clone(), plugins, signer);

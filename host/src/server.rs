@@ -35,7 +35,7 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
         config.public_url = Some(format!("http://{local}"));
     }
     let socket = config.admin_socket();
-    let (plugins, report) = crate::plugins::Plugins::load(&config.plugin_config(), &config.data_dir)?;
+    let (plugins, report) = crate::plugins::Plugins::load(&config.plugin_config(), &config.plugin_cache_root())?;
     for r in &report {
         tracing::info!(plugin = ?r, "plugin");
     }
@@ -57,9 +57,12 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
             }
         }
     });
+    // Listen for signals before announcing the address, so a SIGTERM that
+    // follows the announcement is always a graceful stop.
+    let shutdown = shutdown_signal()?;
     tracing::info!(address = %local, "fnhost listening; API base http://{local}/v1");
     println!("fnhost listening on http://{local}/v1");
-    axum::serve(listener, crate::app::app(state)).with_graceful_shutdown(shutdown_signal()).await?;
+    axum::serve(listener, crate::app::app(state)).with_graceful_shutdown(shutdown).await?;
     let _ = std::fs::remove_file(&socket);
     tracing::info!("fnhost stopped");
     Ok(())
@@ -83,21 +86,21 @@ fn create_demo_account(store: &Store) -> anyhow::Result<Option<Value>> {
     admin::execute(store, AdminOp::CreateAccount { name: "demo".into(), balance_usd: "100".into() }).map(Some)
 }
 
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// Resolves on SIGTERM or Ctrl-C. The handlers are installed when this is
+/// called, not when the future is first polled.
+fn shutdown_signal() -> anyhow::Result<impl std::future::Future<Output = ()>> {
     #[cfg(unix)]
-    let term = async {
-        if let Ok(mut s) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            s.recv().await;
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    #[cfg(unix)]
+    let mut int = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())?;
+    Ok(async move {
+        #[cfg(unix)]
+        tokio::select! {
+            _ = term.recv() => {},
+            _ = int.recv() => {},
         }
-    };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        _ = ctrl_c => {},
-        _ = term => {},
-    }
-    tracing::info!("shutting down: finishing requests in flight");
+        #[cfg(not(unix))]
+        let _ = tokio::signal::ctrl_c().await;
+        tracing::info!("shutting down: finishing requests in flight");
+    })
 }

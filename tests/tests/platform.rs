@@ -40,8 +40,8 @@ fn keys_missing_malformed_unknown_and_revoked() {
     s.client("fn_live_short").get("/me").error(401, "invalid_key");
     s.client("fn_live_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA").get("/me").error(401, "invalid_key");
     let c = s.client(&a.live);
-    let basic = c.send(c.request("GET", "/me").basic_auth("u", Some(&a.live)));
-    basic.error(401, "invalid_key");
+    let anon = s.anonymous();
+    anon.send(anon.request("GET", "/me").basic_auth("u", Some(&a.live))).error(401, "invalid_key");
 
     // Revoke a second key with the first; the second then gets key_revoked.
     let k2 = s.admin(&["create-key", "--account", &a.id, "--mode", "live", "--name", "ci"]);

@@ -164,7 +164,7 @@ fn live_run_against_a_local_site_honours_robots_and_guidance_is_only_data() {
     let all = site.requested();
     assert_eq!(all.len(), first.len() * 2, "guidance changed what was fetched: {all:?}");
     let ev = events(&c, guided["id"].as_str().unwrap());
-    assert!(!ev.to_string().contains("169.254.169.254/latest"), "no fetch of the metadata address was attempted");
+    assert!(!json!(ev).to_string().contains("169.254.169.254/latest"), "no fetch of the metadata address was attempted");
     s.audit();
 }
 
@@ -205,8 +205,8 @@ fn a_redirect_to_a_refused_address_is_not_followed() {
     let a = s.account("10");
     let c = s.client(&a.live);
     let created = c.post("/sessions", json!({"query": format!("tents from {}/tents/", site.origin), "max_spend_usd": 1})).ok();
-    let ev = events(&c, created["id"].as_str().unwrap());
     ended(&c, created["id"].as_str().unwrap());
+    let ev = events(&c, created["id"].as_str().unwrap());
     let failed = ev.iter().find(|e| e["phase"] == "fetch_failed").expect("the redirect was refused");
     assert!(failed["data"]["reason"].as_str().unwrap().contains("refused"), "{failed}");
 }

@@ -22,14 +22,8 @@ impl<S: Send + Sync> FromRequest<S> for Body {
     type Rejection = ApiError;
 
     async fn from_request(req: Request, _state: &S) -> Result<Body, ApiError> {
-        let declared = req
-            .headers()
-            .get(axum::http::header::CONTENT_LENGTH)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.parse::<u64>().ok());
-        if declared.is_some_and(|n| n > MAX_BODY_BYTES as u64) {
-            return Ok(Body::default());
-        }
+        // Read at most the cap (so a client that sends a little more still
+        // gets its answer), then stop: nothing past the cap is read.
         let limited = http_body_util::Limited::new(req.into_body(), MAX_BODY_BYTES);
         let bytes = match limited.collect().await {
             Ok(collected) => collected.to_bytes(),
