@@ -1,1 +1,728 @@
 //! The sandboxed WebAssembly plugin runtime.
+//!
+//! Parse-estimate, extraction, diffing and recorded replays run as
+//! WebAssembly components behind the WIT contract in `wit/`. A plugin
+//! receives data and returns data: it is linked against empty WASI and
+//! nothing else, so customer guidance handed to it can never act as an
+//! instruction to fetch, spend or store.
+//!
+//! - Built-in plugins are embedded in the binary (see `host/build.rs`);
+//!   operators add or replace plugins through `plugins_dir` (see
+//!   [`manifest`]). A plugin that cannot be loaded is reported and skipped.
+//! - Each component is compiled once and its artifact cached under
+//!   `<data_dir>/plugin-cache/` ([`cache`]).
+//! - Every call gets a fresh instance from a pre-linked `InstancePre` and a
+//!   pooling allocator ([`engine`]), with a time limit (epoch deadline), a
+//!   memory limit and a bound on the size of what it returns; calls run on
+//!   tokio's blocking pool so the executor never blocks.
+//!
+//! A plugin that traps, loops, recurses without end or exhausts its memory
+//! fails that one call with a [`PluginError`]; the host goes on serving.
+
+mod bindings;
+mod builtin;
+pub mod cache;
+mod calls;
+mod engine;
+pub mod manifest;
+mod sandbox;
+mod types;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use serde::{Deserialize, Serialize};
+use tokio::sync::Semaphore;
+use wasmtime::component::{Component, Linker};
+use wasmtime::{Engine, Store};
+
+pub use cache::CacheUse;
+pub use types::{Estimate, ExtractRequest, Extraction, Page, PriceMove, RowDiff};
+
+use bindings::{
+    differ::DifferPre, extractor::ExtractorPre, planner::PlannerPre, source::SourcePluginPre,
+};
+use cache::ArtifactCache;
+use sandbox::Sandbox;
+
+/// The most records one extraction may return.
+pub const MAX_RECORDS: usize = 10_000;
+/// The most links one extraction may return.
+pub const MAX_LINKS: usize = 10_000;
+
+/// How plugins are loaded and bounded.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PluginConfig {
+    /// A directory of operator plugins, one folder each (see [`manifest`]).
+    pub plugins_dir: Option<PathBuf>,
+    /// Wall-clock time one call may take, instantiation included.
+    pub call_timeout: Duration,
+    /// Bytes each of a plugin's linear memories may grow to.
+    pub memory_limit_bytes: usize,
+    /// Bytes of strings (and list entries) one call may return.
+    pub max_output_bytes: usize,
+    /// Plugin instances alive at once; further calls wait for a slot.
+    pub max_instances: u32,
+}
+
+impl Default for PluginConfig {
+    fn default() -> Self {
+        PluginConfig {
+            plugins_dir: None,
+            call_timeout: Duration::from_secs(5),
+            memory_limit_bytes: 256 << 20,
+            max_output_bytes: 16 << 20,
+            max_instances: 64,
+        }
+    }
+}
+
+/// Why a plugin call failed. Each failure is confined to its call.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PluginError {
+    /// The call ran past `call_timeout` and was interrupted.
+    #[error("plugin call exceeded its time limit")]
+    Timeout,
+    /// The plugin needed more memory than `memory_limit_bytes`.
+    #[error("plugin ran out of memory (limit reached)")]
+    OutOfMemory,
+    /// The plugin trapped (a panic, an unbounded recursion, a bad access).
+    #[error("plugin trapped: {0}")]
+    Trap(String),
+    /// The plugin returned more than `max_output_bytes`, or more than
+    /// [`MAX_RECORDS`] records or [`MAX_LINKS`] links.
+    #[error("plugin output exceeds the configured bound")]
+    OutputTooLarge,
+    /// The plugin reported an error, or returned something invalid (a
+    /// record that is not a JSON object, ...).
+    #[error("plugin failed: {0}")]
+    Plugin(String),
+    /// No plugin serves this role, or no instance slot freed up in time.
+    #[error("no plugin is available for this call")]
+    Unavailable,
+}
+
+impl PluginError {
+    /// A stable code for logs and API error bodies.
+    pub fn code(&self) -> &'static str {
+        match self {
+            PluginError::Timeout => "plugin_timeout",
+            PluginError::OutOfMemory => "plugin_out_of_memory",
+            PluginError::Trap(_) => "plugin_trap",
+            PluginError::OutputTooLarge => "plugin_output_too_large",
+            PluginError::Plugin(_) => "plugin_error",
+            PluginError::Unavailable => "plugin_unavailable",
+        }
+    }
+}
+
+/// The part a plugin plays; each role is one world of the WIT contract.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// `estimate(query)`, world `planner`.
+    Planner,
+    /// `extract(page, request)`, world `extractor`.
+    Extractor,
+    /// `diff(before, after)`, world `differ`.
+    Differ,
+    /// `fetch(url)`, world `source-plugin`.
+    Source,
+}
+
+impl Role {
+    /// The WIT world a component of this role implements.
+    pub fn world(self) -> &'static str {
+        match self {
+            Role::Planner => "fnhost:plugin/planner@0.1.0",
+            Role::Extractor => "fnhost:plugin/extractor@0.1.0",
+            Role::Differ => "fnhost:plugin/differ@0.1.0",
+            Role::Source => "fnhost:plugin/source-plugin@0.1.0",
+        }
+    }
+}
+
+impl std::fmt::Display for Role {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Role::Planner => "planner",
+            Role::Extractor => "extractor",
+            Role::Differ => "differ",
+            Role::Source => "source",
+        })
+    }
+}
+
+/// A loaded plugin, as [`Plugins::list`] shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PluginInfo {
+    pub name: String,
+    pub role: Role,
+    pub version: String,
+    /// Sites a site-specific extractor serves (empty: generic).
+    pub domains: Vec<String>,
+    /// What the plugin extracts, as its manifest declares (informational).
+    pub entities: Vec<String>,
+    /// Embedded in the binary, rather than loaded from `plugins_dir`.
+    pub builtin: bool,
+    /// Hex sha256 of the component's bytes.
+    pub sha256: String,
+}
+
+impl PluginInfo {
+    /// `name@version`, as extractions name their plugin.
+    pub fn id(&self) -> String {
+        format!("{}@{}", self.name, self.version)
+    }
+}
+
+/// What happened to one plugin (or one entry of `plugins_dir`) at load.
+#[derive(Debug, Clone, Serialize)]
+pub struct LoadReport {
+    /// `built-in:<name>`, or the path of the plugin's folder or file.
+    pub source: String,
+    pub outcome: LoadOutcome,
+}
+
+/// The outcome of loading one plugin.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum LoadOutcome {
+    /// The plugin is in service.
+    Loaded { plugin: PluginInfo, cache: CacheUse },
+    /// The plugin was not loaded, for the reason given.
+    Skipped { reason: String },
+}
+
+impl LoadReport {
+    /// The plugin, if it was loaded.
+    pub fn loaded(&self) -> Option<&PluginInfo> {
+        match &self.outcome {
+            LoadOutcome::Loaded { plugin, .. } => Some(plugin),
+            LoadOutcome::Skipped { .. } => None,
+        }
+    }
+
+    /// Why the plugin was skipped, if it was.
+    pub fn skipped(&self) -> Option<&str> {
+        match &self.outcome {
+            LoadOutcome::Loaded { .. } => None,
+            LoadOutcome::Skipped { reason } => Some(reason),
+        }
+    }
+}
+
+/// The plugin runtime: a cheap, cloneable handle shared by the whole host.
+#[derive(Clone)]
+pub struct Plugins {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    engine: Engine,
+    linker: Linker<Sandbox>,
+    cache: ArtifactCache,
+    limits: Limits,
+    /// One permit per pool slot: a burst of calls queues here instead of
+    /// failing on an exhausted pool.
+    slots: Arc<Semaphore>,
+    registry: RwLock<Registry>,
+}
+
+/// Per-call bounds, from [`PluginConfig`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Limits {
+    pub(crate) timeout: Duration,
+    pub(crate) deadline_ticks: u64,
+    pub(crate) memory: usize,
+    pub(crate) output: usize,
+}
+
+/// A component prepared for fast instantiation, typed by its role.
+pub(crate) enum Prepared {
+    Planner(PlannerPre<Sandbox>),
+    Extractor(ExtractorPre<Sandbox>),
+    Differ(DifferPre<Sandbox>),
+    Source(SourcePluginPre<Sandbox>),
+}
+
+pub(crate) struct Loaded {
+    pub(crate) info: PluginInfo,
+    pub(crate) prepared: Prepared,
+}
+
+/// The plugins in service. Operator plugins take a role's slot before the
+/// built-ins; site-specific extractors sit beside the generic one.
+#[derive(Default)]
+struct Registry {
+    planner: Option<Arc<Loaded>>,
+    extractor: Option<Arc<Loaded>>,
+    differ: Option<Arc<Loaded>>,
+    source: Option<Arc<Loaded>>,
+    site_extractors: Vec<Arc<Loaded>>,
+}
+
+impl Registry {
+    fn slot(&mut self, role: Role) -> &mut Option<Arc<Loaded>> {
+        match role {
+            Role::Planner => &mut self.planner,
+            Role::Extractor => &mut self.extractor,
+            Role::Differ => &mut self.differ,
+            Role::Source => &mut self.source,
+        }
+    }
+
+    fn all(&self) -> impl Iterator<Item = &Arc<Loaded>> {
+        self.planner
+            .iter()
+            .chain(self.extractor.iter())
+            .chain(self.site_extractors.iter())
+            .chain(self.differ.iter())
+            .chain(self.source.iter())
+    }
+
+    fn holds_name(&self, name: &str) -> bool {
+        self.all().any(|p| p.info.name == name)
+    }
+
+    /// The extractor for a page: the site-specific one with the most
+    /// specific domain matching the URL's host, else the generic one.
+    fn extractor_for(&self, url: &str) -> Option<Arc<Loaded>> {
+        let host = url::Url::parse(url).ok().and_then(|u| {
+            u.host_str()
+                .map(|h| h.trim_end_matches('.').to_ascii_lowercase())
+        });
+        if let Some(host) = host {
+            let best = self
+                .site_extractors
+                .iter()
+                .filter_map(|p| {
+                    let longest = p
+                        .info
+                        .domains
+                        .iter()
+                        .filter(|d| manifest::host_matches(&host, d))
+                        .map(|d| d.len())
+                        .max()?;
+                    Some((longest, p))
+                })
+                // `max_by_key` keeps the last of equals; prefer the first loaded.
+                .fold(None::<(usize, &Arc<Loaded>)>, |best, (len, p)| match best {
+                    Some((best_len, _)) if best_len >= len => best,
+                    _ => Some((len, p)),
+                });
+            if let Some((_, plugin)) = best {
+                return Some(plugin.clone());
+            }
+        }
+        self.extractor.clone()
+    }
+}
+
+impl Plugins {
+    /// Loads the built-in plugins and those of `config.plugins_dir`, and
+    /// returns a report of what was loaded and what was skipped (and why).
+    ///
+    /// Fails only when the runtime itself cannot start (the engine, the
+    /// cache directory); a plugin that cannot be loaded is skipped. Compiling
+    /// a component not yet in the cache takes a while, so call this at
+    /// startup (or from a blocking thread).
+    pub fn load(
+        config: &PluginConfig,
+        data_dir: &Path,
+    ) -> anyhow::Result<(Plugins, Vec<LoadReport>)> {
+        let engine = engine::build(config.max_instances, config.memory_limit_bytes)?;
+        engine::start_ticker(&engine)?;
+        let linker = sandbox::linker(&engine).context("failed to link WASI for plugins")?;
+        let cache = ArtifactCache::open(&engine, data_dir)?;
+        let limits = Limits {
+            timeout: config.call_timeout,
+            deadline_ticks: engine::deadline_ticks(config.call_timeout),
+            memory: config.memory_limit_bytes,
+            output: config.max_output_bytes,
+        };
+        let inner = Inner {
+            engine,
+            linker,
+            cache,
+            limits,
+            slots: Arc::new(Semaphore::new(config.max_instances.max(1) as usize)),
+            registry: RwLock::new(Registry::default()),
+        };
+
+        let mut reports = Vec::new();
+        if let Some(dir) = &config.plugins_dir {
+            inner.load_dir(dir, &mut reports);
+        }
+        inner.load_builtins(&mut reports);
+        for report in &reports {
+            match &report.outcome {
+                LoadOutcome::Loaded { plugin, cache } => {
+                    tracing::info!(source = %report.source, plugin = %plugin.id(), role = %plugin.role, ?cache, "plugin loaded")
+                }
+                LoadOutcome::Skipped { reason } => {
+                    tracing::warn!(source = %report.source, "plugin skipped: {reason}")
+                }
+            }
+        }
+        Ok((
+            Plugins {
+                inner: Arc::new(inner),
+            },
+            reports,
+        ))
+    }
+
+    /// Parses a natural-language query with the planner.
+    pub async fn estimate(&self, query: &str) -> Result<Estimate, PluginError> {
+        let plugin = self.inner.plugin(Role::Planner)?;
+        let query = query.to_owned();
+        self.run(plugin, move |store, plugin, limits| {
+            calls::estimate(store, plugin, limits, &query)
+        })
+        .await
+    }
+
+    /// Extracts records from a page with the extractor for its site (see
+    /// [`Plugins::list`]: a site-specific extractor whose domain matches the
+    /// page URL's host, else the generic one).
+    pub async fn extract(
+        &self,
+        page: Page,
+        request: ExtractRequest,
+    ) -> Result<Extraction, PluginError> {
+        let plugin = self
+            .inner
+            .registry()
+            .extractor_for(&page.url)
+            .ok_or(PluginError::Unavailable)?;
+        self.run(plugin, move |store, plugin, limits| {
+            calls::extract(store, plugin, limits, &page, &request)
+        })
+        .await
+    }
+
+    /// Compares two row sets (each a list of JSON record objects).
+    pub async fn diff(
+        &self,
+        before: Vec<String>,
+        after: Vec<String>,
+    ) -> Result<RowDiff, PluginError> {
+        let plugin = self.inner.plugin(Role::Differ)?;
+        self.run(plugin, move |store, plugin, limits| {
+            calls::diff(store, plugin, limits, &before, &after)
+        })
+        .await
+    }
+
+    /// The recorded page for a URL, from the source (replay) plugin.
+    pub async fn replay(&self, url: &str) -> Result<Option<Page>, PluginError> {
+        let plugin = self.inner.plugin(Role::Source)?;
+        let url = url.to_owned();
+        self.run(plugin, move |store, plugin, limits| {
+            calls::replay(store, plugin, limits, &url)
+        })
+        .await
+    }
+
+    /// The plugins in service: planner, generic extractor, site-specific
+    /// extractors, differ, source.
+    pub fn list(&self) -> Vec<PluginInfo> {
+        self.inner
+            .registry()
+            .all()
+            .map(|p| p.info.clone())
+            .collect()
+    }
+
+    /// Loads an extractor component from a file and puts it in service as
+    /// the generic extractor (site-specific extractors still take their
+    /// sites). Used by `fnhost extract --plugin FILE` and by tests. The
+    /// plugin is named after the file; fails, naming the reason, if the
+    /// component is not an extractor or imports what the host does not
+    /// grant.
+    pub fn load_extractor_file(&self, path: &Path) -> anyhow::Result<PluginInfo> {
+        let wasm = std::fs::read(path)
+            .with_context(|| format!("failed to read plugin {}", path.display()))?;
+        let name = path
+            .file_stem()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .replace('_', "-");
+        let (prepared, sha256, _) = self
+            .inner
+            .prepare(Role::Extractor, &wasm)
+            .with_context(|| format!("failed to load plugin {}", path.display()))?;
+        let info = PluginInfo {
+            name,
+            role: Role::Extractor,
+            version: "unversioned".into(),
+            domains: vec![],
+            entities: vec![],
+            builtin: false,
+            sha256,
+        };
+        let loaded = Arc::new(Loaded {
+            info: info.clone(),
+            prepared,
+        });
+        self.inner
+            .registry
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .extractor = Some(loaded);
+        Ok(info)
+    }
+
+    /// Runs one call on a blocking thread, holding a pool slot.
+    async fn run<R, F>(&self, plugin: Arc<Loaded>, call: F) -> Result<R, PluginError>
+    where
+        R: Send + 'static,
+        F: FnOnce(&mut Store<Sandbox>, &Loaded, &Limits) -> calls::CallResult<R> + Send + 'static,
+    {
+        let limits = self.inner.limits;
+        // Waiting for a slot counts against the same time limit as the call.
+        let permit = match tokio::time::timeout(
+            limits.timeout,
+            self.inner.slots.clone().acquire_owned(),
+        )
+        .await
+        {
+            Ok(Ok(permit)) => permit,
+            _ => {
+                tracing::warn!(plugin = %plugin.info.id(), "no plugin instance slot freed up within the time limit");
+                return Err(PluginError::Unavailable);
+            }
+        };
+        let inner = self.inner.clone();
+        let id = plugin.info.id();
+        let joined = tokio::task::spawn_blocking(move || {
+            let _permit = permit;
+            inner.call(&plugin, call)
+        })
+        .await;
+        joined.unwrap_or_else(|e| {
+            tracing::error!(plugin = %id, "plugin call panicked in the host: {e}");
+            Err(PluginError::Unavailable)
+        })
+    }
+}
+
+impl Inner {
+    fn registry(&self) -> std::sync::RwLockReadGuard<'_, Registry> {
+        // A panic while holding the lock cannot leave the registry half
+        // updated (each update is one assignment), so poisoning is ignored.
+        self.registry.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn plugin(&self, role: Role) -> Result<Arc<Loaded>, PluginError> {
+        let registry = self.registry();
+        let plugin = match role {
+            Role::Planner => &registry.planner,
+            Role::Extractor => &registry.extractor,
+            Role::Differ => &registry.differ,
+            Role::Source => &registry.source,
+        };
+        plugin.clone().ok_or(PluginError::Unavailable)
+    }
+
+    /// Compiles (or loads from the cache), links and type-checks a component
+    /// for `role`. Returns it with its sha256 and whether the cache served it.
+    fn prepare(&self, role: Role, wasm: &[u8]) -> anyhow::Result<(Prepared, String, CacheUse)> {
+        let sha256 = cache::sha256_hex(wasm);
+        let (component, cache) = self.cache.load(&self.engine, wasm, &sha256)?;
+        let pre = sandbox::prepare(&self.engine, &self.linker, &component)?;
+        let wrong_world = |e: wasmtime::Error| {
+            anyhow::anyhow!(
+                "the component does not implement the {role} world ({}): {e:#}; it exports {}",
+                role.world(),
+                exports(&self.engine, &component)
+            )
+        };
+        let prepared = match role {
+            Role::Planner => Prepared::Planner(PlannerPre::new(pre).map_err(wrong_world)?),
+            Role::Extractor => Prepared::Extractor(ExtractorPre::new(pre).map_err(wrong_world)?),
+            Role::Differ => Prepared::Differ(DifferPre::new(pre).map_err(wrong_world)?),
+            Role::Source => Prepared::Source(SourcePluginPre::new(pre).map_err(wrong_world)?),
+        };
+        Ok((prepared, sha256, cache))
+    }
+
+    fn load_dir(&self, dir: &Path, reports: &mut Vec<LoadReport>) {
+        let candidates = match manifest::scan(dir) {
+            Ok(candidates) => candidates,
+            Err(e) => {
+                reports.push(LoadReport {
+                    source: dir.display().to_string(),
+                    outcome: LoadOutcome::Skipped {
+                        reason: format!("{e:#}"),
+                    },
+                });
+                return;
+            }
+        };
+        for candidate in candidates {
+            let source = candidate.source.display().to_string();
+            let outcome = match self.load_candidate(candidate.found) {
+                Ok((plugin, cache)) => LoadOutcome::Loaded { plugin, cache },
+                Err(e) => LoadOutcome::Skipped {
+                    reason: format!("{e:#}"),
+                },
+            };
+            reports.push(LoadReport { source, outcome });
+        }
+    }
+
+    fn load_candidate(
+        &self,
+        found: anyhow::Result<(manifest::Manifest, PathBuf)>,
+    ) -> anyhow::Result<(PluginInfo, CacheUse)> {
+        let (manifest, component_path) = found?;
+        let name = &manifest.name;
+        if builtin::ALL.iter().any(|b| b.name == name) {
+            anyhow::bail!("the name `{name}` belongs to a built-in plugin");
+        }
+        let generic = manifest.domains.is_empty();
+        {
+            let mut registry = self.registry.write().unwrap_or_else(|e| e.into_inner());
+            if registry.holds_name(name) {
+                anyhow::bail!("another plugin is already named `{name}`");
+            }
+            if generic {
+                if let Some(other) = registry.slot(manifest.role) {
+                    anyhow::bail!(
+                        "the plugin `{}` already serves as the {}",
+                        other.info.name,
+                        manifest.role
+                    );
+                }
+            }
+        }
+        let wasm = std::fs::read(&component_path).with_context(|| {
+            format!("failed to read the component {}", component_path.display())
+        })?;
+        let (prepared, sha256, cache) = self
+            .prepare(manifest.role, &wasm)
+            .with_context(|| format!("failed to load plugin `{name}`"))?;
+        let info = PluginInfo {
+            name: manifest.name,
+            role: manifest.role,
+            version: manifest.version,
+            domains: manifest.domains,
+            entities: manifest.entities,
+            builtin: false,
+            sha256,
+        };
+        let loaded = Arc::new(Loaded {
+            info: info.clone(),
+            prepared,
+        });
+        let mut registry = self.registry.write().unwrap_or_else(|e| e.into_inner());
+        if generic {
+            *registry.slot(info.role) = Some(loaded);
+        } else {
+            registry.site_extractors.push(loaded);
+        }
+        Ok((info, cache))
+    }
+
+    fn load_builtins(&self, reports: &mut Vec<LoadReport>) {
+        for builtin in builtin::ALL {
+            let source = format!("built-in:{}", builtin.name);
+            let taken = self
+                .registry()
+                .all()
+                .find(|p| p.info.role == builtin.role && p.info.domains.is_empty())
+                .map(|p| p.info.name.clone());
+            if let Some(other) = taken {
+                let reason = format!("replaced by the operator plugin `{other}`");
+                reports.push(LoadReport {
+                    source,
+                    outcome: LoadOutcome::Skipped { reason },
+                });
+                continue;
+            }
+            let outcome = match self.prepare(builtin.role, builtin.wasm) {
+                Ok((prepared, sha256, cache)) => {
+                    let info = PluginInfo {
+                        name: builtin.name.into(),
+                        role: builtin.role,
+                        version: env!("CARGO_PKG_VERSION").into(),
+                        domains: vec![],
+                        entities: builtin.entities.iter().map(|e| e.to_string()).collect(),
+                        builtin: true,
+                        sha256,
+                    };
+                    let loaded = Arc::new(Loaded {
+                        info: info.clone(),
+                        prepared,
+                    });
+                    *self
+                        .registry
+                        .write()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .slot(builtin.role) = Some(loaded);
+                    LoadOutcome::Loaded {
+                        plugin: info,
+                        cache,
+                    }
+                }
+                Err(e) => LoadOutcome::Skipped {
+                    reason: format!("failed to load built-in plugin `{}`: {e:#}", builtin.name),
+                },
+            };
+            reports.push(LoadReport { source, outcome });
+        }
+    }
+
+    /// One call in a fresh store and instance, bounded by the limits.
+    fn call<R>(
+        &self,
+        plugin: &Loaded,
+        call: impl FnOnce(&mut Store<Sandbox>, &Loaded, &Limits) -> calls::CallResult<R>,
+    ) -> Result<R, PluginError> {
+        let started = Instant::now();
+        let mut store = Store::new(
+            &self.engine,
+            Sandbox::new(self.limits.memory, self.limits.timeout),
+        );
+        store.limiter(|sandbox| &mut sandbox.limiter);
+        store.set_epoch_deadline(self.limits.deadline_ticks);
+        store.epoch_deadline_trap();
+        let result = call(&mut store, plugin, &self.limits);
+        let exhausted = store.data().limiter.exhausted;
+        let result = match result {
+            // A plugin that slept past the deadline was woken at it; whatever
+            // it returned after that came too late.
+            _ if store.data().overslept => Err(PluginError::Timeout),
+            Ok(result) => result,
+            Err(e) => Err(calls::classify(&e, exhausted)),
+        };
+        if let Err(error) = &result {
+            tracing::warn!(
+                plugin = %plugin.info.id(),
+                code = error.code(),
+                elapsed_ms = started.elapsed().as_millis() as u64,
+                "plugin call failed: {error}"
+            );
+        }
+        result
+    }
+}
+
+/// The names a component exports, for error messages.
+fn exports(engine: &Engine, component: &Component) -> String {
+    let names: Vec<String> = component
+        .component_type()
+        .exports(engine)
+        .map(|(name, _)| format!("`{name}`"))
+        .collect();
+    if names.is_empty() {
+        "nothing".into()
+    } else {
+        names.join(", ")
+    }
+}

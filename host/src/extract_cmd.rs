@@ -1,0 +1,205 @@
+//! `fnhost extract --dir DIR --out FILE`: runs the extractor plugin over a
+//! folder of saved pages and writes one prediction per page.
+//!
+//! DIR holds `pages/<id>.html` or `pages/<id>.html.gz` and `urls.json`
+//! (`{id: url}`). The output maps every page id to `{price, currency, sku,
+//! availability, brand, mpn, gtin}` taken from the extraction's first record
+//! (a product page's main product, by convention), `null` where absent, the
+//! shape `product-f1` scores.
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::Context;
+use futures::stream::{self, StreamExt};
+use serde_json::{Map, Value};
+
+use crate::plugins::{ExtractRequest, Page, Plugins};
+
+/// The attributes written for each page, in order.
+pub const ATTRIBUTES: [&str; 7] = [
+    "price",
+    "currency",
+    "sku",
+    "availability",
+    "brand",
+    "mpn",
+    "gtin",
+];
+
+/// Pages extracted at once (each call runs on its own blocking thread).
+const CONCURRENCY: usize = 4;
+
+/// Extracts every page of `dir` and writes the predictions to `out`.
+pub async fn run(plugins: &Plugins, dir: &Path, out: &Path) -> anyhow::Result<()> {
+    let urls_path = dir.join("urls.json");
+    let urls: BTreeMap<String, String> = serde_json::from_slice(
+        &std::fs::read(&urls_path)
+            .with_context(|| format!("failed to read {}", urls_path.display()))?,
+    )
+    .with_context(|| format!("failed to parse {}", urls_path.display()))?;
+    let pages = list_pages(&dir.join("pages"))?;
+
+    let started = Instant::now();
+    let bytes: usize = pages
+        .iter()
+        .filter_map(|(_, path)| path.metadata().ok())
+        .map(|m| m.len() as usize)
+        .sum();
+    let results: Vec<(String, anyhow::Result<Value>)> = stream::iter(pages)
+        .map(|(id, path)| {
+            let url = urls.get(&id).cloned();
+            async move {
+                let row = predict(plugins, &path, url).await;
+                (id, row)
+            }
+        })
+        .buffer_unordered(CONCURRENCY)
+        .collect()
+        .await;
+
+    let mut predictions = BTreeMap::new();
+    let mut failed = 0;
+    for (id, row) in results {
+        let row = row.unwrap_or_else(|e| {
+            failed += 1;
+            tracing::warn!(page = %id, "extraction failed: {e:#}");
+            empty_row()
+        });
+        predictions.insert(id, row);
+    }
+    let json = serde_json::to_vec_pretty(&predictions)?;
+    std::fs::write(out, json).with_context(|| format!("failed to write {}", out.display()))?;
+    eprintln!(
+        "extracted {} pages ({} failed, {:.1} MB on disk) in {:.2}s -> {}",
+        predictions.len(),
+        failed,
+        bytes as f64 / 1e6,
+        started.elapsed().as_secs_f64(),
+        out.display()
+    );
+    Ok(())
+}
+
+/// `(id, path)` of every `*.html` and `*.html.gz` file, sorted by id.
+fn list_pages(dir: &Path) -> anyhow::Result<Vec<(String, PathBuf)>> {
+    let entries =
+        std::fs::read_dir(dir).with_context(|| format!("failed to read {}", dir.display()))?;
+    let mut pages: Vec<(String, PathBuf)> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter_map(|path| {
+            let name = path.file_name()?.to_str()?;
+            let id = name
+                .strip_suffix(".html.gz")
+                .or_else(|| name.strip_suffix(".html"))?;
+            Some((id.to_owned(), path.clone()))
+        })
+        .collect();
+    pages.sort();
+    Ok(pages)
+}
+
+/// Reads a saved page, decompressing `.gz`, as UTF-8 text.
+pub fn read_page(path: &Path) -> anyhow::Result<String> {
+    let raw = std::fs::read(path).with_context(|| format!("failed to read {}", path.display()))?;
+    let bytes = if path.extension().is_some_and(|e| e == "gz") {
+        let mut out = Vec::new();
+        flate2::read::GzDecoder::new(&raw[..])
+            .read_to_end(&mut out)
+            .with_context(|| format!("failed to decompress {}", path.display()))?;
+        out
+    } else {
+        raw
+    };
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+async fn predict(plugins: &Plugins, path: &Path, url: Option<String>) -> anyhow::Result<Value> {
+    let body = read_page(path)?;
+    let url = url.unwrap_or_default();
+    let page = Page {
+        url,
+        status: 200,
+        content_type: Some("text/html; charset=utf-8".into()),
+        body,
+    };
+    let extraction = plugins
+        .extract(page, ExtractRequest::new("product"))
+        .await?;
+    Ok(extraction
+        .records
+        .first()
+        .map(row)
+        .unwrap_or_else(empty_row))
+}
+
+fn empty_row() -> Value {
+    Value::Object(
+        ATTRIBUTES
+            .iter()
+            .map(|a| (a.to_string(), Value::Null))
+            .collect(),
+    )
+}
+
+/// The scored attributes of a record, each a string or null.
+fn row(record: &Map<String, Value>) -> Value {
+    let mut out = Map::new();
+    for attribute in ATTRIBUTES {
+        let value = record
+            .get(attribute)
+            .and_then(scalar)
+            .map(|v| match attribute {
+                "availability" => schema_org_name(&v),
+                _ => v,
+            });
+        out.insert(
+            attribute.to_owned(),
+            value.map_or(Value::Null, Value::String),
+        );
+    }
+    Value::Object(out)
+}
+
+/// A string, a number as written, or an object's `name` (schema.org brands
+/// are often `{"@type": "Brand", "name": ...}`).
+fn scalar(value: &Value) -> Option<String> {
+    let text = match value {
+        Value::String(s) => s.trim().to_owned(),
+        Value::Number(n) => n.to_string(),
+        Value::Object(o) => return o.get("name").and_then(scalar),
+        _ => return None,
+    };
+    (!text.is_empty()).then_some(text)
+}
+
+/// `https://schema.org/InStock` → `InStock`.
+fn schema_org_name(value: &str) -> String {
+    let trimmed = value.trim_end_matches('/');
+    match trimmed.rsplit_once('/') {
+        Some((prefix, name)) if prefix.contains("schema.org") => name.to_owned(),
+        _ => trimmed.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn rows_take_scalars_and_null_the_rest() {
+        let record = json!({
+            "price": "12.50", "currency": "EUR", "sku": 1234, "brand": {"@type": "Brand", "name": "Acme"},
+            "availability": "https://schema.org/InStock", "gtin": "", "mpn": ["x"]
+        });
+        let got = row(record.as_object().unwrap());
+        assert_eq!(
+            got,
+            json!({"price": "12.50", "currency": "EUR", "sku": "1234", "availability": "InStock",
+                   "brand": "Acme", "mpn": null, "gtin": null})
+        );
+    }
+}
