@@ -159,7 +159,7 @@ fn f1(root: &Path) {
         .map(PathBuf::from)
         .unwrap_or_else(|_| root.join("../shared/tools/product-f1"));
     let out = root.join("target/product-predictions.json");
-    let mut extract = cargo(&["run", "--release", "--quiet", "--package", "fnhost", "--", "extract"]);
+    let mut extract = cargo(&["run", "--quiet", "--package", "fnhost", "--", "extract"]);
     extract.arg("--dir").arg(&dataset).arg("--out").arg(&out);
     run(extract);
     let mut score = Command::new("python3");
