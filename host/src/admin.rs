@@ -136,17 +136,21 @@ pub fn run(data_dir: &Path, op: AdminOp) -> anyhow::Result<Value> {
     execute(&store, op)
 }
 
-/// Serve admin operations on a Unix socket inside the data directory. Only
-/// the data directory's owner can reach it (mode 0600).
+/// Bind the admin socket inside the data directory. Only the data
+/// directory's owner can reach it (mode 0600).
 #[cfg(unix)]
-pub async fn serve_socket(store: Store, path: std::path::PathBuf) -> anyhow::Result<()> {
+pub fn bind_socket(path: &Path) -> anyhow::Result<tokio::net::UnixListener> {
+    use std::os::unix::fs::PermissionsExt;
+    let _ = std::fs::remove_file(path);
+    let listener = tokio::net::UnixListener::bind(path).with_context(|| format!("failed to bind {}", path.display()))?;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))?;
+    Ok(listener)
+}
+
+/// Serve admin operations on the bound socket.
+#[cfg(unix)]
+pub async fn serve_socket(store: Store, listener: tokio::net::UnixListener) -> anyhow::Result<()> {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
-    let _ = std::fs::remove_file(&path);
-    let listener = tokio::net::UnixListener::bind(&path).with_context(|| format!("failed to bind {}", path.display()))?;
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))?;
-    }
     loop {
         let (stream, _) = listener.accept().await?;
         let store = store.clone();

@@ -50,7 +50,7 @@ impl Micros {
     /// Read a JSON value holding a USD amount (a number, or a decimal string).
     pub fn from_json(value: &serde_json::Value) -> Option<Micros> {
         match value {
-            serde_json::Value::Number(n) => Self::parse_usd(&n.to_string()),
+            serde_json::Value::Number(n) => Self::parse_usd(&plain_decimal(&n.to_string())?),
             serde_json::Value::String(s) => Self::parse_usd(s),
             _ => None,
         }
@@ -111,6 +111,27 @@ impl std::iter::Sum for Micros {
     }
 }
 
+/// A JSON number's text ("1e-6", "2.5E3", "12.5") as plain decimal text,
+/// by moving the decimal point: exact, no floating point.
+fn plain_decimal(text: &str) -> Option<String> {
+    let Some((mantissa, exp)) = text.split_once(['e', 'E']) else { return Some(text.to_string()) };
+    let exp: i32 = exp.parse().ok()?;
+    if !(-30..=30).contains(&exp) || mantissa.starts_with('-') {
+        return None;
+    }
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits = format!("{int}{frac}");
+    let point = int.len() as i32 + exp;
+    let text = if point <= 0 {
+        format!("0.{}{digits}", "0".repeat((-point) as usize))
+    } else if point as usize >= digits.len() {
+        format!("{digits}{}", "0".repeat(point as usize - digits.len()))
+    } else {
+        format!("{}.{}", &digits[..point as usize], &digits[point as usize..])
+    };
+    Some(text)
+}
+
 /// Decimal USD text with trailing zeros trimmed: "12.5", "0.000001", "3".
 impl fmt::Display for Micros {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -158,6 +179,10 @@ mod tests {
         assert_eq!(Micros::from_json(&v), Some(Micros(25_000_000)));
         let v: serde_json::Value = serde_json::from_str("1e-7").unwrap();
         assert_eq!(Micros::from_json(&v), None);
+        let v: serde_json::Value = serde_json::from_str("1e-6").unwrap();
+        assert_eq!(Micros::from_json(&v), Some(Micros(1)));
+        let v: serde_json::Value = serde_json::from_str("2.5E2").unwrap();
+        assert_eq!(Micros::from_json(&v), Some(Micros(250_000_000)));
     }
 
     #[test]

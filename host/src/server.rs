@@ -47,16 +47,18 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     let state = AppState::new(config, store.clone(), plugins, signer);
     // Resumes every message still queued from before a restart.
     state.webhooks.start(&state)?;
+    // Bound before the address is announced, so admin commands work as
+    // soon as the server says it is up.
     #[cfg(unix)]
-    tokio::spawn({
+    {
+        let listener = admin::bind_socket(&socket)?;
         let store = store.clone();
-        let socket = socket.clone();
-        async move {
-            if let Err(e) = admin::serve_socket(store, socket).await {
+        tokio::spawn(async move {
+            if let Err(e) = admin::serve_socket(store, listener).await {
                 tracing::error!(error = %e, "admin socket stopped");
             }
-        }
-    });
+        });
+    }
     // Listen for signals before announcing the address, so a SIGTERM that
     // follows the announcement is always a graceful stop.
     let shutdown = shutdown_signal()?;

@@ -199,7 +199,7 @@ impl Run {
         let mut budget = self.session.max_spend;
         if sentinel == Some(Sentinel::SpendStop) {
             // Enough for a few pages, so the run settles some receipts and then stops.
-            budget = budget.min(Micros((per_fetch.0 + 20 * per_record.0) * testmode::SPEND_STOP_RECEIPTS as i64));
+            budget = budget.min(Micros(per_fetch.0 * testmode::SPEND_STOP_RECEIPTS as i64 + 4 * per_record.0));
         }
         let entity = self.session.parsed["entity"].as_str().unwrap_or("product").to_string();
         let parsed = self.session.parsed.clone();
