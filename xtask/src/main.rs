@@ -38,7 +38,12 @@ fn main() {
         Some("f1") => f1(&root),
         Some("bench") => {
             build_plugins();
-            run(cargo(&["bench", "--package", "fnhost"]));
+            // Figures, not assertions: each prints what it measured.
+            run(cargo(&["bench", "--package", "fnhost", "--bench", "plugin_runtime"]));
+            run(cargo(&["test", "--package", "fnhost", "--test", "ledger_bench", "--", "--ignored", "--nocapture"]));
+            for test in ["bench", "webhooks"] {
+                run(cargo(&["test", "--package", "fnhost-tests", "--test", test, "--", "--ignored", "--nocapture", "--test-threads=1"]));
+            }
         }
         _ => {
             eprintln!("usage: cargo xtask serve [ARGS...] | test | plugins | f1 | bench");

@@ -1,0 +1,127 @@
+//! Benchmarks that print figures (never timed assertions): run them with
+//! `cargo xtask bench`. Each starts the real binary on loopback with a fresh
+//! data directory and drives it from this process.
+
+use std::time::{Duration, Instant};
+
+use fnhost_tests::*;
+
+fn fast_server() -> Server {
+    Server::builder()
+        .env("FNHOST_RATE_LIMIT_PER_S", "10000000")
+        .env("FNHOST_RATE_LIMIT_BURST", "10000000")
+        .env("FNHOST_MAX_RUNS_IN_FLIGHT", "100000")
+        .env("FNHOST_LOG", "error")
+        .start()
+}
+
+/// Peak resident memory of the server process (VmHWM), in MiB.
+fn peak_rss_mib(s: &Server) -> f64 {
+    let pid = s.child.as_ref().unwrap().id();
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.split_whitespace().next()?.parse::<f64>().ok())
+        .map(|kb| kb / 1024.0)
+        .unwrap_or(f64::NAN)
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[i].as_secs_f64() * 1e3
+}
+
+/// `connections` concurrent clients sending `make()` for `secs` seconds.
+fn load(connections: usize, secs: u64, make: impl Fn(&reqwest::Client) -> reqwest::RequestBuilder + Send + Sync + Clone + 'static) -> (f64, f64, f64, usize) {
+    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+    rt.block_on(async move {
+        let client = reqwest::Client::builder().pool_max_idle_per_host(connections).build().unwrap();
+        let deadline = Instant::now() + Duration::from_secs(secs);
+        let mut tasks = Vec::new();
+        for _ in 0..connections {
+            let (client, make) = (client.clone(), make.clone());
+            tasks.push(tokio::spawn(async move {
+                let mut lat = Vec::new();
+                let mut errors = 0;
+                while Instant::now() < deadline {
+                    let t = Instant::now();
+                    match make(&client).send().await {
+                        Ok(r) if r.status().is_success() => {
+                            let _ = r.bytes().await;
+                            lat.push(t.elapsed());
+                        }
+                        _ => errors += 1,
+                    }
+                }
+                (lat, errors)
+            }));
+        }
+        let started = Instant::now();
+        let mut all = Vec::new();
+        let mut errors = 0;
+        for t in tasks {
+            let (lat, e) = t.await.unwrap();
+            all.extend(lat);
+            errors += e;
+        }
+        let elapsed = started.elapsed().as_secs_f64();
+        all.sort();
+        (all.len() as f64 / elapsed, percentile(&all, 0.5), percentile(&all, 0.99), errors)
+    })
+}
+
+#[test]
+#[ignore = "a benchmark: cargo xtask bench"]
+fn bench_api_throughput() {
+    let s = fast_server();
+    let a = s.account("1000");
+    let base = s.base.clone();
+    let key = a.test.clone();
+    let (b, k) = (base.clone(), key.clone());
+    let (rps, p50, p99, errors) = load(64, 10, move |c| c.get(format!("{b}/balance")).bearer_auth(&k));
+    println!("GET /v1/balance            64 conns: {rps:>9.0} req/s  p50 {p50:.2} ms  p99 {p99:.2} ms  errors {errors}");
+    let (b, k) = (base.clone(), key.clone());
+    let (rps, p50, p99, errors) = load(64, 10, move |c| {
+        c.post(format!("{b}/sessions/estimate")).bearer_auth(&k).json(&json!({"query": "tents under $200 from outdoor-gear.example"}))
+    });
+    println!("POST /v1/sessions/estimate 64 conns: {rps:>9.0} req/s  p50 {p50:.2} ms  p99 {p99:.2} ms  errors {errors}");
+    println!("server peak RSS: {:.1} MiB", peak_rss_mib(&s));
+}
+
+#[test]
+#[ignore = "a benchmark: cargo xtask bench"]
+fn bench_test_mode_sessions_to_answered() {
+    let s = fast_server();
+    let a = s.account("100000");
+    let c = s.client(&a.test);
+    let n = 200;
+    let started = Instant::now();
+    let ids: Vec<String> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..16)
+            .map(|_| {
+                let c = c.clone();
+                scope.spawn(move || {
+                    (0..n / 16)
+                        .map(|_| {
+                            let r = c.post("/sessions", json!({"query": "tents under $200 from outdoor-gear.example", "max_spend_usd": 1}));
+                            r.json()["id"].as_str().unwrap().to_string()
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles.into_iter().flat_map(|h| h.join().unwrap()).collect()
+    });
+    for id in &ids {
+        let r = result(&c, id);
+        assert_eq!(r["status"], "answered");
+    }
+    let secs = started.elapsed().as_secs_f64();
+    println!("test-mode sessions created and run to answered: {} in {secs:.2} s = {:.1} sessions/s (16 clients)", ids.len(), ids.len() as f64 / secs);
+    println!("server peak RSS: {:.1} MiB", peak_rss_mib(&s));
+    s.audit();
+}
