@@ -7,12 +7,14 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-
 pub use serde_json::{json, Value};
 
 /// The workspace root.
 pub fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 /// The `fnhost` binary of this build (built on first use if missing).
@@ -59,7 +61,13 @@ impl Default for ServerBuilder {
                 ("FNHOST_DEMO_ACCOUNT".into(), "false".into()),
                 ("FNHOST_LOG".into(), "warn".into()),
                 // One compile of each plugin for the whole test run.
-                ("FNHOST_PLUGINS__CACHE_DIR".into(), root().join("target/test-plugin-cache").display().to_string()),
+                (
+                    "FNHOST_PLUGINS__CACHE_DIR".into(),
+                    root()
+                        .join("target/test-plugin-cache")
+                        .display()
+                        .to_string(),
+                ),
             ],
             args: Vec::new(),
             data: None,
@@ -111,7 +119,11 @@ impl Server {
 
     fn launch(&mut self) {
         let mut cmd = Command::new(binary());
-        cmd.arg("--data-dir").arg(self.data.path()).arg("serve").arg("--listen").arg("127.0.0.1:0");
+        cmd.arg("--data-dir")
+            .arg(self.data.path())
+            .arg("serve")
+            .arg("--listen")
+            .arg("127.0.0.1:0");
         cmd.args(&self.args);
         for (k, v) in &self.env {
             cmd.env(k, v);
@@ -130,7 +142,9 @@ impl Server {
                 lines.lock().unwrap().push(line);
             }
         });
-        let base = rx.recv_timeout(Duration::from_secs(60)).expect("fnhost did not start within 60 s");
+        let base = rx
+            .recv_timeout(Duration::from_secs(60))
+            .expect("fnhost did not start within 60 s");
         self.base = base;
         self.child = Some(child);
     }
@@ -146,7 +160,10 @@ impl Server {
     /// Stop with SIGTERM and wait for a graceful exit.
     pub fn terminate(&mut self) -> std::process::ExitStatus {
         let child = self.child.as_mut().expect("running");
-        let _ = Command::new("kill").arg("-TERM").arg(child.id().to_string()).status();
+        let _ = Command::new("kill")
+            .arg("-TERM")
+            .arg(child.id().to_string())
+            .status();
         let status = child.wait().unwrap();
         self.child = None;
         status
@@ -184,11 +201,19 @@ impl Server {
     }
 
     pub fn client(&self, key: &str) -> Client {
-        Client { base: self.base.clone(), key: Some(key.to_string()), http: http() }
+        Client {
+            base: self.base.clone(),
+            key: Some(key.to_string()),
+            http: http(),
+        }
     }
 
     pub fn anonymous(&self) -> Client {
-        Client { base: self.base.clone(), key: None, http: http() }
+        Client {
+            base: self.base.clone(),
+            key: None,
+            http: http(),
+        }
     }
 
     /// The ledger's audit: every invariant re-checked from the entries.
@@ -215,7 +240,11 @@ pub fn admin(data: &Path, args: &[&str]) -> Value {
         .env("FNHOST_LOG", "warn")
         .output()
         .expect("run fnhost admin");
-    assert!(out.status.success(), "fnhost admin {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "fnhost admin {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).expect("admin prints JSON")
 }
 
@@ -226,7 +255,10 @@ pub struct Account {
 }
 
 fn http() -> reqwest::blocking::Client {
-    reqwest::blocking::Client::builder().timeout(Duration::from_secs(120)).build().unwrap()
+    reqwest::blocking::Client::builder()
+        .timeout(Duration::from_secs(120))
+        .build()
+        .unwrap()
 }
 
 /// An HTTP client for the API with one key.
@@ -251,25 +283,40 @@ impl Response {
     }
 
     pub fn header(&self, name: &str) -> Option<String> {
-        self.headers.get(name).map(|v| v.to_str().unwrap().to_string())
+        self.headers
+            .get(name)
+            .map(|v| v.to_str().unwrap().to_string())
     }
 
     /// Assert the status and the error envelope's code; return the error object.
     pub fn error(&self, status: u16, code: &str) -> Value {
-        assert_eq!(self.status, status, "expected {status} {code}, got {}: {}", self.status, self.text);
+        assert_eq!(
+            self.status, status,
+            "expected {status} {code}, got {}: {}",
+            self.status, self.text
+        );
         let body = self.json();
         let e = body["error"].clone();
         assert_eq!(e["code"], code, "{body}");
         for member in ["type", "code", "message", "doc_url", "request_id"] {
             assert!(e[member].is_string(), "error lacks {member}: {body}");
         }
-        assert_eq!(self.header("fn-request-id").as_deref(), e["request_id"].as_str(), "request ids differ");
+        assert_eq!(
+            self.header("fn-request-id").as_deref(),
+            e["request_id"].as_str(),
+            "request ids differ"
+        );
         e
     }
 
     /// Assert a 2xx status and return the JSON body.
     pub fn ok(&self) -> Value {
-        assert!((200..300).contains(&self.status), "expected 2xx, got {}: {}", self.status, self.text);
+        assert!(
+            (200..300).contains(&self.status),
+            "expected 2xx, got {}: {}",
+            self.status,
+            self.text
+        );
         self.json()
     }
 }
@@ -289,7 +336,11 @@ impl Client {
         let status = r.status().as_u16();
         let headers = r.headers().clone();
         let text = r.text().unwrap_or_default();
-        Response { status, headers, text }
+        Response {
+            status,
+            headers,
+            text,
+        }
     }
 
     pub fn get(&self, path: &str) -> Response {
@@ -320,7 +371,10 @@ pub fn wait_for<T>(secs: u64, mut f: impl FnMut() -> Option<T>) -> T {
         if let Some(v) = f() {
             return v;
         }
-        assert!(std::time::Instant::now() < deadline, "condition not met within {secs} s");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "condition not met within {secs} s"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
 }
@@ -347,11 +401,20 @@ impl Site {
             delay_ms: Default::default(),
             redirects: Default::default(),
         };
-        let (requests, delay, redirects) = (site.requests.clone(), site.delay_ms.clone(), site.redirects.clone());
+        let (requests, delay, redirects) = (
+            site.requests.clone(),
+            site.delay_ms.clone(),
+            site.redirects.clone(),
+        );
         std::thread::spawn(move || {
             for stream in listener.incoming() {
                 let Ok(mut stream) = stream else { continue };
-                let (requests, delay, redirects, origin) = (requests.clone(), delay.clone(), redirects.clone(), origin.clone());
+                let (requests, delay, redirects, origin) = (
+                    requests.clone(),
+                    delay.clone(),
+                    redirects.clone(),
+                    origin.clone(),
+                );
                 std::thread::spawn(move || {
                     let mut buf = [0u8; 8192];
                     let n = stream.read(&mut buf).unwrap_or(0);
@@ -420,7 +483,9 @@ pub fn events(c: &Client, id: &str) -> Vec<Value> {
     let mut out = Vec::new();
     let mut after = 0;
     loop {
-        let page = c.get(&format!("/sessions/{id}/events?after={after}&limit=100")).ok();
+        let page = c
+            .get(&format!("/sessions/{id}/events?after={after}&limit=100"))
+            .ok();
         let data = page["data"].as_array().unwrap().clone();
         if data.is_empty() {
             return out;

@@ -23,11 +23,29 @@ pub enum AdminOp {
     /// A new account funded with `balance_usd` in live mode and in test mode,
     /// with one live key and one test key.
     CreateAccount { name: String, balance_usd: String },
-    CreateKey { account: String, mode: Mode, name: String, scopes: Option<Vec<String>>, session_cap_usd: Option<String> },
-    TopUp { account: String, mode: Mode, amount_usd: String },
+    CreateKey {
+        account: String,
+        mode: Mode,
+        name: String,
+        scopes: Option<Vec<String>>,
+        session_cap_usd: Option<String>,
+    },
+    TopUp {
+        account: String,
+        mode: Mode,
+        amount_usd: String,
+    },
     /// Set (or with "none", clear) the account's monthly cap and/or a key's session cap.
-    SetCaps { account: String, monthly_cap_usd: Option<String>, key: Option<String>, session_cap_usd: Option<String> },
-    SetThreshold { account: String, threshold_usd: String },
+    SetCaps {
+        account: String,
+        monthly_cap_usd: Option<String>,
+        key: Option<String>,
+        session_cap_usd: Option<String>,
+    },
+    SetThreshold {
+        account: String,
+        threshold_usd: String,
+    },
     /// Check every invariant of the ledger.
     Audit,
 }
@@ -45,7 +63,8 @@ fn optional_cap(name: &str, v: &Option<String>) -> anyhow::Result<Option<Option<
 }
 
 fn account_of(tx: &redb::WriteTransaction, id: &str) -> anyhow::Result<Account> {
-    tx.get_json(ACCOUNTS, id)?.with_context(|| format!("no account {id}"))
+    tx.get_json(ACCOUNTS, id)?
+        .with_context(|| format!("no account {id}"))
 }
 
 /// Carry out an operation on the database.
@@ -125,7 +144,8 @@ pub fn run(data_dir: &Path, op: AdminOp) -> anyhow::Result<Value> {
         writeln!(writer, "{}", serde_json::to_string(&op)?)?;
         let mut line = String::new();
         BufReader::new(stream).read_line(&mut line)?;
-        let answer: Value = serde_json::from_str(&line).context("bad answer from the server's admin socket")?;
+        let answer: Value =
+            serde_json::from_str(&line).context("bad answer from the server's admin socket")?;
         if let Some(err) = answer.get("error").and_then(Value::as_str) {
             anyhow::bail!("{err}");
         }
@@ -142,7 +162,8 @@ pub fn run(data_dir: &Path, op: AdminOp) -> anyhow::Result<Value> {
 pub fn bind_socket(path: &Path) -> anyhow::Result<tokio::net::UnixListener> {
     use std::os::unix::fs::PermissionsExt;
     let _ = std::fs::remove_file(path);
-    let listener = tokio::net::UnixListener::bind(path).with_context(|| format!("failed to bind {}", path.display()))?;
+    let listener = tokio::net::UnixListener::bind(path)
+        .with_context(|| format!("failed to bind {}", path.display()))?;
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))?;
     Ok(listener)
 }
@@ -169,7 +190,11 @@ pub async fn serve_socket(store: Store, listener: tokio::net::UnixListener) -> a
                         }
                     }
                 };
-                if write.write_all(format!("{answer}\n").as_bytes()).await.is_err() {
+                if write
+                    .write_all(format!("{answer}\n").as_bytes())
+                    .await
+                    .is_err()
+                {
                     break;
                 }
             }

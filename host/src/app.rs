@@ -25,7 +25,10 @@ pub fn app(state: AppState) -> Router {
         .route("/docs/errors/{code}", get(error_page))
         .route("/healthz", get(|| async { "ok" }))
         .fallback(middleware::not_found)
-        .layer(axum::middleware::from_fn_with_state(state.clone(), middleware::conventions))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            middleware::conventions,
+        ))
         .with_state(state)
 }
 
@@ -41,5 +44,9 @@ async fn error_page(Path(code): Path<String>) -> Response {
          <h1><code>{code}</code></h1><p>Type: <code>{ty}</code></p><p>{text}</p>\
          <p>Program against <code>code</code>; handle unknown codes by <code>type</code>.</p></body></html>"
     );
-    ([(header::CACHE_CONTROL, "public, max-age=3600")], Html(page)).into_response()
+    (
+        [(header::CACHE_CONTROL, "public, max-age=3600")],
+        Html(page),
+    )
+        .into_response()
 }

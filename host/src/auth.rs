@@ -32,7 +32,9 @@ impl Caller {
         if self.key.has_scope(scope) {
             Ok(())
         } else {
-            Err(ApiError::MissingScope { required_scope: scope })
+            Err(ApiError::MissingScope {
+                required_scope: scope,
+            })
         }
     }
 }
@@ -41,20 +43,30 @@ impl FromRequestParts<AppState> for Caller {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Caller, ApiError> {
-        let header = parts.headers.get(axum::http::header::AUTHORIZATION).and_then(|v| v.to_str().ok());
-        let secret = header.and_then(|h| h.strip_prefix("Bearer ")).map(str::trim).ok_or(ApiError::InvalidKey)?;
+        let header = parts
+            .headers
+            .get(axum::http::header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok());
+        let secret = header
+            .and_then(|h| h.strip_prefix("Bearer "))
+            .map(str::trim)
+            .ok_or(ApiError::InvalidKey)?;
         keys::mode_of(secret).ok_or(ApiError::InvalidKey)?;
         let hash = keys::hash(secret);
         let (key, account) = state
             .store
             .read(|tx| -> anyhow::Result<Option<(Key, Option<Account>)>> {
-                let Some(key) = keys::by_hash(tx, &hash)? else { return Ok(None) };
+                let Some(key) = keys::by_hash(tx, &hash)? else {
+                    return Ok(None);
+                };
                 let account = tx.get_json(ACCOUNTS, &key.account)?;
                 Ok(Some((key, account)))
             })?
             .ok_or(ApiError::InvalidKey)?;
         if let Some(revoked_at) = &key.revoked_at {
-            return Err(ApiError::KeyRevoked { revoked_at: revoked_at.clone() });
+            return Err(ApiError::KeyRevoked {
+                revoked_at: revoked_at.clone(),
+            });
         }
         let account = account.ok_or(ApiError::InvalidKey)?;
         state.rate_limiter.check(&key.id)?;

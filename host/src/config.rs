@@ -126,7 +126,11 @@ impl Default for Config {
 
 impl Default for Pricing {
     fn default() -> Pricing {
-        Pricing { per_fetch_usd: "0.002".into(), per_record_usd: "0.0005".into(), default_max_spend_usd: "1".into() }
+        Pricing {
+            per_fetch_usd: "0.002".into(),
+            per_record_usd: "0.0005".into(),
+            default_max_spend_usd: "1".into(),
+        }
     }
 }
 
@@ -144,7 +148,11 @@ impl Default for FetchConfig {
 
 impl Default for WebhookConfig {
     fn default() -> WebhookConfig {
-        WebhookConfig { schedule_minute_ms: 60_000, extra_root_cert: None, timeout_s: 10 }
+        WebhookConfig {
+            schedule_minute_ms: 60_000,
+            extra_root_cert: None,
+            timeout_s: 10,
+        }
     }
 }
 
@@ -163,19 +171,31 @@ impl Default for PluginSettings {
 
 impl Config {
     /// Defaults, then the file (if any), then the environment.
-    pub fn load(file: Option<&Path>, env: impl Iterator<Item = (String, String)>) -> anyhow::Result<Config> {
+    pub fn load(
+        file: Option<&Path>,
+        env: impl Iterator<Item = (String, String)>,
+    ) -> anyhow::Result<Config> {
         let mut table = toml::Table::try_from(Config::default())?;
         if let Some(file) = file {
-            let text = std::fs::read_to_string(file).with_context(|| format!("failed to read {}", file.display()))?;
-            let from_file: toml::Table = text.parse().with_context(|| format!("failed to parse {}", file.display()))?;
+            let text = std::fs::read_to_string(file)
+                .with_context(|| format!("failed to read {}", file.display()))?;
+            let from_file: toml::Table = text
+                .parse()
+                .with_context(|| format!("failed to parse {}", file.display()))?;
             merge(&mut table, from_file);
         }
         for (name, value) in env {
-            let Some(key) = name.strip_prefix("FNHOST_") else { continue };
+            let Some(key) = name.strip_prefix("FNHOST_") else {
+                continue;
+            };
             if key == "CONFIG" || key == "LOG" {
                 continue;
             }
-            let path: Vec<String> = key.to_ascii_lowercase().split("__").map(str::to_string).collect();
+            let path: Vec<String> = key
+                .to_ascii_lowercase()
+                .split("__")
+                .map(str::to_string)
+                .collect();
             set_path(&mut table, &path, parse_env_value(&value));
         }
         let config: Config = table.try_into().context("invalid configuration")?;
@@ -187,21 +207,37 @@ impl Config {
         for (name, v) in [
             ("pricing.per_fetch_usd", &self.pricing.per_fetch_usd),
             ("pricing.per_record_usd", &self.pricing.per_record_usd),
-            ("pricing.default_max_spend_usd", &self.pricing.default_max_spend_usd),
+            (
+                "pricing.default_max_spend_usd",
+                &self.pricing.default_max_spend_usd,
+            ),
         ] {
-            Micros::parse_usd(v).with_context(|| format!("{name} must be a decimal USD amount, got {v:?}"))?;
+            Micros::parse_usd(v)
+                .with_context(|| format!("{name} must be a decimal USD amount, got {v:?}"))?;
         }
-        anyhow::ensure!(self.rate_limit_per_s > 0, "rate_limit_per_s must be positive");
-        anyhow::ensure!(self.max_runs_in_flight > 0, "max_runs_in_flight must be positive");
+        anyhow::ensure!(
+            self.rate_limit_per_s > 0,
+            "rate_limit_per_s must be positive"
+        );
+        anyhow::ensure!(
+            self.max_runs_in_flight > 0,
+            "max_runs_in_flight must be positive"
+        );
         Ok(())
     }
 
     pub fn public_url(&self) -> String {
-        self.public_url.clone().unwrap_or_else(|| format!("http://{}", self.listen)).trim_end_matches('/').to_string()
+        self.public_url
+            .clone()
+            .unwrap_or_else(|| format!("http://{}", self.listen))
+            .trim_end_matches('/')
+            .to_string()
     }
 
     pub fn docs_url(&self) -> String {
-        self.docs_url.clone().unwrap_or_else(|| format!("{}/docs", self.public_url()))
+        self.docs_url
+            .clone()
+            .unwrap_or_else(|| format!("{}/docs", self.public_url()))
     }
 
     pub fn per_fetch(&self) -> Micros {
@@ -220,7 +256,11 @@ impl Config {
     pub fn target_policy(&self) -> crate::targets::Policy {
         crate::targets::Policy {
             allow_private: self.allow_private_targets,
-            resolve_overrides: self.resolve_overrides.iter().map(|(k, v)| (k.to_ascii_lowercase(), v.clone())).collect(),
+            resolve_overrides: self
+                .resolve_overrides
+                .iter()
+                .map(|(k, v)| (k.to_ascii_lowercase(), v.clone()))
+                .collect(),
         }
     }
 
@@ -237,7 +277,10 @@ impl Config {
 
     /// Where the compiled-plugin cache lives (its `plugin-cache/` folder is inside).
     pub fn plugin_cache_root(&self) -> PathBuf {
-        self.plugins.cache_dir.clone().unwrap_or_else(|| self.data_dir.clone())
+        self.plugins
+            .cache_dir
+            .clone()
+            .unwrap_or_else(|| self.data_dir.clone())
     }
 
     pub fn db_path(&self) -> PathBuf {
@@ -267,7 +310,9 @@ fn set_path(table: &mut toml::Table, path: &[String], value: toml::Value) {
             table.insert(last.clone(), value);
         }
         [first, rest @ ..] => {
-            let entry = table.entry(first.clone()).or_insert_with(|| toml::Value::Table(Default::default()));
+            let entry = table
+                .entry(first.clone())
+                .or_insert_with(|| toml::Value::Table(Default::default()));
             if let toml::Value::Table(t) = entry {
                 set_path(t, rest, value);
             }
@@ -279,7 +324,9 @@ fn set_path(table: &mut toml::Table, path: &[String], value: toml::Value) {
 fn parse_env_value(raw: &str) -> toml::Value {
     let doc = format!("v = {raw}");
     match doc.parse::<toml::Table>() {
-        Ok(mut t) => t.remove("v").unwrap_or_else(|| toml::Value::String(raw.into())),
+        Ok(mut t) => t
+            .remove("v")
+            .unwrap_or_else(|| toml::Value::String(raw.into())),
         Err(_) => toml::Value::String(raw.into()),
     }
 }
@@ -292,10 +339,17 @@ mod tests {
     fn layers_file_then_environment() {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("fnhost.toml");
-        std::fs::write(&file, "rate_limit_per_s = 7\n[pricing]\nper_fetch_usd = \"0.01\"\n").unwrap();
+        std::fs::write(
+            &file,
+            "rate_limit_per_s = 7\n[pricing]\nper_fetch_usd = \"0.01\"\n",
+        )
+        .unwrap();
         let env = vec![
             ("FNHOST_RATE_LIMIT_PER_S".to_string(), "9".to_string()),
-            ("FNHOST_WEBHOOKS__SCHEDULE_MINUTE_MS".to_string(), "100".to_string()),
+            (
+                "FNHOST_WEBHOOKS__SCHEDULE_MINUTE_MS".to_string(),
+                "100".to_string(),
+            ),
             ("FNHOST_DATA_DIR".to_string(), "/tmp/x".to_string()),
             ("OTHER".to_string(), "1".to_string()),
         ];
@@ -310,7 +364,10 @@ mod tests {
     fn rejects_unknown_keys_and_bad_prices() {
         let env = vec![("FNHOST_NO_SUCH_KEY".to_string(), "1".to_string())];
         assert!(Config::load(None, env.into_iter()).is_err());
-        let env = vec![("FNHOST_PRICING__PER_FETCH_USD".to_string(), "\"cheap\"".to_string())];
+        let env = vec![(
+            "FNHOST_PRICING__PER_FETCH_USD".to_string(),
+            "\"cheap\"".to_string(),
+        )];
         assert!(Config::load(None, env.into_iter()).is_err());
     }
 }

@@ -47,7 +47,12 @@ pub struct Fetcher {
 impl Fetcher {
     pub fn new(policy: Policy, timeout: Duration, max_bytes: usize, user_agent: &str) -> Fetcher {
         let client = policy.client(Purpose::Page, timeout, &[], user_agent);
-        Fetcher { policy, client, max_bytes, recorder: None }
+        Fetcher {
+            policy,
+            client,
+            max_bytes,
+            recorder: None,
+        }
     }
 
     /// Keep a copy of every page fetched.
@@ -58,13 +63,26 @@ impl Fetcher {
 
     /// Fetch one page. Refused targets never see a connection attempt.
     pub async fn fetch(&self, url: &str) -> Result<Fetched, FetchError> {
-        let parsed = Url::parse(url).map_err(|e| FetchError::Failed(format!("bad URL {url}: {e}")))?;
+        let parsed =
+            Url::parse(url).map_err(|e| FetchError::Failed(format!("bad URL {url}: {e}")))?;
         self.policy.check_url(&parsed, Purpose::Page)?;
-        let response = self.client.get(parsed).send().await.map_err(|e| FetchError::Failed(describe(&e)))?;
+        let response = self
+            .client
+            .get(parsed)
+            .send()
+            .await
+            .map_err(|e| FetchError::Failed(describe(&e)))?;
         let final_url = response.url().to_string();
         let status = response.status().as_u16();
-        let content_type = response.headers().get(reqwest::header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).map(str::to_string);
-        if response.content_length().is_some_and(|n| n as usize > self.max_bytes) {
+        let content_type = response
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string);
+        if response
+            .content_length()
+            .is_some_and(|n| n as usize > self.max_bytes)
+        {
             return Err(FetchError::TooLarge(self.max_bytes));
         }
         let mut body = Vec::new();
@@ -86,7 +104,10 @@ impl Fetcher {
             fetched_at: crate::time::now(),
         };
         if let Some(recorder) = &self.recorder {
-            recorder.lock().expect("recorder lock").push(fetched.clone());
+            recorder
+                .lock()
+                .expect("recorder lock")
+                .push(fetched.clone());
         }
         Ok(fetched)
     }

@@ -52,11 +52,25 @@ pub enum Start {
 }
 
 /// Claim the request's Idempotency-Key, if it has one.
-pub async fn start(state: &AppState, caller: &Caller, headers: &HeaderMap, request_id: &str, operation: &str, body: &Body) -> Result<Start, ApiError> {
-    let Some(raw) = headers.get("idempotency-key") else { return Ok(Start::Proceed(None)) };
-    let key = raw.to_str().map_err(|_| ApiError::invalid("Idempotency-Key", "Idempotency-Key must be visible ASCII"))?;
+pub async fn start(
+    state: &AppState,
+    caller: &Caller,
+    headers: &HeaderMap,
+    request_id: &str,
+    operation: &str,
+    body: &Body,
+) -> Result<Start, ApiError> {
+    let Some(raw) = headers.get("idempotency-key") else {
+        return Ok(Start::Proceed(None));
+    };
+    let key = raw.to_str().map_err(|_| {
+        ApiError::invalid("Idempotency-Key", "Idempotency-Key must be visible ASCII")
+    })?;
     if key.is_empty() || key.len() > MAX_KEY_LEN {
-        return Err(ApiError::invalid("Idempotency-Key", format!("Idempotency-Key must be 1 to {MAX_KEY_LEN} characters")));
+        return Err(ApiError::invalid(
+            "Idempotency-Key",
+            format!("Idempotency-Key must be 1 to {MAX_KEY_LEN} characters"),
+        ));
     }
     let fingerprint = {
         let mut h = Sha256::new();
@@ -66,7 +80,11 @@ pub async fn start(state: &AppState, caller: &Caller, headers: &HeaderMap, reque
         hex::encode(h.finalize())
     };
     let table_key = format!("{}:{key}", caller.scope_key());
-    let claim = Idem { table_key: table_key.clone(), fingerprint: fingerprint.clone(), request_id: request_id.to_string() };
+    let claim = Idem {
+        table_key: table_key.clone(),
+        fingerprint: fingerprint.clone(),
+        request_id: request_id.to_string(),
+    };
     let request_id = request_id.to_string();
     state
         .store
@@ -76,15 +94,26 @@ pub async fn start(state: &AppState, caller: &Caller, headers: &HeaderMap, reque
                     .is_some_and(|t| Utc::now() - t < chrono::Duration::hours(REPLAY_WINDOW_HOURS));
                 if fresh {
                     if existing.fingerprint != fingerprint {
-                        return Err(ApiError::IdempotencyConflict { original_request_id: existing.request_id });
+                        return Err(ApiError::IdempotencyConflict {
+                            original_request_id: existing.request_id,
+                        });
                     }
                     return match existing.response {
-                        Some((status, body)) => Ok(Start::Replay(replay(status, body, &existing.request_id))),
-                        None => Err(ApiError::IdempotencyConflict { original_request_id: existing.request_id }),
+                        Some((status, body)) => {
+                            Ok(Start::Replay(replay(status, body, &existing.request_id)))
+                        }
+                        None => Err(ApiError::IdempotencyConflict {
+                            original_request_id: existing.request_id,
+                        }),
                     };
                 }
             }
-            let record = Record { fingerprint, request_id, created_at: crate::time::now(), response: None };
+            let record = Record {
+                fingerprint,
+                request_id,
+                created_at: crate::time::now(),
+                response: None,
+            };
             store::put_json(tx, IDEMPOTENCY, &table_key, &record)?;
             Ok(Start::Proceed(Some(claim)))
         })
@@ -97,13 +126,20 @@ fn replay(status: u16, body: Value, request_id: &str) -> Response {
     if let Ok(v) = HeaderValue::from_str(request_id) {
         response.headers_mut().insert("fn-request-id", v);
     }
-    response.headers_mut().insert("idempotent-replayed", HeaderValue::from_static("true"));
+    response
+        .headers_mut()
+        .insert("idempotent-replayed", HeaderValue::from_static("true"));
     response
 }
 
 impl Idem {
     /// Store the response inside the transaction that made its effects.
-    pub fn complete_in(&self, tx: &redb::WriteTransaction, status: StatusCode, body: &Value) -> anyhow::Result<()> {
+    pub fn complete_in(
+        &self,
+        tx: &redb::WriteTransaction,
+        status: StatusCode,
+        body: &Value,
+    ) -> anyhow::Result<()> {
         let record = Record {
             fingerprint: self.fingerprint.clone(),
             request_id: self.request_id.clone(),
@@ -116,7 +152,11 @@ impl Idem {
 
 /// Answer a create operation, storing its response under its key: success
 /// and 4xx are replayed later; 5xx and 429 release the key for a retry.
-pub async fn respond(state: &AppState, idem: Option<Idem>, result: Result<(StatusCode, Value), ApiError>) -> Response {
+pub async fn respond(
+    state: &AppState,
+    idem: Option<Idem>,
+    result: Result<(StatusCode, Value), ApiError>,
+) -> Response {
     let Some(idem) = idem else {
         return match result {
             Ok((status, body)) => (status, axum::Json(body)).into_response(),
@@ -125,8 +165,13 @@ pub async fn respond(state: &AppState, idem: Option<Idem>, result: Result<(Statu
     };
     let stored = match &result {
         Ok((status, body)) => Some((*status, body.clone())),
-        Err(e) if e.status().is_server_error() || e.status() == StatusCode::TOO_MANY_REQUESTS => None,
-        Err(e) => Some((e.status(), e.envelope(&idem.request_id, &state.config.docs_url()))),
+        Err(e) if e.status().is_server_error() || e.status() == StatusCode::TOO_MANY_REQUESTS => {
+            None
+        }
+        Err(e) => Some((
+            e.status(),
+            e.envelope(&idem.request_id, &state.config.docs_url()),
+        )),
     };
     let outcome = state
         .store
@@ -134,7 +179,8 @@ pub async fn respond(state: &AppState, idem: Option<Idem>, result: Result<(Statu
             match stored {
                 Some((status, body)) => idem.complete_in(tx, status, &body),
                 None => {
-                    tx.open_table(IDEMPOTENCY)?.remove(idem.table_key.as_str())?;
+                    tx.open_table(IDEMPOTENCY)?
+                        .remove(idem.table_key.as_str())?;
                     Ok(())
                 }
             }

@@ -10,5 +10,9 @@ pub fn new_id(prefix: &str) -> String {
 
 /// Random base-62 text from the operating system's generator.
 pub fn random_text(len: usize) -> String {
-    rand::rngs::OsRng.sample_iter(&Alphanumeric).take(len).map(char::from).collect()
+    rand::rngs::OsRng
+        .sample_iter(&Alphanumeric)
+        .take(len)
+        .map(char::from)
+        .collect()
 }

@@ -105,7 +105,8 @@ pub fn create(
         revoked_at: None,
     };
     store::put_json(tx, KEYS, &key.id, &key)?;
-    tx.open_table(KEY_HASHES)?.insert(hash(&secret).as_str(), key.id.as_str())?;
+    tx.open_table(KEY_HASHES)?
+        .insert(hash(&secret).as_str(), key.id.as_str())?;
     Ok((key, secret))
 }
 
@@ -129,7 +130,11 @@ pub fn put(tx: &redb::WriteTransaction, key: &Key) -> anyhow::Result<()> {
 /// Every key of an account in one mode, oldest first.
 pub fn of_account(tx: &impl Tables, account: &str, mode: Mode) -> anyhow::Result<Vec<Key>> {
     let all: Vec<(String, Key)> = tx.scan_json(KEYS, "", None, usize::MAX, false)?;
-    let mut keys: Vec<Key> = all.into_iter().map(|(_, k)| k).filter(|k| k.account == account && k.mode == mode).collect();
+    let mut keys: Vec<Key> = all
+        .into_iter()
+        .map(|(_, k)| k)
+        .filter(|k| k.account == account && k.mode == mode)
+        .collect();
     keys.sort_by(|a, b| a.created_at.cmp(&b.created_at).then(a.id.cmp(&b.id)));
     Ok(keys)
 }

@@ -116,10 +116,17 @@ fn balance_key(account: &str, mode: Mode) -> String {
 
 /// The current balance of an account in one mode.
 pub fn balance(tx: &impl Tables, account: &str, mode: Mode) -> anyhow::Result<Balance> {
-    Ok(tx.get_json(BALANCES, &balance_key(account, mode))?.unwrap_or_default())
+    Ok(tx
+        .get_json(BALANCES, &balance_key(account, mode))?
+        .unwrap_or_default())
 }
 
-fn put_balance(tx: &WriteTransaction, account: &str, mode: Mode, b: &Balance) -> anyhow::Result<()> {
+fn put_balance(
+    tx: &WriteTransaction,
+    account: &str,
+    mode: Mode,
+    b: &Balance,
+) -> anyhow::Result<()> {
     store::put_json(tx, BALANCES, &balance_key(account, mode), b)
 }
 
@@ -131,7 +138,14 @@ fn append(tx: &WriteTransaction, mut entry: Entry) -> anyhow::Result<Entry> {
     Ok(entry)
 }
 
-fn entry(kind: EntryKind, account: &str, mode: Mode, amount: Micros, reservation: Option<&str>, memo: &str) -> Entry {
+fn entry(
+    kind: EntryKind,
+    account: &str,
+    mode: Mode,
+    amount: Micros,
+    reservation: Option<&str>,
+    memo: &str,
+) -> Entry {
     Entry {
         seq: 0,
         kind,
@@ -146,19 +160,37 @@ fn entry(kind: EntryKind, account: &str, mode: Mode, amount: Micros, reservation
 }
 
 /// Add money to a balance.
-pub fn top_up(tx: &WriteTransaction, account: &str, mode: Mode, amount: Micros, memo: &str) -> Result<Balance, LedgerError> {
+pub fn top_up(
+    tx: &WriteTransaction,
+    account: &str,
+    mode: Mode,
+    amount: Micros,
+    memo: &str,
+) -> Result<Balance, LedgerError> {
     if amount <= Micros::ZERO {
         return Err(LedgerError::NonPositive);
     }
     let mut b = balance(tx, account, mode)?;
-    b.balance = b.balance.checked_add(amount).ok_or(LedgerError::NonPositive)?;
-    append(tx, entry(EntryKind::TopUp, account, mode, amount, None, memo))?;
+    b.balance = b
+        .balance
+        .checked_add(amount)
+        .ok_or(LedgerError::NonPositive)?;
+    append(
+        tx,
+        entry(EntryKind::TopUp, account, mode, amount, None, memo),
+    )?;
     put_balance(tx, account, mode, &b)?;
     Ok(b)
 }
 
 /// Hold `amount` for a run. Refused, writing nothing, when available cannot cover it.
-pub fn reserve(tx: &WriteTransaction, account: &str, mode: Mode, amount: Micros, purpose: &str) -> Result<Reservation, LedgerError> {
+pub fn reserve(
+    tx: &WriteTransaction,
+    account: &str,
+    mode: Mode,
+    amount: Micros,
+    purpose: &str,
+) -> Result<Reservation, LedgerError> {
     if amount < Micros::ZERO {
         return Err(LedgerError::NonPositive);
     }
@@ -178,7 +210,17 @@ pub fn reserve(tx: &WriteTransaction, account: &str, mode: Mode, amount: Micros,
         created_at: crate::time::now(),
     };
     b.open_reserves = b.open_reserves + amount;
-    append(tx, entry(EntryKind::Reserve, account, mode, amount, Some(&r.id), purpose))?;
+    append(
+        tx,
+        entry(
+            EntryKind::Reserve,
+            account,
+            mode,
+            amount,
+            Some(&r.id),
+            purpose,
+        ),
+    )?;
     put_balance(tx, account, mode, &b)?;
     store::put_json(tx, RESERVATIONS, &r.id, &r)?;
     Ok(r)
@@ -186,7 +228,11 @@ pub fn reserve(tx: &WriteTransaction, account: &str, mode: Mode, amount: Micros,
 
 /// Resolve a reservation exactly once: settle what the receipts cost and
 /// release the rest. Returns the resolved reservation.
-pub fn resolve(tx: &WriteTransaction, reservation_id: &str, receipts: &[(String, Micros)]) -> Result<Reservation, LedgerError> {
+pub fn resolve(
+    tx: &WriteTransaction,
+    reservation_id: &str,
+    receipts: &[(String, Micros)],
+) -> Result<Reservation, LedgerError> {
     let mut r: Reservation = tx
         .get_json(RESERVATIONS, reservation_id)?
         .ok_or_else(|| LedgerError::UnknownReservation(reservation_id.to_string()))?;
@@ -198,14 +244,24 @@ pub fn resolve(tx: &WriteTransaction, reservation_id: &str, receipts: &[(String,
     }
     let settle: Micros = receipts.iter().map(|(_, c)| *c).sum();
     if settle > r.amount {
-        return Err(LedgerError::SettleExceedsReservation { settle, reserved: r.amount });
+        return Err(LedgerError::SettleExceedsReservation {
+            settle,
+            reserved: r.amount,
+        });
     }
     let release = r.amount - settle;
     let mut b = balance(tx, &r.account, r.mode)?;
     b.balance = b.balance - settle;
     b.open_reserves = b.open_reserves - r.amount;
     if settle > Micros::ZERO {
-        let mut e = entry(EntryKind::Settle, &r.account, r.mode, settle, Some(&r.id), &r.purpose);
+        let mut e = entry(
+            EntryKind::Settle,
+            &r.account,
+            r.mode,
+            settle,
+            Some(&r.id),
+            &r.purpose,
+        );
         e.receipts = receipts.to_vec();
         append(tx, e)?;
         let day = format!("{}:{}:{}", r.account, r.mode.as_str(), crate::time::today());
@@ -214,7 +270,17 @@ pub fn resolve(tx: &WriteTransaction, reservation_id: &str, receipts: &[(String,
         spend.insert(day.as_str(), before + settle.0)?;
     }
     if release > Micros::ZERO || settle == Micros::ZERO {
-        append(tx, entry(EntryKind::Release, &r.account, r.mode, release, Some(&r.id), &r.purpose))?;
+        append(
+            tx,
+            entry(
+                EntryKind::Release,
+                &r.account,
+                r.mode,
+                release,
+                Some(&r.id),
+                &r.purpose,
+            ),
+        )?;
     }
     put_balance(tx, &r.account, r.mode, &b)?;
     r.state = ReservationState::Resolved;
@@ -229,7 +295,13 @@ pub fn reservation(tx: &impl Tables, id: &str) -> anyhow::Result<Option<Reservat
 }
 
 /// Settled spend per day for an account and mode, from `from` to `to` (inclusive, `YYYY-MM-DD`).
-pub fn spend_by_day(tx: &redb::ReadTransaction, account: &str, mode: Mode, from: &str, to: &str) -> anyhow::Result<Vec<(String, Micros)>> {
+pub fn spend_by_day(
+    tx: &redb::ReadTransaction,
+    account: &str,
+    mode: Mode,
+    from: &str,
+    to: &str,
+) -> anyhow::Result<Vec<(String, Micros)>> {
     let table = tx.open_table(SPEND_BY_DAY)?;
     let prefix = format!("{account}:{}:", mode.as_str());
     let lo = format!("{prefix}{from}");
@@ -243,7 +315,11 @@ pub fn spend_by_day(tx: &redb::ReadTransaction, account: &str, mode: Mode, from:
 }
 
 /// Settled spend this calendar month (UTC).
-pub fn spent_this_month(tx: &impl SpendSource, account: &str, mode: Mode) -> anyhow::Result<Micros> {
+pub fn spent_this_month(
+    tx: &impl SpendSource,
+    account: &str,
+    mode: Mode,
+) -> anyhow::Result<Micros> {
     let month = &crate::time::today()[..8];
     tx.spend_with_prefix(&format!("{account}:{}:{month}", mode.as_str()))
 }
@@ -295,7 +371,10 @@ pub fn audit(tx: &redb::ReadTransaction) -> anyhow::Result<Audit> {
         let e: Entry = store::decode(v.value())?;
         report.entries += 1;
         if k.value() != last_seq + 1 {
-            report.problems.push(format!("entry sequence jumps from {last_seq} to {}", k.value()));
+            report.problems.push(format!(
+                "entry sequence jumps from {last_seq} to {}",
+                k.value()
+            ));
         }
         last_seq = k.value();
         let b = derived.entry(balance_key(&e.account, e.mode)).or_default();
@@ -310,14 +389,19 @@ pub fn audit(tx: &redb::ReadTransaction) -> anyhow::Result<Audit> {
                 b.balance = b.balance - e.amount;
                 let named: Micros = e.receipts.iter().map(|(_, c)| *c).sum();
                 if named != e.amount || e.receipts.is_empty() {
-                    report.problems.push(format!("settlement {} does not equal its receipts", e.seq));
+                    report
+                        .problems
+                        .push(format!("settlement {} does not equal its receipts", e.seq));
                 }
                 per_reservation.entry(res).or_default().1 += e.amount;
             }
             EntryKind::Release => per_reservation.entry(res).or_default().2 += e.amount,
         }
         if b.balance.is_negative() {
-            report.problems.push(format!("balance of {} negative after entry {}", e.account, e.seq));
+            report.problems.push(format!(
+                "balance of {} negative after entry {}",
+                e.account, e.seq
+            ));
         }
     }
     for row in tx.open_table(RESERVATIONS)?.iter()? {
@@ -326,20 +410,30 @@ pub fn audit(tx: &redb::ReadTransaction) -> anyhow::Result<Audit> {
         report.reservations += 1;
         let (reserved, settled, released) = per_reservation.get(&r.id).copied().unwrap_or_default();
         if reserved != r.amount {
-            report.problems.push(format!("reservation {} has no matching reserve entry", r.id));
+            report.problems.push(format!(
+                "reservation {} has no matching reserve entry",
+                r.id
+            ));
         }
         let b = derived.entry(balance_key(&r.account, r.mode)).or_default();
         match r.state {
             ReservationState::Open => {
                 report.open_reservations += 1;
                 if settled != Micros::ZERO || released != Micros::ZERO {
-                    report.problems.push(format!("open reservation {} has settle or release entries", r.id));
+                    report.problems.push(format!(
+                        "open reservation {} has settle or release entries",
+                        r.id
+                    ));
                 }
             }
             ReservationState::Resolved => {
                 b.open_reserves = b.open_reserves - r.amount;
-                if settled + released != r.amount || settled != r.settled || released != r.released {
-                    report.problems.push(format!("reservation {} does not resolve to its amount", r.id));
+                if settled + released != r.amount || settled != r.settled || released != r.released
+                {
+                    report.problems.push(format!(
+                        "reservation {} does not resolve to its amount",
+                        r.id
+                    ));
                 }
             }
         }
@@ -348,10 +442,14 @@ pub fn audit(tx: &redb::ReadTransaction) -> anyhow::Result<Audit> {
     for (key, b) in &derived {
         let s: Balance = store::get_from_table(&stored, key)?.unwrap_or_default();
         if s != *b {
-            report.problems.push(format!("stored balance of {key} {s:?} differs from its entries {b:?}"));
+            report.problems.push(format!(
+                "stored balance of {key} {s:?} differs from its entries {b:?}"
+            ));
         }
         if b.available().is_negative() {
-            report.problems.push(format!("available balance of {key} is negative"));
+            report
+                .problems
+                .push(format!("available balance of {key} is negative"));
         }
     }
     Ok(report)

@@ -15,7 +15,11 @@ pub struct RateLimiter {
 
 impl RateLimiter {
     pub fn new(rate_per_s: u32, burst: u32) -> RateLimiter {
-        RateLimiter { rate: rate_per_s as f64, burst: burst.max(1) as f64, buckets: Mutex::new(HashMap::new()) }
+        RateLimiter {
+            rate: rate_per_s as f64,
+            burst: burst.max(1) as f64,
+            buckets: Mutex::new(HashMap::new()),
+        }
     }
 
     /// Take one token for `key`, or say how many seconds until one is there.
@@ -30,7 +34,9 @@ impl RateLimiter {
             Ok(())
         } else {
             let wait = ((1.0 - *tokens) / self.rate).ceil().max(1.0) as u64;
-            Err(ApiError::RateLimited { retry_after_s: wait })
+            Err(ApiError::RateLimited {
+                retry_after_s: wait,
+            })
         }
     }
 }
@@ -50,7 +56,10 @@ pub struct RunSlot {
 
 impl RunSlots {
     pub fn new(limit: u32) -> RunSlots {
-        RunSlots { limit: limit as u64, in_flight: Arc::new(Mutex::new(HashMap::new())) }
+        RunSlots {
+            limit: limit as u64,
+            in_flight: Arc::new(Mutex::new(HashMap::new())),
+        }
     }
 
     /// Take a slot, or 429 concurrency_cap.
@@ -58,14 +67,26 @@ impl RunSlots {
         let mut map = self.in_flight.lock().expect("run slots lock");
         let n = map.entry(key.clone()).or_insert(0);
         if *n >= self.limit {
-            return Err(ApiError::ConcurrencyCap { retry_after_s: 1, limit: self.limit, in_flight: *n });
+            return Err(ApiError::ConcurrencyCap {
+                retry_after_s: 1,
+                limit: self.limit,
+                in_flight: *n,
+            });
         }
         *n += 1;
-        Ok(RunSlot { slots: self.clone(), key })
+        Ok(RunSlot {
+            slots: self.clone(),
+            key,
+        })
     }
 
     pub fn in_flight(&self, key: &str) -> u64 {
-        self.in_flight.lock().expect("run slots lock").get(key).copied().unwrap_or(0)
+        self.in_flight
+            .lock()
+            .expect("run slots lock")
+            .get(key)
+            .copied()
+            .unwrap_or(0)
     }
 }
 
@@ -100,7 +121,14 @@ mod tests {
         let s = RunSlots::new(2);
         let a = s.acquire("x".into()).unwrap();
         let _b = s.acquire("x".into()).unwrap();
-        assert!(matches!(s.acquire("x".into()), Err(ApiError::ConcurrencyCap { limit: 2, in_flight: 2, .. })));
+        assert!(matches!(
+            s.acquire("x".into()),
+            Err(ApiError::ConcurrencyCap {
+                limit: 2,
+                in_flight: 2,
+                ..
+            })
+        ));
         drop(a);
         assert!(s.acquire("x".into()).is_ok());
     }

@@ -10,7 +10,11 @@ use fnhost::admin::{self, AdminOp};
 use fnhost::config::Config;
 
 #[derive(Parser)]
-#[command(name = "fnhost", version, about = "Turns pages of the open web into live catalogs.")]
+#[command(
+    name = "fnhost",
+    version,
+    about = "Turns pages of the open web into live catalogs."
+)]
 struct Cli {
     /// A TOML configuration file (also FNHOST_CONFIG). Default: <data-dir>/fnhost.toml if present.
     #[arg(long, global = true, env = "FNHOST_CONFIG")]
@@ -133,8 +137,14 @@ fn parse_mode(s: &str) -> Result<Mode, String> {
 
 fn load_config(cli: &Cli) -> anyhow::Result<Config> {
     let data_dir = cli.data_dir.clone();
-    let default_file = data_dir.clone().unwrap_or_else(|| PathBuf::from("data")).join("fnhost.toml");
-    let file = cli.config.clone().or_else(|| default_file.exists().then_some(default_file));
+    let default_file = data_dir
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("data"))
+        .join("fnhost.toml");
+    let file = cli
+        .config
+        .clone()
+        .or_else(|| default_file.exists().then_some(default_file));
     let mut config = Config::load(file.as_deref(), std::env::vars())?;
     if let Some(dir) = data_dir {
         config.data_dir = dir;
@@ -146,10 +156,14 @@ fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     let config = load_config(&cli)?;
     match cli.command {
-        Command::Serve { listen, allow_private_targets } => {
+        Command::Serve {
+            listen,
+            allow_private_targets,
+        } => {
             tracing_subscriber::fmt()
                 .with_env_filter(
-                    tracing_subscriber::EnvFilter::try_from_env("FNHOST_LOG").unwrap_or_else(|_| "info".into()),
+                    tracing_subscriber::EnvFilter::try_from_env("FNHOST_LOG")
+                        .unwrap_or_else(|_| "info".into()),
                 )
                 .with_writer(std::io::stderr)
                 .init();
@@ -161,27 +175,76 @@ fn main() -> anyhow::Result<()> {
             tokio::runtime::Runtime::new()?.block_on(fnhost::server::serve(config))
         }
         Command::Extract { dir, out } => tokio::runtime::Runtime::new()?.block_on(async {
-            let (plugins, _) = fnhost::plugins::Plugins::load(&config.plugin_config(), &config.plugin_cache_root())?;
+            let (plugins, _) = fnhost::plugins::Plugins::load(
+                &config.plugin_config(),
+                &config.plugin_cache_root(),
+            )?;
             fnhost::extract_cmd::run(&plugins, &dir, &out).await
         }),
-        Command::Record { query, out, name, as_origin, allow_private_targets } => {
+        Command::Record {
+            query,
+            out,
+            name,
+            as_origin,
+            allow_private_targets,
+        } => {
             let mut config = config;
             config.allow_private_targets |= allow_private_targets;
-            let summary = tokio::runtime::Runtime::new()?.block_on(fnhost::record::record(config, &query, &name, &out, as_origin.as_deref()))?;
+            let summary = tokio::runtime::Runtime::new()?.block_on(fnhost::record::record(
+                config,
+                &query,
+                &name,
+                &out,
+                as_origin.as_deref(),
+            ))?;
             println!("{}", serde_json::to_string_pretty(&summary)?);
             Ok(())
         }
         Command::Admin { op } => {
             let op = match op {
-                AdminCommand::CreateAccount { name, balance_usd } => AdminOp::CreateAccount { name, balance_usd },
-                AdminCommand::CreateKey { account, mode, name, scopes, session_cap_usd } => {
-                    AdminOp::CreateKey { account, mode, name, scopes, session_cap_usd }
+                AdminCommand::CreateAccount { name, balance_usd } => {
+                    AdminOp::CreateAccount { name, balance_usd }
                 }
-                AdminCommand::TopUp { account, mode, amount_usd } => AdminOp::TopUp { account, mode, amount_usd },
-                AdminCommand::SetCaps { account, monthly_cap_usd, key, session_cap_usd } => {
-                    AdminOp::SetCaps { account, monthly_cap_usd, key, session_cap_usd }
-                }
-                AdminCommand::SetThreshold { account, threshold_usd } => AdminOp::SetThreshold { account, threshold_usd },
+                AdminCommand::CreateKey {
+                    account,
+                    mode,
+                    name,
+                    scopes,
+                    session_cap_usd,
+                } => AdminOp::CreateKey {
+                    account,
+                    mode,
+                    name,
+                    scopes,
+                    session_cap_usd,
+                },
+                AdminCommand::TopUp {
+                    account,
+                    mode,
+                    amount_usd,
+                } => AdminOp::TopUp {
+                    account,
+                    mode,
+                    amount_usd,
+                },
+                AdminCommand::SetCaps {
+                    account,
+                    monthly_cap_usd,
+                    key,
+                    session_cap_usd,
+                } => AdminOp::SetCaps {
+                    account,
+                    monthly_cap_usd,
+                    key,
+                    session_cap_usd,
+                },
+                AdminCommand::SetThreshold {
+                    account,
+                    threshold_usd,
+                } => AdminOp::SetThreshold {
+                    account,
+                    threshold_usd,
+                },
                 AdminCommand::Audit => AdminOp::Audit,
             };
             let out = admin::run(&config.data_dir, op)?;

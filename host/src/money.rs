@@ -11,7 +11,9 @@ use std::fmt;
 pub const MICROS_PER_USD: i64 = 1_000_000;
 
 /// An amount of US dollars in micro-dollars (1e-6 USD).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
+)]
 #[serde(transparent)]
 pub struct Micros(pub i64);
 
@@ -40,7 +42,11 @@ impl Micros {
             return None;
         }
         let int: i64 = if int.is_empty() { 0 } else { int.parse().ok()? };
-        let mut frac_micros: i64 = if frac.is_empty() { 0 } else { frac.parse().ok()? };
+        let mut frac_micros: i64 = if frac.is_empty() {
+            0
+        } else {
+            frac.parse().ok()?
+        };
         for _ in frac.len()..6 {
             frac_micros *= 10;
         }
@@ -114,7 +120,9 @@ impl std::iter::Sum for Micros {
 /// A JSON number's text ("1e-6", "2.5E3", "12.5") as plain decimal text,
 /// by moving the decimal point: exact, no floating point.
 fn plain_decimal(text: &str) -> Option<String> {
-    let Some((mantissa, exp)) = text.split_once(['e', 'E']) else { return Some(text.to_string()) };
+    let Some((mantissa, exp)) = text.split_once(['e', 'E']) else {
+        return Some(text.to_string());
+    };
     let exp: i32 = exp.parse().ok()?;
     if !(-30..=30).contains(&exp) || mantissa.starts_with('-') {
         return None;
@@ -127,7 +135,11 @@ fn plain_decimal(text: &str) -> Option<String> {
     } else if point as usize >= digits.len() {
         format!("{digits}{}", "0".repeat(point as usize - digits.len()))
     } else {
-        format!("{}.{}", &digits[..point as usize], &digits[point as usize..])
+        format!(
+            "{}.{}",
+            &digits[..point as usize],
+            &digits[point as usize..]
+        )
     };
     Some(text)
 }

@@ -19,21 +19,81 @@ pub struct Planned {
 }
 
 pub const PLANNED: &[Planned] = &[
-    Planned { path: "/extractions", methods: None, surface: "extractions" },
-    Planned { path: "/extractions/{id}", methods: None, surface: "extractions" },
-    Planned { path: "/extractions/{id}/result", methods: None, surface: "extractions" },
-    Planned { path: "/extractions/{id}/events", methods: None, surface: "extractions" },
-    Planned { path: "/extractions/{id}/refresh", methods: None, surface: "extraction refresh" },
-    Planned { path: "/discover", methods: None, surface: "discover" },
-    Planned { path: "/monitors", methods: None, surface: "monitors" },
-    Planned { path: "/monitors/{id}", methods: None, surface: "monitors" },
-    Planned { path: "/receipts/{id}", methods: None, surface: "receipts lookup" },
-    Planned { path: "/sessions/{id}", methods: Some(&["DELETE"]), surface: "session redaction" },
-    Planned { path: "/sessions/{id}/refresh", methods: None, surface: "session refresh" },
-    Planned { path: "/webhooks/{id}/test", methods: None, surface: "webhook test" },
-    Planned { path: "/webhooks/{id}/attempts/{msg}/redeliver", methods: None, surface: "webhook redeliver" },
-    Planned { path: "/mcp", methods: None, surface: "tool-protocol server" },
-    Planned { path: "/mcp/{*rest}", methods: None, surface: "tool-protocol server" },
+    Planned {
+        path: "/extractions",
+        methods: None,
+        surface: "extractions",
+    },
+    Planned {
+        path: "/extractions/{id}",
+        methods: None,
+        surface: "extractions",
+    },
+    Planned {
+        path: "/extractions/{id}/result",
+        methods: None,
+        surface: "extractions",
+    },
+    Planned {
+        path: "/extractions/{id}/events",
+        methods: None,
+        surface: "extractions",
+    },
+    Planned {
+        path: "/extractions/{id}/refresh",
+        methods: None,
+        surface: "extraction refresh",
+    },
+    Planned {
+        path: "/discover",
+        methods: None,
+        surface: "discover",
+    },
+    Planned {
+        path: "/monitors",
+        methods: None,
+        surface: "monitors",
+    },
+    Planned {
+        path: "/monitors/{id}",
+        methods: None,
+        surface: "monitors",
+    },
+    Planned {
+        path: "/receipts/{id}",
+        methods: None,
+        surface: "receipts lookup",
+    },
+    Planned {
+        path: "/sessions/{id}",
+        methods: Some(&["DELETE"]),
+        surface: "session redaction",
+    },
+    Planned {
+        path: "/sessions/{id}/refresh",
+        methods: None,
+        surface: "session refresh",
+    },
+    Planned {
+        path: "/webhooks/{id}/test",
+        methods: None,
+        surface: "webhook test",
+    },
+    Planned {
+        path: "/webhooks/{id}/attempts/{msg}/redeliver",
+        methods: None,
+        surface: "webhook redeliver",
+    },
+    Planned {
+        path: "/mcp",
+        methods: None,
+        surface: "tool-protocol server",
+    },
+    Planned {
+        path: "/mcp/{*rest}",
+        methods: None,
+        surface: "tool-protocol server",
+    },
 ];
 
 /// A handler answering 501 for `surface`.
@@ -44,7 +104,10 @@ pub fn handler(surface: &'static str) -> MethodRouter<AppState> {
 /// Routes every planned path whose every method is planned. Paths where only
 /// some methods are planned are merged by the live routes (see `app`).
 pub fn routes() -> Router<AppState> {
-    PLANNED.iter().filter(|p| p.methods.is_none()).fold(Router::new(), |r, p| r.route(p.path, handler(p.surface)))
+    PLANNED
+        .iter()
+        .filter(|p| p.methods.is_none())
+        .fold(Router::new(), |r, p| r.route(p.path, handler(p.surface)))
 }
 
 /// The surface of a method that is planned on a path that is otherwise live.

@@ -41,7 +41,11 @@ async fn me(State(_): State<AppState>, caller: Caller) -> Result<Json<Value>, Ap
 }
 
 /// The balance object of an account in one mode.
-pub fn balance_json(account: &crate::accounts::Account, mode: crate::accounts::Mode, b: &ledger::Balance) -> Value {
+pub fn balance_json(
+    account: &crate::accounts::Account,
+    mode: crate::accounts::Mode,
+    b: &ledger::Balance,
+) -> Value {
     json!({
         "object": "balance",
         "livemode": mode.livemode(),
@@ -70,11 +74,16 @@ struct UsageQuery {
 fn parse_date(name: &str, v: &Option<String>, default: NaiveDate) -> Result<NaiveDate, ApiError> {
     match v {
         None => Ok(default),
-        Some(s) => NaiveDate::parse_from_str(s, "%Y-%m-%d").map_err(|_| ApiError::invalid(name, format!("{name} must be a date YYYY-MM-DD"))),
+        Some(s) => NaiveDate::parse_from_str(s, "%Y-%m-%d")
+            .map_err(|_| ApiError::invalid(name, format!("{name} must be a date YYYY-MM-DD"))),
     }
 }
 
-async fn usage(State(state): State<AppState>, caller: Caller, Query(q): Query<UsageQuery>) -> Result<Json<Value>, ApiError> {
+async fn usage(
+    State(state): State<AppState>,
+    caller: Caller,
+    Query(q): Query<UsageQuery>,
+) -> Result<Json<Value>, ApiError> {
     caller.require("account:read")?;
     let today = Utc::now().date_naive();
     let to = parse_date("to", &q.to, today)?;
@@ -83,11 +92,17 @@ async fn usage(State(state): State<AppState>, caller: Caller, Query(q): Query<Us
         return Err(ApiError::invalid("from", "from must not be after to"));
     }
     if (to - from).num_days() > 366 {
-        return Err(ApiError::invalid("from", "a usage period is at most 366 days"));
+        return Err(ApiError::invalid(
+            "from",
+            "a usage period is at most 366 days",
+        ));
     }
     let (id, mode) = (caller.account.id.clone(), caller.mode());
     let (f, t) = (from.to_string(), to.to_string());
-    let days = state.store.read_async(move |tx| ledger::spend_by_day(tx, &id, mode, &f, &t)).await?;
+    let days = state
+        .store
+        .read_async(move |tx| ledger::spend_by_day(tx, &id, mode, &f, &t))
+        .await?;
     let total: Micros = days.iter().map(|(_, m)| *m).sum();
     Ok(Json(json!({
         "object": "usage",
@@ -99,29 +114,46 @@ async fn usage(State(state): State<AppState>, caller: Caller, Query(q): Query<Us
     })))
 }
 
-async fn list_keys(State(state): State<AppState>, caller: Caller, Query(q): Query<PageQuery>) -> Result<Json<Value>, ApiError> {
+async fn list_keys(
+    State(state): State<AppState>,
+    caller: Caller,
+    Query(q): Query<PageQuery>,
+) -> Result<Json<Value>, ApiError> {
     caller.require("keys:read")?;
     let page = Page::from_query(&q)?;
     let (id, mode) = (caller.account.id.clone(), caller.mode());
     let mut all = state.store.read(|tx| keys::of_account(tx, &id, mode))?;
     all.reverse();
-    Ok(Json(page.slice(all.iter().map(keys::Key::to_json).collect())?))
+    Ok(Json(
+        page.slice(all.iter().map(keys::Key::to_json).collect())?,
+    ))
 }
 
 /// A key of the caller's account and mode, or 404.
 fn own_key(state: &AppState, caller: &Caller, id: &str) -> Result<keys::Key, ApiError> {
-    let key = state.store.read(|tx| keys::get(tx, id))?.ok_or(ApiError::NotFound)?;
+    let key = state
+        .store
+        .read(|tx| keys::get(tx, id))?
+        .ok_or(ApiError::NotFound)?;
     if key.account != caller.account.id || key.mode != caller.mode() {
         return Err(ApiError::NotFound);
     }
     Ok(key)
 }
 
-async fn rename_key(State(state): State<AppState>, caller: Caller, Path(id): Path<String>, body: Body) -> Result<Json<Value>, ApiError> {
+async fn rename_key(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    body: Body,
+) -> Result<Json<Value>, ApiError> {
     caller.require("keys:write")?;
     let name = body.required_str("name")?;
     if name.chars().count() > 100 {
-        return Err(ApiError::invalid("name", "name must be at most 100 characters"));
+        return Err(ApiError::invalid(
+            "name",
+            "name must be at most 100 characters",
+        ));
     }
     body.only(&["name"])?;
     own_key(&state, &caller, &id)?;
@@ -137,7 +169,11 @@ async fn rename_key(State(state): State<AppState>, caller: Caller, Path(id): Pat
     Ok(Json(key.to_json()))
 }
 
-async fn revoke_key(State(state): State<AppState>, caller: Caller, Path(id): Path<String>) -> Result<Json<Value>, ApiError> {
+async fn revoke_key(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
     caller.require("keys:write")?;
     own_key(&state, &caller, &id)?;
     let key = state

@@ -57,7 +57,11 @@ impl ReceiptSigner {
                 .decode(&stored.secret)?
                 .try_into()
                 .map_err(|_| anyhow::anyhow!("the stored signing key is malformed"))?;
-            Ok(ReceiptSigner { key_id: stored.key_id, key: SigningKey::from_bytes(&bytes), created_at: stored.created_at })
+            Ok(ReceiptSigner {
+                key_id: stored.key_id,
+                key: SigningKey::from_bytes(&bytes),
+                created_at: stored.created_at,
+            })
         })
     }
 
@@ -72,7 +76,8 @@ impl ReceiptSigner {
         }
         let message = canonical(&receipt);
         let sig = self.key.sign(message.as_bytes());
-        receipt["signature"] = json!({ "alg": "ed25519", "key_id": self.key_id, "value": B64.encode(sig.to_bytes()) });
+        receipt["signature"] =
+            json!({ "alg": "ed25519", "key_id": self.key_id, "value": B64.encode(sig.to_bytes()) });
         receipt
     }
 }
@@ -89,9 +94,18 @@ pub fn canonical(receipt: &Value) -> String {
 
 /// Verify a receipt against a public key (what a customer does).
 pub fn verify(receipt: &Value, public_key: &VerifyingKey) -> bool {
-    let Some(sig) = receipt["signature"]["value"].as_str().and_then(|s| B64.decode(s).ok()) else { return false };
-    let Ok(sig) = ed25519_dalek::Signature::from_slice(&sig) else { return false };
-    public_key.verify_strict(canonical(receipt).as_bytes(), &sig).is_ok()
+    let Some(sig) = receipt["signature"]["value"]
+        .as_str()
+        .and_then(|s| B64.decode(s).ok())
+    else {
+        return false;
+    };
+    let Ok(sig) = ed25519_dalek::Signature::from_slice(&sig) else {
+        return false;
+    };
+    public_key
+        .verify_strict(canonical(receipt).as_bytes(), &sig)
+        .is_ok()
 }
 
 /// The facts a receipt states.
@@ -139,7 +153,10 @@ pub fn routes() -> Router<AppState> {
 }
 
 /// GET /signing-keys: the public keys that verify receipts.
-async fn signing_keys(State(state): State<AppState>, caller: Caller) -> Result<Json<Value>, ApiError> {
+async fn signing_keys(
+    State(state): State<AppState>,
+    caller: Caller,
+) -> Result<Json<Value>, ApiError> {
     caller.require("sessions:read")?;
     let s = &state.signer;
     Ok(Json(json!({

@@ -23,12 +23,25 @@ use crate::store::Store;
 /// Record the pages a live run of `query` fetches into `out`. With
 /// `as_origin`, the seed's origin (for example a site served on loopback)
 /// is replaced by that origin in every URL and body.
-pub async fn record(mut config: Config, query: &str, name: &str, out: &Path, as_origin: Option<&str>) -> anyhow::Result<Value> {
+pub async fn record(
+    mut config: Config,
+    query: &str,
+    name: &str,
+    out: &Path,
+    as_origin: Option<&str>,
+) -> anyhow::Result<Value> {
     config.demo_account = false;
     let store = Store::in_memory()?;
-    let account = admin::execute(&store, AdminOp::CreateAccount { name: "recorder".into(), balance_usd: "1000".into() })?;
+    let account = admin::execute(
+        &store,
+        AdminOp::CreateAccount {
+            name: "recorder".into(),
+            balance_usd: "1000".into(),
+        },
+    )?;
     let key = account["live_key"].as_str().context("no key")?.to_string();
-    let (plugins, _) = crate::plugins::Plugins::load(&config.plugin_config(), &config.plugin_cache_root())?;
+    let (plugins, _) =
+        crate::plugins::Plugins::load(&config.plugin_config(), &config.plugin_cache_root())?;
     let signer = crate::receipts::ReceiptSigner::load_or_create(&store)?;
     let pages = Arc::new(Mutex::new(Vec::new()));
     let mut state = AppState::new(config, store.clone(), plugins, signer);
@@ -38,13 +51,20 @@ pub async fn record(mut config: Config, query: &str, name: &str, out: &Path, as_
     let request = axum::http::Request::post("/v1/sessions")
         .header("authorization", format!("Bearer {key}"))
         .header("content-type", "application/json")
-        .body(HttpBody::from(json!({ "query": query, "max_spend_usd": 100 }).to_string()))?;
+        .body(HttpBody::from(
+            json!({ "query": query, "max_spend_usd": 100 }).to_string(),
+        ))?;
     let response = app.clone().oneshot(request).await?;
     let body = axum::body::to_bytes(response.into_body(), 1 << 20).await?;
     let session: Value = serde_json::from_slice(&body)?;
-    let id = session["id"].as_str().with_context(|| format!("the session was not created: {session}"))?.to_string();
+    let id = session["id"]
+        .as_str()
+        .with_context(|| format!("the session was not created: {session}"))?
+        .to_string();
     let ended = loop {
-        let s = store.read(|tx| crate::sessions::get(tx, &id))?.context("session vanished")?;
+        let s = store
+            .read(|tx| crate::sessions::get(tx, &id))?
+            .context("session vanished")?;
         if !s.is_running() {
             break s;
         }
@@ -61,8 +81,10 @@ pub async fn record(mut config: Config, query: &str, name: &str, out: &Path, as_
         .iter()
         .map(|p| json!({ "url": rewrite(&p.url), "status": p.status, "content_type": p.content_type, "body": rewrite(&p.body) }))
         .collect();
-    let recording = json!({ "name": name, "recorded_at": crate::time::now(), "query": query, "pages": pages });
-    std::fs::write(out, serde_json::to_vec_pretty(&recording)?).with_context(|| format!("failed to write {}", out.display()))?;
+    let recording =
+        json!({ "name": name, "recorded_at": crate::time::now(), "query": query, "pages": pages });
+    std::fs::write(out, serde_json::to_vec_pretty(&recording)?)
+        .with_context(|| format!("failed to write {}", out.display()))?;
     Ok(json!({
         "recording": out.display().to_string(),
         "pages": recording["pages"].as_array().map(|a| a.len()).unwrap_or(0),

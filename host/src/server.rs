@@ -10,8 +10,12 @@ use crate::state::AppState;
 use crate::store::{Store, Tables, ACCOUNTS};
 
 pub async fn serve(config: Config) -> anyhow::Result<()> {
-    std::fs::create_dir_all(&config.data_dir)
-        .with_context(|| format!("failed to create the data directory {}", config.data_dir.display()))?;
+    std::fs::create_dir_all(&config.data_dir).with_context(|| {
+        format!(
+            "failed to create the data directory {}",
+            config.data_dir.display()
+        )
+    })?;
     let store = Store::open(&config.db_path())?;
     if config.allow_private_targets {
         tracing::warn!("DEVELOPMENT MODE: --allow-private-targets lets fetches and webhook deliveries reach loopback and private addresses over plain http; never use it in production");
@@ -20,10 +24,22 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     if config.demo_account {
         if let Some(demo) = create_demo_account(&store)? {
             println!("Created a demo account on first start. These keys are shown once:");
-            println!("  account   {}", demo["account_id"].as_str().unwrap_or_default());
-            println!("  live key  {}", demo["live_key"].as_str().unwrap_or_default());
-            println!("  test key  {}", demo["test_key"].as_str().unwrap_or_default());
-            println!("  balance   ${} live, ${} test", demo["balance_usd"], demo["balance_usd"]);
+            println!(
+                "  account   {}",
+                demo["account_id"].as_str().unwrap_or_default()
+            );
+            println!(
+                "  live key  {}",
+                demo["live_key"].as_str().unwrap_or_default()
+            );
+            println!(
+                "  test key  {}",
+                demo["test_key"].as_str().unwrap_or_default()
+            );
+            println!(
+                "  balance   ${} live, ${} test",
+                demo["balance_usd"], demo["balance_usd"]
+            );
         }
     }
     let listener = tokio::net::TcpListener::bind(config.listen)
@@ -35,14 +51,18 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
         config.public_url = Some(format!("http://{local}"));
     }
     let socket = config.admin_socket();
-    let (plugins, report) = crate::plugins::Plugins::load(&config.plugin_config(), &config.plugin_cache_root())?;
+    let (plugins, report) =
+        crate::plugins::Plugins::load(&config.plugin_config(), &config.plugin_cache_root())?;
     for r in &report {
         tracing::info!(plugin = ?r, "plugin");
     }
     let signer = crate::receipts::ReceiptSigner::load_or_create(&store)?;
     let orphans = crate::sessions::run::recover_orphans(&store, &config.public_url())?;
     if orphans > 0 {
-        tracing::warn!(orphans, "ended runs that were in flight when the server stopped; their receipts were settled");
+        tracing::warn!(
+            orphans,
+            "ended runs that were in flight when the server stopped; their receipts were settled"
+        );
     }
     let state = AppState::new(config, store.clone(), plugins, signer);
     // Resumes every message still queued from before a restart.
@@ -64,7 +84,9 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     let shutdown = shutdown_signal()?;
     tracing::info!(address = %local, "fnhost listening; API base http://{local}/v1");
     println!("fnhost listening on http://{local}/v1");
-    axum::serve(listener, crate::app::app(state)).with_graceful_shutdown(shutdown).await?;
+    axum::serve(listener, crate::app::app(state))
+        .with_graceful_shutdown(shutdown)
+        .await?;
     let _ = std::fs::remove_file(&socket);
     tracing::info!("fnhost stopped");
     Ok(())
@@ -74,18 +96,32 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
 fn recover(store: &Store) -> anyhow::Result<()> {
     let freed = store.write(|tx| crate::idempotency::release_unfinished(tx))?;
     if freed > 0 {
-        tracing::info!(freed, "released idempotency keys of requests that never finished");
+        tracing::info!(
+            freed,
+            "released idempotency keys of requests that never finished"
+        );
     }
     Ok(())
 }
 
 /// On the very first start, an account to try the API with.
 fn create_demo_account(store: &Store) -> anyhow::Result<Option<Value>> {
-    let empty = store.read(|tx| -> anyhow::Result<bool> { Ok(tx.scan_json::<Value>(ACCOUNTS, "", None, 1, false)?.is_empty()) })?;
+    let empty = store.read(|tx| -> anyhow::Result<bool> {
+        Ok(tx
+            .scan_json::<Value>(ACCOUNTS, "", None, 1, false)?
+            .is_empty())
+    })?;
     if !empty {
         return Ok(None);
     }
-    admin::execute(store, AdminOp::CreateAccount { name: "demo".into(), balance_usd: "100".into() }).map(Some)
+    admin::execute(
+        store,
+        AdminOp::CreateAccount {
+            name: "demo".into(),
+            balance_usd: "100".into(),
+        },
+    )
+    .map(Some)
 }
 
 /// Resolves on SIGTERM or Ctrl-C. The handlers are installed when this is

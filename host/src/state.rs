@@ -37,7 +37,10 @@ impl AppState {
             &config.fetch.user_agent,
         );
         AppState {
-            rate_limiter: Arc::new(RateLimiter::new(config.rate_limit_per_s, config.rate_limit_burst)),
+            rate_limiter: Arc::new(RateLimiter::new(
+                config.rate_limit_per_s,
+                config.rate_limit_burst,
+            )),
             run_slots: RunSlots::new(config.max_runs_in_flight),
             config: Arc::new(config),
             store,

@@ -6,7 +6,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::Context;
-use redb::{Database, ReadTransaction, ReadableDatabase, ReadableTable, TableDefinition, WriteTransaction};
+use redb::{
+    Database, ReadTransaction, ReadableDatabase, ReadableTable, TableDefinition, WriteTransaction,
+};
 use serde::{de::DeserializeOwned, Serialize};
 
 /// Accounts by id.
@@ -66,9 +68,11 @@ impl Store {
     /// Open (or create) the database file and every table.
     pub fn open(path: &Path) -> anyhow::Result<Store> {
         if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).with_context(|| format!("failed to create {}", dir.display()))?;
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("failed to create {}", dir.display()))?;
         }
-        let db = Database::create(path).with_context(|| format!("failed to open the database {}", path.display()))?;
+        let db = Database::create(path)
+            .with_context(|| format!("failed to open the database {}", path.display()))?;
         let store = Store { db: Arc::new(db) };
         store.init()?;
         Ok(store)
@@ -126,19 +130,26 @@ impl Store {
     /// durable with the next durable commit, and a crash before that rolls
     /// it back as a whole. For progress that may be lost but never
     /// half-applied (a run's pages before its end); never for ledger entries.
-    pub fn write_relaxed<R, E>(&self, f: impl FnOnce(&WriteTransaction) -> Result<R, E>) -> Result<R, E>
+    pub fn write_relaxed<R, E>(
+        &self,
+        f: impl FnOnce(&WriteTransaction) -> Result<R, E>,
+    ) -> Result<R, E>
     where
         E: From<anyhow::Error>,
     {
         let mut tx = self.db.begin_write().map_err(|e| E::from(e.into()))?;
-        tx.set_durability(redb::Durability::None).map_err(|e| E::from(anyhow::anyhow!("{e}")))?;
+        tx.set_durability(redb::Durability::None)
+            .map_err(|e| E::from(anyhow::anyhow!("{e}")))?;
         let out = f(&tx)?;
         tx.commit().map_err(|e| E::from(e.into()))?;
         Ok(out)
     }
 
     /// `write_relaxed` on a blocking thread.
-    pub async fn write_relaxed_async<R, E>(&self, f: impl FnOnce(&WriteTransaction) -> Result<R, E> + Send + 'static) -> Result<R, E>
+    pub async fn write_relaxed_async<R, E>(
+        &self,
+        f: impl FnOnce(&WriteTransaction) -> Result<R, E> + Send + 'static,
+    ) -> Result<R, E>
     where
         R: Send + 'static,
         E: From<anyhow::Error> + Send + 'static,
@@ -159,7 +170,10 @@ impl Store {
     }
 
     /// `write` on a blocking thread, so redb's fsync never stalls the executor.
-    pub async fn write_async<R, E>(&self, f: impl FnOnce(&WriteTransaction) -> Result<R, E> + Send + 'static) -> Result<R, E>
+    pub async fn write_async<R, E>(
+        &self,
+        f: impl FnOnce(&WriteTransaction) -> Result<R, E> + Send + 'static,
+    ) -> Result<R, E>
     where
         R: Send + 'static,
         E: From<anyhow::Error> + Send + 'static,
@@ -171,7 +185,10 @@ impl Store {
     }
 
     /// `read` on a blocking thread.
-    pub async fn read_async<R, E>(&self, f: impl FnOnce(&ReadTransaction) -> Result<R, E> + Send + 'static) -> Result<R, E>
+    pub async fn read_async<R, E>(
+        &self,
+        f: impl FnOnce(&ReadTransaction) -> Result<R, E> + Send + 'static,
+    ) -> Result<R, E>
     where
         R: Send + 'static,
         E: From<anyhow::Error> + Send + 'static,
@@ -197,7 +214,11 @@ pub fn decode<T: DeserializeOwned>(bytes: &[u8]) -> anyhow::Result<T> {
 /// write transactions.
 pub trait Tables {
     /// One value by key.
-    fn get_json<T: DeserializeOwned>(&self, table: TableDefinition<&str, &[u8]>, key: &str) -> anyhow::Result<Option<T>>;
+    fn get_json<T: DeserializeOwned>(
+        &self,
+        table: TableDefinition<&str, &[u8]>,
+        key: &str,
+    ) -> anyhow::Result<Option<T>>;
     /// Values whose keys start with `prefix`, in key order, starting after
     /// `after` (a full key) when given, at most `limit`; `rev` walks backwards.
     fn scan_json<T: DeserializeOwned>(
@@ -211,11 +232,17 @@ pub trait Tables {
 }
 
 /// One JSON value from an open table.
-pub fn get_from_table<T: DeserializeOwned>(t: &impl ReadableTable<&'static str, &'static [u8]>, key: &str) -> anyhow::Result<Option<T>> {
+pub fn get_from_table<T: DeserializeOwned>(
+    t: &impl ReadableTable<&'static str, &'static [u8]>,
+    key: &str,
+) -> anyhow::Result<Option<T>> {
     get_from(t, key)
 }
 
-fn get_from<T: DeserializeOwned>(t: &impl ReadableTable<&'static str, &'static [u8]>, key: &str) -> anyhow::Result<Option<T>> {
+fn get_from<T: DeserializeOwned>(
+    t: &impl ReadableTable<&'static str, &'static [u8]>,
+    key: &str,
+) -> anyhow::Result<Option<T>> {
     match t.get(key)? {
         Some(v) => Ok(Some(decode(v.value())?)),
         None => Ok(None),
@@ -257,7 +284,11 @@ fn scan_from<T: DeserializeOwned>(
 }
 
 impl Tables for redb::ReadTransaction {
-    fn get_json<T: DeserializeOwned>(&self, table: TableDefinition<&str, &[u8]>, key: &str) -> anyhow::Result<Option<T>> {
+    fn get_json<T: DeserializeOwned>(
+        &self,
+        table: TableDefinition<&str, &[u8]>,
+        key: &str,
+    ) -> anyhow::Result<Option<T>> {
         get_from(&self.open_table(table)?, key)
     }
     fn scan_json<T: DeserializeOwned>(
@@ -273,7 +304,11 @@ impl Tables for redb::ReadTransaction {
 }
 
 impl Tables for WriteTransaction {
-    fn get_json<T: DeserializeOwned>(&self, table: TableDefinition<&str, &[u8]>, key: &str) -> anyhow::Result<Option<T>> {
+    fn get_json<T: DeserializeOwned>(
+        &self,
+        table: TableDefinition<&str, &[u8]>,
+        key: &str,
+    ) -> anyhow::Result<Option<T>> {
         get_from(&self.open_table(table)?, key)
     }
     fn scan_json<T: DeserializeOwned>(
@@ -289,8 +324,14 @@ impl Tables for WriteTransaction {
 }
 
 /// Encode and insert one JSON value.
-pub fn put_json<T: Serialize>(tx: &WriteTransaction, table: TableDefinition<&str, &[u8]>, key: &str, value: &T) -> anyhow::Result<()> {
-    tx.open_table(table)?.insert(key, encode(value).as_slice())?;
+pub fn put_json<T: Serialize>(
+    tx: &WriteTransaction,
+    table: TableDefinition<&str, &[u8]>,
+    key: &str,
+    value: &T,
+) -> anyhow::Result<()> {
+    tx.open_table(table)?
+        .insert(key, encode(value).as_slice())?;
     Ok(())
 }
 

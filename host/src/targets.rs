@@ -46,7 +46,9 @@ pub struct Policy {
 /// Cloud metadata endpoints: refused even in development.
 fn is_metadata(ip: IpAddr) -> bool {
     match ip {
-        IpAddr::V4(v4) => v4 == Ipv4Addr::new(169, 254, 169, 254) || v4 == Ipv4Addr::new(100, 100, 100, 200),
+        IpAddr::V4(v4) => {
+            v4 == Ipv4Addr::new(169, 254, 169, 254) || v4 == Ipv4Addr::new(100, 100, 100, 200)
+        }
         IpAddr::V6(v6) => v6 == "fd00:ec2::254".parse::<Ipv6Addr>().unwrap(),
     }
 }
@@ -83,11 +85,21 @@ pub fn is_public_v6(ip: Ipv6Addr) -> bool {
     }
     // NAT64 64:ff9b::/96 embeds an IPv4 address in its last 32 bits.
     if s[..6] == [0x64, 0xff9b, 0, 0, 0, 0] {
-        return is_public_v4(Ipv4Addr::new((s[6] >> 8) as u8, s[6] as u8, (s[7] >> 8) as u8, s[7] as u8));
+        return is_public_v4(Ipv4Addr::new(
+            (s[6] >> 8) as u8,
+            s[6] as u8,
+            (s[7] >> 8) as u8,
+            s[7] as u8,
+        ));
     }
     // 6to4 2002::/16 embeds an IPv4 address in bits 16..48.
     if s[0] == 0x2002 {
-        return is_public_v4(Ipv4Addr::new((s[1] >> 8) as u8, s[1] as u8, (s[2] >> 8) as u8, s[2] as u8));
+        return is_public_v4(Ipv4Addr::new(
+            (s[1] >> 8) as u8,
+            s[1] as u8,
+            (s[2] >> 8) as u8,
+            s[2] as u8,
+        ));
     }
     let global_unicast = (s[0] & 0xe000) == 0x2000; // 2000::/3
     global_unicast
@@ -119,7 +131,9 @@ impl Policy {
             ("https", _) => {}
             ("http", Purpose::Page) => {}
             ("http", Purpose::Webhook) if self.allow_private => {}
-            ("http", Purpose::Webhook) => return Err(Refused("webhook targets must use https".into())),
+            ("http", Purpose::Webhook) => {
+                return Err(Refused("webhook targets must use https".into()))
+            }
             (other, _) => return Err(Refused(format!("the scheme {other} is not allowed"))),
         }
         if !url.username().is_empty() || url.password().is_some() {
@@ -131,7 +145,10 @@ impl Policy {
             Some(Host::Ipv6(v6)) => self.check_ip(IpAddr::V6(v6)),
             Some(Host::Domain(name)) => {
                 let name = name.trim_end_matches('.').to_ascii_lowercase();
-                let local = name == "localhost" || name.ends_with(".localhost") || name.ends_with(".internal") || name.ends_with(".local");
+                let local = name == "localhost"
+                    || name.ends_with(".localhost")
+                    || name.ends_with(".internal")
+                    || name.ends_with(".local");
                 if local && !self.allow_private {
                     return Err(Refused(format!("{name} is a local name")));
                 }
@@ -168,7 +185,9 @@ impl Policy {
         }
         for ip in &ips {
             if !self.allows_ip(*ip) {
-                return Err(Refused(format!("{host} resolves to {ip}, which is not a public unicast address")));
+                return Err(Refused(format!(
+                    "{host} resolves to {ip}, which is not a public unicast address"
+                )));
             }
         }
         Ok(ips)
@@ -187,7 +206,13 @@ impl Policy {
     /// An HTTP client whose every connection passes this policy. Redirects
     /// are followed (at most 5) only for pages, each hop checked again;
     /// webhooks never follow them.
-    pub fn client(&self, purpose: Purpose, timeout: Duration, extra_roots: &[reqwest::Certificate], user_agent: &str) -> reqwest::Client {
+    pub fn client(
+        &self,
+        purpose: Purpose,
+        timeout: Duration,
+        extra_roots: &[reqwest::Certificate],
+        user_agent: &str,
+    ) -> reqwest::Client {
         let policy = self.clone();
         let redirect = match purpose {
             Purpose::Webhook => reqwest::redirect::Policy::none(),
@@ -226,8 +251,16 @@ impl Resolve for CheckedResolver {
     fn resolve(&self, name: Name) -> Resolving {
         let policy = self.0.clone();
         Box::pin(async move {
-            let ips = policy.resolve(name.as_str()).await.map_err(|e| Box::new(e) as Box<dyn std::error::Error + Send + Sync>)?;
-            let addrs: Addrs = Box::new(ips.into_iter().map(|ip| SocketAddr::new(ip, 0)).collect::<Vec<_>>().into_iter());
+            let ips = policy
+                .resolve(name.as_str())
+                .await
+                .map_err(|e| Box::new(e) as Box<dyn std::error::Error + Send + Sync>)?;
+            let addrs: Addrs = Box::new(
+                ips.into_iter()
+                    .map(|ip| SocketAddr::new(ip, 0))
+                    .collect::<Vec<_>>()
+                    .into_iter(),
+            );
             Ok(addrs)
         })
     }
@@ -242,7 +275,9 @@ mod tests {
     }
 
     fn refused(url: &str) -> bool {
-        strict().check_url(&Url::parse(url).unwrap(), Purpose::Webhook).is_err()
+        strict()
+            .check_url(&Url::parse(url).unwrap(), Purpose::Webhook)
+            .is_err()
     }
 
     #[test]
@@ -298,29 +333,65 @@ mod tests {
 
     #[test]
     fn admits_public_unicast() {
-        for url in ["https://93.184.216.34/", "https://8.8.8.8/hook", "https://[2606:4700::1111]/", "https://example.com/"] {
+        for url in [
+            "https://93.184.216.34/",
+            "https://8.8.8.8/hook",
+            "https://[2606:4700::1111]/",
+            "https://example.com/",
+        ] {
             assert!(!refused(url), "{url} should be allowed");
         }
-        assert!(strict().check_url(&Url::parse("http://93.184.216.34/").unwrap(), Purpose::Page).is_ok());
+        assert!(strict()
+            .check_url(&Url::parse("http://93.184.216.34/").unwrap(), Purpose::Page)
+            .is_ok());
     }
 
     #[test]
     fn development_flag_admits_private_but_not_metadata() {
-        let dev = Policy { allow_private: true, ..Policy::default() };
-        assert!(dev.check_url(&Url::parse("http://127.0.0.1:8080/").unwrap(), Purpose::Webhook).is_ok());
-        assert!(dev.check_url(&Url::parse("http://localhost/").unwrap(), Purpose::Page).is_ok());
-        assert!(dev.check_url(&Url::parse("http://169.254.169.254/").unwrap(), Purpose::Page).is_err());
+        let dev = Policy {
+            allow_private: true,
+            ..Policy::default()
+        };
+        assert!(dev
+            .check_url(
+                &Url::parse("http://127.0.0.1:8080/").unwrap(),
+                Purpose::Webhook
+            )
+            .is_ok());
+        assert!(dev
+            .check_url(&Url::parse("http://localhost/").unwrap(), Purpose::Page)
+            .is_ok());
+        assert!(dev
+            .check_url(
+                &Url::parse("http://169.254.169.254/").unwrap(),
+                Purpose::Page
+            )
+            .is_err());
     }
 
     #[tokio::test]
     async fn names_are_checked_after_resolution() {
         let mut p = strict();
-        p.resolve_overrides.insert("inside.example".into(), vec!["10.0.0.5".parse().unwrap()]);
-        p.resolve_overrides.insert("mixed.example".into(), vec!["8.8.8.8".parse().unwrap(), "127.0.0.1".parse().unwrap()]);
-        p.resolve_overrides.insert("outside.example".into(), vec!["8.8.4.4".parse().unwrap()]);
+        p.resolve_overrides
+            .insert("inside.example".into(), vec!["10.0.0.5".parse().unwrap()]);
+        p.resolve_overrides.insert(
+            "mixed.example".into(),
+            vec!["8.8.8.8".parse().unwrap(), "127.0.0.1".parse().unwrap()],
+        );
+        p.resolve_overrides
+            .insert("outside.example".into(), vec!["8.8.4.4".parse().unwrap()]);
         assert!(p.resolve("inside.example").await.is_err());
         assert!(p.resolve("mixed.example").await.is_err());
-        assert_eq!(p.resolve("outside.example").await.unwrap(), vec!["8.8.4.4".parse::<IpAddr>().unwrap()]);
-        assert!(p.check(&Url::parse("https://inside.example/x").unwrap(), Purpose::Webhook).await.is_err());
+        assert_eq!(
+            p.resolve("outside.example").await.unwrap(),
+            vec!["8.8.4.4".parse::<IpAddr>().unwrap()]
+        );
+        assert!(p
+            .check(
+                &Url::parse("https://inside.example/x").unwrap(),
+                Purpose::Webhook
+            )
+            .await
+            .is_err());
     }
 }

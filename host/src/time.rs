@@ -12,7 +12,9 @@ pub fn format(t: DateTime<Utc>) -> String {
 }
 
 pub fn parse(text: &str) -> Option<DateTime<Utc>> {
-    DateTime::parse_from_rfc3339(text).ok().map(|t| t.with_timezone(&Utc))
+    DateTime::parse_from_rfc3339(text)
+        .ok()
+        .map(|t| t.with_timezone(&Utc))
 }
 
 /// Today's date (UTC) as `YYYY-MM-DD`.

@@ -27,15 +27,33 @@ fn bench_ledger_reserve_settle_durable() {
 
     // The ledger: each reservation and each settlement is its own durable commit.
     let store = Store::open(&dir.path().join("fnhost.redb")).unwrap();
-    store.write(|tx| ledger::top_up(tx, "acct_bench", Mode::Live, Micros::from_usd(1_000_000), "bench")).unwrap();
+    store
+        .write(|tx| {
+            ledger::top_up(
+                tx,
+                "acct_bench",
+                Mode::Live,
+                Micros::from_usd(1_000_000),
+                "bench",
+            )
+        })
+        .unwrap();
     let t = Instant::now();
     for i in 0..n {
-        let r = store.write(|tx| ledger::reserve(tx, "acct_bench", Mode::Live, Micros(1_000_000), "bench")).unwrap();
-        store.write(|tx| ledger::resolve(tx, &r.id, &[(format!("rcpt_{i}"), Micros(1_000))])).unwrap();
+        let r = store
+            .write(|tx| ledger::reserve(tx, "acct_bench", Mode::Live, Micros(1_000_000), "bench"))
+            .unwrap();
+        store
+            .write(|tx| ledger::resolve(tx, &r.id, &[(format!("rcpt_{i}"), Micros(1_000))]))
+            .unwrap();
     }
     let secs = t.elapsed().as_secs_f64();
     let audit = store.read(|tx| ledger::audit(tx)).unwrap();
     assert!(audit.problems.is_empty());
     println!("disk fsync (4 KiB write + fdatasync): {fsync_rate:.0}/s");
-    println!("ledger reserve+settle pairs, 2 durable commits each: {:.0} pairs/s ({:.0} commits/s)", n as f64 / secs, 2.0 * n as f64 / secs);
+    println!(
+        "ledger reserve+settle pairs, 2 durable commits each: {:.0} pairs/s ({:.0} commits/s)",
+        n as f64 / secs,
+        2.0 * n as f64 / secs
+    );
 }

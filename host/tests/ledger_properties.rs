@@ -12,19 +12,35 @@ use proptest::prelude::*;
 
 #[derive(Debug, Clone)]
 enum Op {
-    TopUp { account: usize, amount: i64 },
-    Reserve { account: usize, amount: i64 },
+    TopUp {
+        account: usize,
+        amount: i64,
+    },
+    Reserve {
+        account: usize,
+        amount: i64,
+    },
     /// Resolve the n-th open reservation of this worker, settling this share (per mille) of it over `receipts` receipts.
-    Resolve { nth: usize, share: i64, receipts: usize },
+    Resolve {
+        nth: usize,
+        share: i64,
+        receipts: usize,
+    },
     /// Try to resolve something already resolved.
-    ResolveAgain { nth: usize },
+    ResolveAgain {
+        nth: usize,
+    },
 }
 
 fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
         (0..3usize, 1..5_000_000i64).prop_map(|(account, amount)| Op::TopUp { account, amount }),
         (0..3usize, 0..8_000_000i64).prop_map(|(account, amount)| Op::Reserve { account, amount }),
-        (0..8usize, 0..=1000i64, 1..4usize).prop_map(|(nth, share, receipts)| Op::Resolve { nth, share, receipts }),
+        (0..8usize, 0..=1000i64, 1..4usize).prop_map(|(nth, share, receipts)| Op::Resolve {
+            nth,
+            share,
+            receipts
+        }),
         (0..8usize).prop_map(|nth| Op::ResolveAgain { nth }),
     ]
 }
@@ -44,33 +60,56 @@ fn check(store: &Store) {
 }
 
 fn run_worker(store: &Store, worker: usize, ops: &[Op]) {
-    let mode = if worker % 2 == 0 { Mode::Live } else { Mode::Test };
+    let mode = if worker % 2 == 0 {
+        Mode::Live
+    } else {
+        Mode::Test
+    };
     let mut open: Vec<(String, i64)> = Vec::new();
     let mut resolved: Vec<String> = Vec::new();
     for op in ops {
         match op {
             Op::TopUp { account, amount } => {
-                store.write(|tx| ledger::top_up(tx, ACCOUNTS[*account], mode, Micros(*amount), "top-up")).unwrap();
+                store
+                    .write(|tx| {
+                        ledger::top_up(tx, ACCOUNTS[*account], mode, Micros(*amount), "top-up")
+                    })
+                    .unwrap();
             }
             Op::Reserve { account, amount } => {
-                let before = store.read(|tx| ledger::balance(tx, ACCOUNTS[*account], mode)).unwrap();
-                match store.write(|tx| ledger::reserve(tx, ACCOUNTS[*account], mode, Micros(*amount), "prop")) {
+                let before = store
+                    .read(|tx| ledger::balance(tx, ACCOUNTS[*account], mode))
+                    .unwrap();
+                match store.write(|tx| {
+                    ledger::reserve(tx, ACCOUNTS[*account], mode, Micros(*amount), "prop")
+                }) {
                     Ok(r) => open.push((r.id, *amount)),
                     // Refused only when it truly did not fit (others may have reserved meanwhile).
-                    Err(LedgerError::Insufficient(b)) => assert!(b.available() < Micros(*amount), "{before:?} {b:?}"),
+                    Err(LedgerError::Insufficient(b)) => {
+                        assert!(b.available() < Micros(*amount), "{before:?} {b:?}")
+                    }
                     Err(e) => panic!("{e}"),
                 }
             }
-            Op::Resolve { nth, share, receipts } => {
+            Op::Resolve {
+                nth,
+                share,
+                receipts,
+            } => {
                 if open.is_empty() {
                     continue;
                 }
                 let (id, amount) = open.remove(nth % open.len());
                 let settle = amount * share / 1000;
                 let n = *receipts as i64;
-                let mut costs: Vec<(String, Micros)> = (0..n).map(|i| (format!("rcpt_{id}_{i}"), Micros(settle / n))).collect();
+                let mut costs: Vec<(String, Micros)> = (0..n)
+                    .map(|i| (format!("rcpt_{id}_{i}"), Micros(settle / n)))
+                    .collect();
                 costs[0].1 = Micros(settle - settle / n * (n - 1));
-                let costs: Vec<_> = costs.into_iter().filter(|(_, c)| *c > Micros::ZERO).collect();
+                let costs: Vec<_> = costs
+                    .into_iter()
+                    .filter(|(_, c)| *c > Micros::ZERO)
+                    .collect();
                 let r = store.write(|tx| ledger::resolve(tx, &id, &costs)).unwrap();
                 assert_eq!(r.settled + r.released, Micros(amount));
                 resolved.push(id);
@@ -81,7 +120,10 @@ fn run_worker(store: &Store, worker: usize, ops: &[Op]) {
                 }
                 let id = &resolved[nth % resolved.len()];
                 let again = store.write(|tx| ledger::resolve(tx, id, &[]));
-                assert!(matches!(again, Err(LedgerError::AlreadyResolved(_))), "resolved twice");
+                assert!(
+                    matches!(again, Err(LedgerError::AlreadyResolved(_))),
+                    "resolved twice"
+                );
             }
         }
         check(store);
@@ -107,7 +149,9 @@ proptest! {
 #[test]
 fn a_reservation_that_does_not_fit_writes_nothing() {
     let store = Store::in_memory().unwrap();
-    store.write(|tx| ledger::top_up(tx, "acct_a", Mode::Live, Micros(1_000_000), "t")).unwrap();
+    store
+        .write(|tx| ledger::top_up(tx, "acct_a", Mode::Live, Micros(1_000_000), "t"))
+        .unwrap();
     let r = store.write(|tx| ledger::reserve(tx, "acct_a", Mode::Live, Micros(1_000_001), "x"));
     assert!(matches!(r, Err(LedgerError::Insufficient(_))));
     let audit = store.read(|tx| ledger::audit(tx)).unwrap();
@@ -118,13 +162,28 @@ fn a_reservation_that_does_not_fit_writes_nothing() {
 #[test]
 fn settlement_above_the_reservation_is_refused() {
     let store = Store::in_memory().unwrap();
-    store.write(|tx| ledger::top_up(tx, "acct_a", Mode::Live, Micros(5_000_000), "t")).unwrap();
-    let r = store.write(|tx| ledger::reserve(tx, "acct_a", Mode::Live, Micros(1_000_000), "x")).unwrap();
-    let over = store.write(|tx| ledger::resolve(tx, &r.id, &[("rcpt_1".into(), Micros(1_000_001))]));
-    assert!(matches!(over, Err(LedgerError::SettleExceedsReservation { .. })));
-    let ok = store.write(|tx| ledger::resolve(tx, &r.id, &[("rcpt_1".into(), Micros(400_000))])).unwrap();
-    assert_eq!((ok.settled, ok.released), (Micros(400_000), Micros(600_000)));
-    let b = store.read(|tx| ledger::balance(tx, "acct_a", Mode::Live)).unwrap();
+    store
+        .write(|tx| ledger::top_up(tx, "acct_a", Mode::Live, Micros(5_000_000), "t"))
+        .unwrap();
+    let r = store
+        .write(|tx| ledger::reserve(tx, "acct_a", Mode::Live, Micros(1_000_000), "x"))
+        .unwrap();
+    let over =
+        store.write(|tx| ledger::resolve(tx, &r.id, &[("rcpt_1".into(), Micros(1_000_001))]));
+    assert!(matches!(
+        over,
+        Err(LedgerError::SettleExceedsReservation { .. })
+    ));
+    let ok = store
+        .write(|tx| ledger::resolve(tx, &r.id, &[("rcpt_1".into(), Micros(400_000))]))
+        .unwrap();
+    assert_eq!(
+        (ok.settled, ok.released),
+        (Micros(400_000), Micros(600_000))
+    );
+    let b = store
+        .read(|tx| ledger::balance(tx, "acct_a", Mode::Live))
+        .unwrap();
     assert_eq!(b.balance, Micros(4_600_000));
     assert_eq!(b.open_reserves, Micros::ZERO);
 }

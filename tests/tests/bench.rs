@@ -36,10 +36,20 @@ fn percentile(sorted: &[Duration], p: f64) -> f64 {
 }
 
 /// `connections` concurrent clients sending `make()` for `secs` seconds.
-fn load(connections: usize, secs: u64, make: impl Fn(&reqwest::Client) -> reqwest::RequestBuilder + Send + Sync + Clone + 'static) -> (f64, f64, f64, usize) {
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+fn load(
+    connections: usize,
+    secs: u64,
+    make: impl Fn(&reqwest::Client) -> reqwest::RequestBuilder + Send + Sync + Clone + 'static,
+) -> (f64, f64, f64, usize) {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     rt.block_on(async move {
-        let client = reqwest::Client::builder().pool_max_idle_per_host(connections).build().unwrap();
+        let client = reqwest::Client::builder()
+            .pool_max_idle_per_host(connections)
+            .build()
+            .unwrap();
         let deadline = Instant::now() + Duration::from_secs(secs);
         let mut tasks = Vec::new();
         for _ in 0..connections {
@@ -70,7 +80,12 @@ fn load(connections: usize, secs: u64, make: impl Fn(&reqwest::Client) -> reqwes
         }
         let elapsed = started.elapsed().as_secs_f64();
         all.sort();
-        (all.len() as f64 / elapsed, percentile(&all, 0.5), percentile(&all, 0.99), errors)
+        (
+            all.len() as f64 / elapsed,
+            percentile(&all, 0.5),
+            percentile(&all, 0.99),
+            errors,
+        )
     })
 }
 
@@ -82,11 +97,15 @@ fn bench_api_throughput() {
     let base = s.base.clone();
     let key = a.test.clone();
     let (b, k) = (base.clone(), key.clone());
-    let (rps, p50, p99, errors) = load(64, 10, move |c| c.get(format!("{b}/balance")).bearer_auth(&k));
+    let (rps, p50, p99, errors) = load(64, 10, move |c| {
+        c.get(format!("{b}/balance")).bearer_auth(&k)
+    });
     println!("GET /v1/balance            64 conns: {rps:>9.0} req/s  p50 {p50:.2} ms  p99 {p99:.2} ms  errors {errors}");
     let (b, k) = (base.clone(), key.clone());
     let (rps, p50, p99, errors) = load(64, 10, move |c| {
-        c.post(format!("{b}/sessions/estimate")).bearer_auth(&k).json(&json!({"query": "tents under $200 from outdoor-gear.example"}))
+        c.post(format!("{b}/sessions/estimate"))
+            .bearer_auth(&k)
+            .json(&json!({"query": "tents under $200 from outdoor-gear.example"}))
     });
     println!("POST /v1/sessions/estimate 64 conns: {rps:>9.0} req/s  p50 {p50:.2} ms  p99 {p99:.2} ms  errors {errors}");
     println!("server peak RSS: {:.1} MiB", peak_rss_mib(&s));
@@ -114,7 +133,10 @@ fn bench_test_mode_sessions_to_answered() {
                 })
             })
             .collect();
-        handles.into_iter().flat_map(|h| h.join().unwrap()).collect()
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap())
+            .collect()
     });
     for id in &ids {
         let r = result(&c, id);

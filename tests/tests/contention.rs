@@ -50,9 +50,20 @@ fn five_hundred_creations_against_a_balance_that_covers_fifty() {
     });
     stop.store(true, Ordering::SeqCst);
     watcher.join().unwrap();
-    assert_eq!(statuses.iter().filter(|s| **s == 201).count(), 50, "exactly the covered ones are accepted");
-    assert_eq!(statuses.iter().filter(|s| **s == 402).count(), 450, "the rest get 402: {statuses:?}");
-    assert!(lowest.load(Ordering::SeqCst) >= 0, "available went below zero");
+    assert_eq!(
+        statuses.iter().filter(|s| **s == 201).count(),
+        50,
+        "exactly the covered ones are accepted"
+    );
+    assert_eq!(
+        statuses.iter().filter(|s| **s == 402).count(),
+        450,
+        "the rest get 402: {statuses:?}"
+    );
+    assert!(
+        lowest.load(Ordering::SeqCst) >= 0,
+        "available went below zero"
+    );
     let b = c.get("/balance").ok();
     assert_eq!(b["open_reserves_usd"], json!(50));
     assert_eq!(b["available_usd"], json!(0));
@@ -78,7 +89,13 @@ fn one_idempotency_key_raced_a_hundred_times() {
         let handles: Vec<_> = (0..100)
             .map(|_| {
                 let (c, body) = (c.clone(), body.clone());
-                scope.spawn(move || c.send(c.request("POST", "/sessions").header("Idempotency-Key", "same-key").json(&body)))
+                scope.spawn(move || {
+                    c.send(
+                        c.request("POST", "/sessions")
+                            .header("Idempotency-Key", "same-key")
+                            .json(&body),
+                    )
+                })
             })
             .collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
@@ -96,7 +113,11 @@ fn one_idempotency_key_raced_a_hundred_times() {
         }
     }
     result(&c, id.as_str().unwrap());
-    assert_eq!(c.get("/sessions").ok()["data"].as_array().unwrap().len(), 1, "one session");
+    assert_eq!(
+        c.get("/sessions").ok()["data"].as_array().unwrap().len(),
+        1,
+        "one session"
+    );
     let audit = s.audit();
     assert_eq!(audit["reservations"], json!(1), "one reservation");
 }
@@ -128,15 +149,40 @@ fn storms_across_accounts_then_kill_9_keep_the_ledger_exact() {
     for a in &accounts {
         let c = s.client(&a.test);
         let b = c.get("/balance").ok();
-        assert_eq!(b["open_reserves_usd"], json!(0), "every reservation resolved after restart");
+        assert_eq!(
+            b["open_reserves_usd"],
+            json!(0),
+            "every reservation resolved after restart"
+        );
         let mut settled = 0i64;
-        for sess in c.get("/sessions?limit=100").ok()["data"].as_array().unwrap() {
+        for sess in c.get("/sessions?limit=100").ok()["data"]
+            .as_array()
+            .unwrap()
+        {
             assert_ne!(sess["status"], "running");
-            let receipts = c.get(&format!("/sessions/{}/receipts?limit=100", sess["id"].as_str().unwrap())).ok();
-            let cost: i64 = receipts["data"].as_array().unwrap().iter().map(|r| micros(&r["cost_usd"])).sum();
-            assert_eq!(micros(&sess["settled_usd"]), cost, "a session settled exactly its receipts");
+            let receipts = c
+                .get(&format!(
+                    "/sessions/{}/receipts?limit=100",
+                    sess["id"].as_str().unwrap()
+                ))
+                .ok();
+            let cost: i64 = receipts["data"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| micros(&r["cost_usd"]))
+                .sum();
+            assert_eq!(
+                micros(&sess["settled_usd"]),
+                cost,
+                "a session settled exactly its receipts"
+            );
             settled += cost;
         }
-        assert_eq!(micros(&b["balance_usd"]), 3_000_000 - settled, "balance sums up to the micro-dollar");
+        assert_eq!(
+            micros(&b["balance_usd"]),
+            3_000_000 - settled,
+            "balance sums up to the micro-dollar"
+        );
     }
 }

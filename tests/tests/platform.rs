@@ -11,9 +11,20 @@ fn every_response_carries_a_request_id_and_the_version() {
     let ok = c.get("/balance");
     assert_eq!(ok.status, 200);
     assert!(ok.header("fn-request-id").unwrap().starts_with("req_"));
-    assert_eq!(ok.header("fn-version").as_deref(), Some("2026-08-26"), "absent → the account pin");
-    let pinned = c.send(c.request("GET", "/balance").header("fn-version", "2027-01-01"));
-    assert_eq!(pinned.header("fn-version").as_deref(), Some("2027-01-01"), "echoed back");
+    assert_eq!(
+        ok.header("fn-version").as_deref(),
+        Some("2026-08-26"),
+        "absent → the account pin"
+    );
+    let pinned = c.send(
+        c.request("GET", "/balance")
+            .header("fn-version", "2027-01-01"),
+    );
+    assert_eq!(
+        pinned.header("fn-version").as_deref(),
+        Some("2027-01-01"),
+        "echoed back"
+    );
     let err = s.anonymous().get("/balance");
     let e = err.error(401, "invalid_key");
     assert_eq!(e["type"], "authentication");
@@ -37,14 +48,27 @@ fn keys_missing_malformed_unknown_and_revoked() {
     let a = s.account("10");
     s.anonymous().get("/me").error(401, "invalid_key");
     s.client("not-a-key").get("/me").error(401, "invalid_key");
-    s.client("fn_live_short").get("/me").error(401, "invalid_key");
-    s.client("fn_live_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA").get("/me").error(401, "invalid_key");
+    s.client("fn_live_short")
+        .get("/me")
+        .error(401, "invalid_key");
+    s.client("fn_live_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")
+        .get("/me")
+        .error(401, "invalid_key");
     let c = s.client(&a.live);
     let anon = s.anonymous();
-    anon.send(anon.request("GET", "/me").basic_auth("u", Some(&a.live))).error(401, "invalid_key");
+    anon.send(anon.request("GET", "/me").basic_auth("u", Some(&a.live)))
+        .error(401, "invalid_key");
 
     // Revoke a second key with the first; the second then gets key_revoked.
-    let k2 = s.admin(&["create-key", "--account", &a.id, "--mode", "live", "--name", "ci"]);
+    let k2 = s.admin(&[
+        "create-key",
+        "--account",
+        &a.id,
+        "--mode",
+        "live",
+        "--name",
+        "ci",
+    ]);
     let id = k2["id"].as_str().unwrap();
     let c2 = s.client(k2["key"].as_str().unwrap());
     assert_eq!(c2.get("/me").status, 200);
@@ -63,11 +87,18 @@ fn keys_are_random_and_only_their_hash_is_stored() {
     let a = s.account("1");
     let b = s.account("1");
     assert!(a.live.starts_with("fn_live_") && a.test.starts_with("fn_test_"));
-    assert_eq!(a.live.len(), "fn_live_".len() + 32, "32 base-62 characters ≈ 190 bits");
+    assert_eq!(
+        a.live.len(),
+        "fn_live_".len() + 32,
+        "32 base-62 characters ≈ 190 bits"
+    );
     assert_ne!(a.live, b.live);
     let listed = s.client(&a.live).get("/keys").ok();
     let text = listed.to_string();
-    assert!(!text.contains(&a.live), "a listed key never shows its secret");
+    assert!(
+        !text.contains(&a.live),
+        "a listed key never shows its secret"
+    );
     s.terminate_and_check_db_lacks(&a.live);
 }
 
@@ -80,7 +111,10 @@ impl DbCheck for Server {
         self.terminate();
         let db = std::fs::read(self.data.path().join("fnhost.redb")).unwrap();
         let needle = secret.as_bytes();
-        assert!(!db.windows(needle.len()).any(|w| w == needle), "the key text is stored in the database");
+        assert!(
+            !db.windows(needle.len()).any(|w| w == needle),
+            "the key text is stored in the database"
+        );
     }
 }
 
@@ -88,13 +122,23 @@ impl DbCheck for Server {
 fn scopes_are_enforced() {
     let s = Server::start();
     let a = s.account("1");
-    let k = s.admin(&["create-key", "--account", &a.id, "--name", "reader", "--scopes", "account:read"]);
+    let k = s.admin(&[
+        "create-key",
+        "--account",
+        &a.id,
+        "--name",
+        "reader",
+        "--scopes",
+        "account:read",
+    ]);
     let c = s.client(k["key"].as_str().unwrap());
     assert_eq!(c.get("/balance").status, 200);
     let e = c.get("/keys").error(403, "missing_scope");
     assert_eq!(e["required_scope"], "keys:read");
     assert_eq!(e["type"], "permission");
-    let e = c.post("/keys/key_x/revoke", json!({})).error(403, "missing_scope");
+    let e = c
+        .post("/keys/key_x/revoke", json!({}))
+        .error(403, "missing_scope");
     assert_eq!(e["required_scope"], "keys:write");
 }
 
@@ -110,17 +154,33 @@ fn another_accounts_objects_are_not_found() {
     let unknown = ca.patch("/keys/key_doesnotexist", json!({"name": "x"}));
     let e1 = foreign.error(404, "not_found");
     let e2 = unknown.error(404, "not_found");
-    assert_eq!(e1["message"], e2["message"], "the two cases are indistinguishable");
+    assert_eq!(
+        e1["message"], e2["message"],
+        "the two cases are indistinguishable"
+    );
     // The test key of the same account does not see live keys either.
-    let live_key_of_a = ca.get("/keys").ok()["data"][0]["id"].as_str().unwrap().to_string();
-    s.client(&a.test).post(&format!("/keys/{live_key_of_a}/revoke"), json!({})).error(404, "not_found");
+    let live_key_of_a = ca.get("/keys").ok()["data"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    s.client(&a.test)
+        .post(&format!("/keys/{live_key_of_a}/revoke"), json!({}))
+        .error(404, "not_found");
 }
 
 #[test]
 fn test_and_live_balances_are_separate() {
     let s = Server::start();
     let a = s.account("10");
-    s.admin(&["top-up", "--account", &a.id, "--mode", "test", "--amount-usd", "5.25"]);
+    s.admin(&[
+        "top-up",
+        "--account",
+        &a.id,
+        "--mode",
+        "test",
+        "--amount-usd",
+        "5.25",
+    ]);
     let live = s.client(&a.live).get("/balance").ok();
     let test = s.client(&a.test).get("/balance").ok();
     assert_eq!(live["balance_usd"], json!(10));
@@ -145,7 +205,8 @@ fn unknown_paths_and_wrong_methods_are_not_found() {
     c.get("/v2/balance").error(404, "not_found");
     c.method("DELETE", "/balance").error(404, "not_found");
     c.method("PUT", "/keys").error(404, "not_found");
-    c.method("GET", "/keys/key_x/revoke").error(404, "not_found");
+    c.method("GET", "/keys/key_x/revoke")
+        .error(404, "not_found");
     let e = c.method("POST", "/me").error(404, "not_found");
     assert_eq!(e["type"], "not_found");
 }
@@ -167,7 +228,10 @@ fn planned_surfaces_answer_501_on_every_method() {
         ("/receipts/rcpt_1", "receipts lookup"),
         ("/sessions/ses_1/refresh", "session refresh"),
         ("/webhooks/whep_1/test", "webhook test"),
-        ("/webhooks/whep_1/attempts/msg_1/redeliver", "webhook redeliver"),
+        (
+            "/webhooks/whep_1/attempts/msg_1/redeliver",
+            "webhook redeliver",
+        ),
         ("/mcp", "tool-protocol server"),
     ];
     for (path, surface) in cases {
@@ -177,7 +241,9 @@ fn planned_surfaces_answer_501_on_every_method() {
             assert_eq!(e["type"], "api_error");
         }
     }
-    let e = c.method("DELETE", "/sessions/ses_1").error(501, "not_implemented");
+    let e = c
+        .method("DELETE", "/sessions/ses_1")
+        .error(501, "not_implemented");
     assert_eq!(e["surface"], "session redaction");
 }
 
@@ -186,19 +252,38 @@ fn bodies_that_do_not_parse_or_exceed_1mb_are_empty() {
     let s = Server::start();
     let a = s.account("1");
     let c = s.client(&a.live);
-    let id = c.get("/keys").ok()["data"][0]["id"].as_str().unwrap().to_string();
+    let id = c.get("/keys").ok()["data"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let path = format!("/keys/{id}");
-    let garbage = c.send(c.request("PATCH", &path).header("content-type", "application/json").body("{not json"));
+    let garbage = c.send(
+        c.request("PATCH", &path)
+            .header("content-type", "application/json")
+            .body("{not json"),
+    );
     assert_eq!(garbage.error(400, "invalid_param")["param"], "name");
     let mut big = String::from("{\"name\": \"");
     big.push_str(&"x".repeat(1024 * 1024 + 10));
     big.push_str("\"}");
-    let over = c.send(c.request("PATCH", &path).header("content-type", "application/json").body(big));
+    let over = c.send(
+        c.request("PATCH", &path)
+            .header("content-type", "application/json")
+            .body(big),
+    );
     assert_eq!(over.error(400, "invalid_param")["param"], "name");
     let fine = c.patch(&path, json!({"name": "renamed"})).ok();
     assert_eq!(fine["name"], "renamed");
-    assert_eq!(c.patch(&path, json!({"name": 5})).error(400, "invalid_param")["param"], "name");
-    assert_eq!(c.patch(&path, json!({"name": "a", "extra": 1})).error(400, "invalid_param")["param"], "extra");
+    assert_eq!(
+        c.patch(&path, json!({"name": 5}))
+            .error(400, "invalid_param")["param"],
+        "name"
+    );
+    assert_eq!(
+        c.patch(&path, json!({"name": "a", "extra": 1}))
+            .error(400, "invalid_param")["param"],
+        "extra"
+    );
 }
 
 #[test]
@@ -215,7 +300,11 @@ fn the_platform_plane() {
     assert_eq!(usage["total_usd"], json!(0));
     assert!(usage["by_day"].is_array());
     c.get("/usage?from=2026-13-01").error(400, "invalid_param");
-    assert_eq!(c.get("/usage?from=2026-02-01&to=2026-01-01").error(400, "invalid_param")["param"], "from");
+    assert_eq!(
+        c.get("/usage?from=2026-02-01&to=2026-01-01")
+            .error(400, "invalid_param")["param"],
+        "from"
+    );
 
     // Lists paginate one way: limit and starting_after, has_more.
     for i in 0..4 {
@@ -228,16 +317,30 @@ fn the_platform_plane() {
     let last = p1["data"][1]["id"].as_str().unwrap();
     let p2 = c.get(&format!("/keys?limit=2&starting_after={last}")).ok();
     assert_eq!(p2["data"].as_array().unwrap().len(), 2);
-    let p3 = c.get(&format!("/keys?limit=2&starting_after={}", p2["data"][1]["id"].as_str().unwrap())).ok();
+    let p3 = c
+        .get(&format!(
+            "/keys?limit=2&starting_after={}",
+            p2["data"][1]["id"].as_str().unwrap()
+        ))
+        .ok();
     assert_eq!(p3["data"].as_array().unwrap().len(), 1);
     assert_eq!(p3["has_more"], json!(false));
-    assert_eq!(c.get("/keys?limit=0").error(400, "invalid_param")["param"], "limit");
-    assert_eq!(c.get("/keys?limit=101").error(400, "invalid_param")["param"], "limit");
+    assert_eq!(
+        c.get("/keys?limit=0").error(400, "invalid_param")["param"],
+        "limit"
+    );
+    assert_eq!(
+        c.get("/keys?limit=101").error(400, "invalid_param")["param"],
+        "limit"
+    );
 }
 
 #[test]
 fn rate_limit_per_key() {
-    let s = Server::builder().env("FNHOST_RATE_LIMIT_PER_S", "1").env("FNHOST_RATE_LIMIT_BURST", "3").start();
+    let s = Server::builder()
+        .env("FNHOST_RATE_LIMIT_PER_S", "1")
+        .env("FNHOST_RATE_LIMIT_BURST", "3")
+        .start();
     let a = s.account("1");
     let c = s.client(&a.live);
     let statuses: Vec<u16> = (0..5).map(|_| c.get("/me").status).collect();
@@ -245,7 +348,10 @@ fn rate_limit_per_key() {
     let r = c.get("/me");
     let e = r.error(429, "rate_limited");
     assert!(e["retry_after_s"].as_u64().unwrap() >= 1);
-    assert_eq!(r.header("retry-after"), Some(e["retry_after_s"].to_string()));
+    assert_eq!(
+        r.header("retry-after"),
+        Some(e["retry_after_s"].to_string())
+    );
     // Another key has its own bucket.
     assert_eq!(s.client(&a.test).get("/me").status, 200);
 }
@@ -253,14 +359,28 @@ fn rate_limit_per_key() {
 #[test]
 fn admin_works_with_and_without_a_running_server() {
     let data = tempfile::tempdir().unwrap();
-    let created = admin(data.path(), &["create-account", "--name", "offline", "--balance-usd", "3"]);
+    let created = admin(
+        data.path(),
+        &["create-account", "--name", "offline", "--balance-usd", "3"],
+    );
     let id = created["account_id"].as_str().unwrap().to_string();
     let s = Server::builder().data(data).start();
     // The server holds the database now; admin goes through its socket.
-    s.admin(&["top-up", "--account", &id, "--mode", "live", "--amount-usd", "2"]);
+    s.admin(&[
+        "top-up",
+        "--account",
+        &id,
+        "--mode",
+        "live",
+        "--amount-usd",
+        "2",
+    ]);
     s.admin(&["set-threshold", "--account", &id, "--threshold-usd", "1.5"]);
     s.admin(&["set-caps", "--account", &id, "--monthly-cap-usd", "50"]);
-    let b = s.client(created["live_key"].as_str().unwrap()).get("/balance").ok();
+    let b = s
+        .client(created["live_key"].as_str().unwrap())
+        .get("/balance")
+        .ok();
     assert_eq!(b["balance_usd"], json!(5));
     assert_eq!(b["low_balance_threshold_usd"], json!(1.5));
     s.audit();
@@ -277,11 +397,22 @@ fn graceful_shutdown_on_sigterm() {
 fn demo_account_is_created_once_on_first_start() {
     let mut s = Server::builder().env("FNHOST_DEMO_ACCOUNT", "true").start();
     let printed = s.stdout.lock().unwrap().join("\n");
-    let live = printed.split_whitespace().find(|w| w.starts_with("fn_live_")).expect("live key printed").to_string();
+    let live = printed
+        .split_whitespace()
+        .find(|w| w.starts_with("fn_live_"))
+        .expect("live key printed")
+        .to_string();
     assert!(printed.contains("fn_test_"));
-    assert_eq!(s.client(&live).get("/balance").ok()["balance_usd"], json!(100));
+    assert_eq!(
+        s.client(&live).get("/balance").ok()["balance_usd"],
+        json!(100)
+    );
     s.restart();
     std::thread::sleep(std::time::Duration::from_millis(200));
     let again = s.stdout.lock().unwrap().join("\n");
-    assert_eq!(again.matches("fn_live_").count(), 1, "keys are printed once, on first start only");
+    assert_eq!(
+        again.matches("fn_live_").count(),
+        1,
+        "keys are printed once, on first start only"
+    );
 }

@@ -12,7 +12,12 @@ use std::process::{exit, Command};
 
 /// The components built for wasm32-wasip2 with the `plugin` profile: the
 /// built-in plugins and the test components.
-const COMPONENTS: &[&str] = &["fnhost-planner", "fnhost-extractor", "fnhost-differ", "fnhost-replay"];
+const COMPONENTS: &[&str] = &[
+    "fnhost-planner",
+    "fnhost-extractor",
+    "fnhost-differ",
+    "fnhost-replay",
+];
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -39,10 +44,35 @@ fn main() {
         Some("bench") => {
             build_plugins();
             // Figures, not assertions: each prints what it measured.
-            run(cargo(&["bench", "--package", "fnhost", "--bench", "plugin_runtime"]));
-            run(cargo(&["test", "--package", "fnhost", "--test", "ledger_bench", "--", "--ignored", "--nocapture"]));
+            run(cargo(&[
+                "bench",
+                "--package",
+                "fnhost",
+                "--bench",
+                "plugin_runtime",
+            ]));
+            run(cargo(&[
+                "test",
+                "--package",
+                "fnhost",
+                "--test",
+                "ledger_bench",
+                "--",
+                "--ignored",
+                "--nocapture",
+            ]));
             for test in ["bench", "webhooks"] {
-                run(cargo(&["test", "--package", "fnhost-tests", "--test", test, "--", "--ignored", "--nocapture", "--test-threads=1"]));
+                run(cargo(&[
+                    "test",
+                    "--package",
+                    "fnhost-tests",
+                    "--test",
+                    test,
+                    "--",
+                    "--ignored",
+                    "--nocapture",
+                    "--test-threads=1",
+                ]));
             }
         }
         _ => {
@@ -101,15 +131,21 @@ fn build_python_example() {
 fn extra_components() -> Vec<&'static str> {
     let mut found = Vec::new();
     for dir in ["tests/components", "examples/plugins"] {
-        let Ok(entries) = std::fs::read_dir(dir) else { continue };
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            continue;
+        };
         for entry in entries.flatten() {
             let manifest = entry.path().join("Cargo.toml");
-            let Ok(text) = std::fs::read_to_string(&manifest) else { continue };
+            let Ok(text) = std::fs::read_to_string(&manifest) else {
+                continue;
+            };
             if !text.contains("[package.metadata.fnhost]") {
                 continue;
             }
             if let Some(name) = text.lines().find_map(|l| l.strip_prefix("name = \"")) {
-                found.push(&*Box::leak(name.trim_end_matches('"').to_string().into_boxed_str()));
+                found.push(&*Box::leak(
+                    name.trim_end_matches('"').to_string().into_boxed_str(),
+                ));
             }
         }
     }
@@ -126,7 +162,11 @@ fn ensure_browser() {
             .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
             .unwrap_or(false);
         let apt = |args: &[&str]| {
-            let mut cmd = if root { Command::new("apt-get") } else { Command::new("sudo") };
+            let mut cmd = if root {
+                Command::new("apt-get")
+            } else {
+                Command::new("sudo")
+            };
             if !root {
                 cmd.args(["DEBIAN_FRONTEND=noninteractive", "apt-get"]);
             }
@@ -138,8 +178,14 @@ fn ensure_browser() {
     }
     let dir = Path::new("tests/browser");
     if !dir.join("node_modules/playwright-core").exists() {
-        let verb = if dir.join("package-lock.json").exists() { "ci" } else { "install" };
-        run(Command::new("npm").args([verb, "--no-audit", "--no-fund"]).current_dir(dir));
+        let verb = if dir.join("package-lock.json").exists() {
+            "ci"
+        } else {
+            "install"
+        };
+        run(Command::new("npm")
+            .args([verb, "--no-audit", "--no-fund"])
+            .current_dir(dir));
     }
 }
 
@@ -168,7 +214,10 @@ fn f1(root: &Path) {
     extract.arg("--dir").arg(&dataset).arg("--out").arg(&out);
     run(extract);
     let mut score = Command::new("python3");
-    score.arg(scorer).arg(dataset.join("ground-truth.json")).arg(&out);
+    score
+        .arg(scorer)
+        .arg(dataset.join("ground-truth.json"))
+        .arg(&out);
     run(&mut score);
 }
 
@@ -191,5 +240,8 @@ fn run(mut cmd: impl std::borrow::BorrowMut<Command>) {
 }
 
 fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask sits in the workspace").to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask sits in the workspace")
+        .to_path_buf()
 }

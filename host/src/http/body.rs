@@ -46,7 +46,9 @@ impl Body {
         match self.get(name) {
             None => Err(ApiError::missing(name)),
             Some(Value::String(s)) if !s.trim().is_empty() => Ok(s.clone()),
-            Some(Value::String(_)) => Err(ApiError::invalid(name, format!("{name} must not be empty"))),
+            Some(Value::String(_)) => {
+                Err(ApiError::invalid(name, format!("{name} must not be empty")))
+            }
             Some(_) => Err(ApiError::invalid(name, format!("{name} must be a string"))),
         }
     }
@@ -56,7 +58,10 @@ impl Body {
         match self.get(name) {
             None => Ok(None),
             Some(Value::String(s)) if s.chars().count() <= max => Ok(Some(s.clone())),
-            Some(Value::String(_)) => Err(ApiError::invalid(name, format!("{name} must be at most {max} characters"))),
+            Some(Value::String(_)) => Err(ApiError::invalid(
+                name,
+                format!("{name} must be at most {max} characters"),
+            )),
             Some(_) => Err(ApiError::invalid(name, format!("{name} must be a string"))),
         }
     }
@@ -75,9 +80,15 @@ impl Body {
             None => Ok(None),
             Some(v @ Value::Number(_)) => match Micros::from_json(v) {
                 Some(m) if m > Micros::ZERO => Ok(Some(m)),
-                _ => Err(ApiError::invalid(name, format!("{name} must be a positive USD amount with at most 6 decimals"))),
+                _ => Err(ApiError::invalid(
+                    name,
+                    format!("{name} must be a positive USD amount with at most 6 decimals"),
+                )),
             },
-            Some(_) => Err(ApiError::invalid(name, format!("{name} must be a number (USD)"))),
+            Some(_) => Err(ApiError::invalid(
+                name,
+                format!("{name} must be a number (USD)"),
+            )),
         }
     }
 
@@ -90,8 +101,13 @@ impl Body {
                 .map(|v| v.as_str().map(str::to_string))
                 .collect::<Option<Vec<_>>>()
                 .map(Some)
-                .ok_or_else(|| ApiError::invalid(name, format!("{name} must be an array of strings"))),
-            Some(_) => Err(ApiError::invalid(name, format!("{name} must be an array of strings"))),
+                .ok_or_else(|| {
+                    ApiError::invalid(name, format!("{name} must be an array of strings"))
+                }),
+            Some(_) => Err(ApiError::invalid(
+                name,
+                format!("{name} must be an array of strings"),
+            )),
         }
     }
 
@@ -99,15 +115,23 @@ impl Body {
     pub fn optional_metadata(&self, name: &str) -> Result<Option<Map<String, Value>>, ApiError> {
         match self.get(name) {
             None => Ok(None),
-            Some(Value::Object(m)) if m.len() <= 50 && m.values().all(|v| v.is_string()) => Ok(Some(m.clone())),
-            Some(_) => Err(ApiError::invalid(name, format!("{name} must be an object of at most 50 string values"))),
+            Some(Value::Object(m)) if m.len() <= 50 && m.values().all(|v| v.is_string()) => {
+                Ok(Some(m.clone()))
+            }
+            Some(_) => Err(ApiError::invalid(
+                name,
+                format!("{name} must be an object of at most 50 string values"),
+            )),
         }
     }
 
     /// Refuse members this operation does not know, so typos are not silently ignored.
     pub fn only(&self, allowed: &[&str]) -> Result<(), ApiError> {
         match self.0.keys().find(|k| !allowed.contains(&k.as_str())) {
-            Some(k) => Err(ApiError::invalid(k.clone(), format!("unknown member {k}; allowed: {}", allowed.join(", ")))),
+            Some(k) => Err(ApiError::invalid(
+                k.clone(),
+                format!("unknown member {k}; allowed: {}", allowed.join(", ")),
+            )),
             None => Ok(()),
         }
     }

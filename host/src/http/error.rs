@@ -26,12 +26,18 @@ pub enum ApiError {
     #[error("this request would exceed the account's monthly spend cap")]
     MonthlyCapExceeded { cap: Micros, spent: Micros },
     #[error("the available balance cannot cover the reservation")]
-    InsufficientCredit { balance: Micros, open_reserves: Micros, top_up_url: String },
+    InsufficientCredit {
+        balance: Micros,
+        open_reserves: Micros,
+        top_up_url: String,
+    },
     #[error("no such resource")]
     NotFound,
     #[error("this turn needs confirmation: send the proposal id back to run it")]
     ProposalRequired { proposal: Value },
-    #[error("this Idempotency-Key was used with a different request, or that request is still running")]
+    #[error(
+        "this Idempotency-Key was used with a different request, or that request is still running"
+    )]
     IdempotencyConflict { original_request_id: String },
     #[error("the session is {status}; no turn can follow")]
     SessionTerminal { status: String },
@@ -40,7 +46,11 @@ pub enum ApiError {
     #[error("too many requests for this key")]
     RateLimited { retry_after_s: u64 },
     #[error("too many runs in flight for this account")]
-    ConcurrencyCap { retry_after_s: u64, limit: u64, in_flight: u64 },
+    ConcurrencyCap {
+        retry_after_s: u64,
+        limit: u64,
+        in_flight: u64,
+    },
     #[error("internal error; safe to retry with the same Idempotency-Key")]
     Internal(#[source] anyhow::Error),
     #[error("a dependency of the service is unavailable; nothing was billed, retry with backoff")]
@@ -51,7 +61,10 @@ pub enum ApiError {
 
 impl ApiError {
     pub fn invalid(param: impl Into<String>, message: impl Into<String>) -> ApiError {
-        ApiError::InvalidParam { param: param.into(), message: message.into() }
+        ApiError::InvalidParam {
+            param: param.into(),
+            message: message.into(),
+        }
     }
 
     pub fn missing(param: &str) -> ApiError {
@@ -98,7 +111,9 @@ impl ApiError {
             | ApiError::IdempotencyConflict { .. }
             | ApiError::SessionTerminal { .. }
             | ApiError::SessionBusy { .. } => StatusCode::CONFLICT,
-            ApiError::RateLimited { .. } | ApiError::ConcurrencyCap { .. } => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::RateLimited { .. } | ApiError::ConcurrencyCap { .. } => {
+                StatusCode::TOO_MANY_REQUESTS
+            }
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
             ApiError::EngineUnavailable => StatusCode::BAD_GATEWAY,
             ApiError::NotImplemented { .. } => StatusCode::NOT_IMPLEMENTED,
@@ -115,25 +130,39 @@ impl ApiError {
         let v = match self {
             ApiError::InvalidParam { param, .. } => json!({ "param": param }),
             ApiError::KeyRevoked { revoked_at } => json!({ "revoked_at": revoked_at }),
-            ApiError::MissingScope { required_scope } => json!({ "required_scope": required_scope }),
+            ApiError::MissingScope { required_scope } => {
+                json!({ "required_scope": required_scope })
+            }
             ApiError::SessionCapExceeded { cap, requested } => {
                 json!({ "cap_usd": cap.to_json(), "requested_usd": requested.to_json() })
             }
             ApiError::MonthlyCapExceeded { cap, spent } => {
                 json!({ "cap_usd": cap.to_json(), "spent_usd": spent.to_json() })
             }
-            ApiError::InsufficientCredit { balance, open_reserves, top_up_url } => json!({
+            ApiError::InsufficientCredit {
+                balance,
+                open_reserves,
+                top_up_url,
+            } => json!({
                 "balance_usd": balance.to_json(),
                 "open_reserves_usd": open_reserves.to_json(),
                 "top_up_url": top_up_url,
             }),
             ApiError::ProposalRequired { proposal } => json!({ "proposal": proposal }),
-            ApiError::IdempotencyConflict { original_request_id } => {
+            ApiError::IdempotencyConflict {
+                original_request_id,
+            } => {
                 json!({ "original_request_id": original_request_id })
             }
-            ApiError::SessionTerminal { status } | ApiError::SessionBusy { status } => json!({ "status": status }),
+            ApiError::SessionTerminal { status } | ApiError::SessionBusy { status } => {
+                json!({ "status": status })
+            }
             ApiError::RateLimited { retry_after_s } => json!({ "retry_after_s": retry_after_s }),
-            ApiError::ConcurrencyCap { retry_after_s, limit, in_flight } => {
+            ApiError::ConcurrencyCap {
+                retry_after_s,
+                limit,
+                in_flight,
+            } => {
                 json!({ "retry_after_s": retry_after_s, "limit": limit, "in_flight": in_flight })
             }
             ApiError::NotImplemented { surface } => json!({ "surface": surface }),
@@ -147,9 +176,8 @@ impl ApiError {
 
     fn retry_after(&self) -> Option<u64> {
         match self {
-            ApiError::RateLimited { retry_after_s } | ApiError::ConcurrencyCap { retry_after_s, .. } => {
-                Some(*retry_after_s)
-            }
+            ApiError::RateLimited { retry_after_s }
+            | ApiError::ConcurrencyCap { retry_after_s, .. } => Some(*retry_after_s),
             _ => None,
         }
     }
@@ -160,7 +188,10 @@ impl ApiError {
         error.insert("type".into(), self.error_type().into());
         error.insert("code".into(), self.code().into());
         error.insert("message".into(), self.to_string().into());
-        error.insert("doc_url".into(), format!("{}/errors/{}", docs_url.trim_end_matches('/'), self.code()).into());
+        error.insert(
+            "doc_url".into(),
+            format!("{}/errors/{}", docs_url.trim_end_matches('/'), self.code()).into(),
+        );
         error.insert("request_id".into(), request_id.into());
         error.extend(self.context());
         json!({ "error": error })
@@ -195,9 +226,13 @@ impl IntoResponse for ApiError {
         }
         let mut response = self.status().into_response();
         if let Some(secs) = self.retry_after() {
-            response.headers_mut().insert("retry-after", HeaderValue::from(secs));
+            response
+                .headers_mut()
+                .insert("retry-after", HeaderValue::from(secs));
         }
-        response.extensions_mut().insert(PendingError(std::sync::Arc::new(self)));
+        response
+            .extensions_mut()
+            .insert(PendingError(std::sync::Arc::new(self)));
         response
     }
 }

@@ -49,7 +49,10 @@ pub async fn conventions(State(state): State<AppState>, mut req: Request, next: 
     let headers = response.headers_mut();
     // A replayed idempotent response keeps the id of the request it answers.
     if !headers.contains_key("fn-request-id") {
-        headers.insert("fn-request-id", HeaderValue::from_str(&request_id).expect("ids are ascii"));
+        headers.insert(
+            "fn-request-id",
+            HeaderValue::from_str(&request_id).expect("ids are ascii"),
+        );
     }
     if let Ok(v) = HeaderValue::from_str(&version) {
         headers.insert("fn-version", v);

@@ -26,11 +26,19 @@ impl Page {
             None => 20,
             Some(s) => match s.parse::<usize>() {
                 Ok(n) if (1..=100).contains(&n) => n,
-                _ => return Err(ApiError::invalid("limit", "limit must be an integer from 1 to 100")),
+                _ => {
+                    return Err(ApiError::invalid(
+                        "limit",
+                        "limit must be an integer from 1 to 100",
+                    ))
+                }
             },
         };
         let starting_after = q.starting_after.clone().filter(|s| !s.is_empty());
-        Ok(Page { limit, starting_after })
+        Ok(Page {
+            limit,
+            starting_after,
+        })
     }
 
     /// Cut a list (fetched with one extra item) into the answer.
@@ -44,11 +52,16 @@ impl Page {
     pub fn slice(&self, items: Vec<Value>) -> Result<Value, ApiError> {
         let start = match &self.starting_after {
             None => 0,
-            Some(after) => {
-                items.iter().position(|v| v["id"] == after.as_str()).map(|i| i + 1).ok_or_else(|| {
-                    ApiError::invalid("starting_after", "starting_after must be the id of an item in this list")
-                })?
-            }
+            Some(after) => items
+                .iter()
+                .position(|v| v["id"] == after.as_str())
+                .map(|i| i + 1)
+                .ok_or_else(|| {
+                    ApiError::invalid(
+                        "starting_after",
+                        "starting_after must be the id of an item in this list",
+                    )
+                })?,
         };
         Ok(self.answer(items.into_iter().skip(start).take(self.limit + 1).collect()))
     }

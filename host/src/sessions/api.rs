@@ -37,11 +37,15 @@ pub const MAX_WAIT_S: u64 = 600;
 pub const PROPOSAL_TTL_MIN: i64 = 15;
 
 pub fn routes() -> Router<AppState> {
-    let redaction = crate::planned::partial("/sessions/{id}", "DELETE").expect("redaction is planned");
+    let redaction =
+        crate::planned::partial("/sessions/{id}", "DELETE").expect("redaction is planned");
     Router::new()
         .route("/sessions/estimate", post(estimate))
         .route("/sessions", post(create).get(list))
-        .route("/sessions/{id}", get(read).delete(crate::planned::handler(redaction)))
+        .route(
+            "/sessions/{id}",
+            get(read).delete(crate::planned::handler(redaction)),
+        )
         .route("/sessions/{id}/events", get(events_page))
         .route("/sessions/{id}/stream", get(stream))
         .route("/sessions/{id}/result", get(result))
@@ -53,7 +57,11 @@ pub fn routes() -> Router<AppState> {
 
 /// The planner's reading of a query, with the host's judgement added: test
 /// sentinels, and a search provider that can supply missing sources.
-async fn plan(state: &AppState, mode: Mode, query: &str) -> Result<Option<crate::plugins::Estimate>, ApiError> {
+async fn plan(
+    state: &AppState,
+    mode: Mode,
+    query: &str,
+) -> Result<Option<crate::plugins::Estimate>, ApiError> {
     let mut estimate = match state.plugins.estimate(query).await {
         Ok(e) => e,
         Err(e) => {
@@ -72,11 +80,17 @@ async fn plan(state: &AppState, mode: Mode, query: &str) -> Result<Option<crate:
             estimate.missing.clear();
         }
         None => {
-            let only_source_missing = estimate.missing.iter().all(|m| m == "source") && !estimate.missing.is_empty();
-            if !estimate.would_run && only_source_missing && state.config.search_provider_url.is_some() && mode == Mode::Live {
+            let only_source_missing =
+                estimate.missing.iter().all(|m| m == "source") && !estimate.missing.is_empty();
+            if !estimate.would_run
+                && only_source_missing
+                && state.config.search_provider_url.is_some()
+                && mode == Mode::Live
+            {
                 estimate.would_run = true;
                 estimate.missing.clear();
-                estimate.reason = "no source named; the configured search provider will look for them".into();
+                estimate.reason =
+                    "no source named; the configured search provider will look for them".into();
             }
         }
     }
@@ -88,20 +102,38 @@ fn price(state: &AppState, parsed: &Value, would_run: bool, cap: Micros) -> (u32
     if !would_run {
         return (0, Micros::ZERO);
     }
-    let sources = parsed["sources"].as_array().map(|a| a.len()).unwrap_or(1).max(1) as u32;
+    let sources = parsed["sources"]
+        .as_array()
+        .map(|a| a.len())
+        .unwrap_or(1)
+        .max(1) as u32;
     let passes = (sources * 5).min(state.config.fetch.max_pages_per_turn);
     let per_page = state.config.per_fetch().0 + 10 * state.config.per_record().0;
     (passes, Micros(per_page * passes as i64).min(cap))
 }
 
-async fn estimate(State(state): State<AppState>, caller: Caller, body: Body) -> Result<Json<Value>, ApiError> {
+async fn estimate(
+    State(state): State<AppState>,
+    caller: Caller,
+    body: Body,
+) -> Result<Json<Value>, ApiError> {
     caller.require("sessions:write")?;
     let query = body.required_str("query")?;
     if query.chars().count() > MAX_QUERY_CHARS {
-        return Err(ApiError::invalid("query", format!("query must be at most {MAX_QUERY_CHARS} characters")));
+        return Err(ApiError::invalid(
+            "query",
+            format!("query must be at most {MAX_QUERY_CHARS} characters"),
+        ));
     }
-    let e = plan(&state, caller.mode(), &query).await?.ok_or(ApiError::EngineUnavailable)?;
-    let (passes, cost) = price(&state, &e.parsed, e.would_run, state.config.default_max_spend());
+    let e = plan(&state, caller.mode(), &query)
+        .await?
+        .ok_or(ApiError::EngineUnavailable)?;
+    let (passes, cost) = price(
+        &state,
+        &e.parsed,
+        e.would_run,
+        state.config.default_max_spend(),
+    );
     Ok(Json(json!({
         "object": "estimate",
         "livemode": caller.mode().livemode(),
@@ -115,10 +147,17 @@ async fn estimate(State(state): State<AppState>, caller: Caller, body: Body) -> 
 }
 
 /// Check the caps and reserve; refusals carry their context.
-fn check_caps(tx: &redb::WriteTransaction, caller: &Caller, amount: Micros) -> Result<(), ApiError> {
+fn check_caps(
+    tx: &redb::WriteTransaction,
+    caller: &Caller,
+    amount: Micros,
+) -> Result<(), ApiError> {
     if let Some(cap) = caller.key.session_cap {
         if amount > cap {
-            return Err(ApiError::SessionCapExceeded { cap, requested: amount });
+            return Err(ApiError::SessionCapExceeded {
+                cap,
+                requested: amount,
+            });
         }
     }
     if let Some(cap) = caller.account.monthly_cap {
@@ -131,16 +170,24 @@ fn check_caps(tx: &redb::WriteTransaction, caller: &Caller, amount: Micros) -> R
     Ok(())
 }
 
-fn reserve(tx: &redb::WriteTransaction, state: &AppState, caller: &Caller, amount: Micros, purpose: &str) -> Result<ledger::Reservation, ApiError> {
+fn reserve(
+    tx: &redb::WriteTransaction,
+    state: &AppState,
+    caller: &Caller,
+    amount: Micros,
+    purpose: &str,
+) -> Result<ledger::Reservation, ApiError> {
     let before = ledger::balance(tx, &caller.account.id, caller.mode())?;
-    let r = ledger::reserve(tx, &caller.account.id, caller.mode(), amount, purpose).map_err(|e| match e {
-        LedgerError::Insufficient(b) => ApiError::InsufficientCredit {
-            balance: b.balance,
-            open_reserves: b.open_reserves,
-            top_up_url: format!("{}/dashboard", state.config.public_url()),
+    let r = ledger::reserve(tx, &caller.account.id, caller.mode(), amount, purpose).map_err(
+        |e| match e {
+            LedgerError::Insufficient(b) => ApiError::InsufficientCredit {
+                balance: b.balance,
+                open_reserves: b.open_reserves,
+                top_up_url: format!("{}/dashboard", state.config.public_url()),
+            },
+            other => ApiError::internal(anyhow::anyhow!("{other}")),
         },
-        other => ApiError::internal(anyhow::anyhow!("{other}")),
-    })?;
+    )?;
     let after = ledger::balance(tx, &caller.account.id, caller.mode())?;
     crate::webhooks::balance_changed(tx, &caller.account.id, caller.mode(), &before, &after)?;
     Ok(r)
@@ -156,37 +203,83 @@ async fn create(
     if let Err(e) = caller.require("sessions:write") {
         return e.into_response();
     }
-    let idem = match idempotency::start(&state, &caller, &headers, &request_id, "POST /v1/sessions", &body).await {
+    let idem = match idempotency::start(
+        &state,
+        &caller,
+        &headers,
+        &request_id,
+        "POST /v1/sessions",
+        &body,
+    )
+    .await
+    {
         Ok(Start::Replay(r)) => return r,
         Ok(Start::Proceed(idem)) => idem,
         Err(e) => return e.into_response(),
     };
-    let wants_stream = headers.get("accept").and_then(|v| v.to_str().ok()).is_some_and(|a| a.contains("text/event-stream"));
+    let wants_stream = headers
+        .get("accept")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|a| a.contains("text/event-stream"));
     let result = create_session(&state, &caller, &body, idem.as_ref()).await;
     match result {
         Ok(session) if wants_stream => {
-            let _ = idempotency::respond(&state, idem, Ok((StatusCode::CREATED, session.to_json(&state.config.public_url())))).await;
+            let _ = idempotency::respond(
+                &state,
+                idem,
+                Ok((
+                    StatusCode::CREATED,
+                    session.to_json(&state.config.public_url()),
+                )),
+            )
+            .await;
             (StatusCode::CREATED, sse(state, session.id, 0)).into_response()
         }
         Ok(session) => {
-            idempotency::respond(&state, idem, Ok((StatusCode::CREATED, session.to_json(&state.config.public_url())))).await
+            idempotency::respond(
+                &state,
+                idem,
+                Ok((
+                    StatusCode::CREATED,
+                    session.to_json(&state.config.public_url()),
+                )),
+            )
+            .await
         }
         Err(e) => idempotency::respond(&state, idem, Err(e)).await,
     }
 }
 
-async fn create_session(state: &AppState, caller: &Caller, body: &Body, idem: Option<&idempotency::Idem>) -> Result<Session, ApiError> {
+async fn create_session(
+    state: &AppState,
+    caller: &Caller,
+    body: &Body,
+    idem: Option<&idempotency::Idem>,
+) -> Result<Session, ApiError> {
     let query = body.required_str("query")?;
     if query.chars().count() > MAX_QUERY_CHARS {
-        return Err(ApiError::invalid("query", format!("query must be at most {MAX_QUERY_CHARS} characters")));
+        return Err(ApiError::invalid(
+            "query",
+            format!("query must be at most {MAX_QUERY_CHARS} characters"),
+        ));
     }
-    body.only(&["query", "max_spend_usd", "guidance", "webhook_url", "metadata"])?;
-    let max_spend = body.optional_usd("max_spend_usd")?.unwrap_or_else(|| state.config.default_max_spend());
+    body.only(&[
+        "query",
+        "max_spend_usd",
+        "guidance",
+        "webhook_url",
+        "metadata",
+    ])?;
+    let max_spend = body
+        .optional_usd("max_spend_usd")?
+        .unwrap_or_else(|| state.config.default_max_spend());
     let guidance = body.optional_str("guidance", MAX_GUIDANCE_CHARS)?;
     let metadata = body.optional_metadata("metadata")?;
     let webhook_url = body.optional_str("webhook_url", 2048)?;
     if let Some(w) = &webhook_url {
-        crate::webhooks::check_target(state, w).await.map_err(|e| ApiError::invalid("webhook_url", e.to_string()))?;
+        crate::webhooks::check_target(state, w)
+            .await
+            .map_err(|e| ApiError::invalid("webhook_url", e.to_string()))?;
     }
     let slot = state.run_slots.acquire(caller.scope_key())?;
     let estimate = plan(state, caller.mode(), &query).await?;
@@ -205,7 +298,10 @@ async fn create_session(state: &AppState, caller: &Caller, body: &Body, idem: Op
         guidance,
         metadata,
         webhook_url,
-        parsed: estimate.as_ref().map(|e| e.parsed.clone()).unwrap_or(Value::Null),
+        parsed: estimate
+            .as_ref()
+            .map(|e| e.parsed.clone())
+            .unwrap_or(Value::Null),
         max_spend,
         reservation: String::new(),
         turn_receipts: Vec::new(),
@@ -254,12 +350,27 @@ async fn create_session(state: &AppState, caller: &Caller, body: &Body, idem: Op
         }
         Some(e) => {
             // Declined by the parse: abstain at once, release in full, fetch nothing.
-            run::finish(state, &session.id, run::Outcome::Abstained { reason: e.reason.clone() }).await?;
+            run::finish(
+                state,
+                &session.id,
+                run::Outcome::Abstained {
+                    reason: e.reason.clone(),
+                },
+            )
+            .await?;
             drop(slot);
             session
         }
         None => {
-            run::finish(state, &session.id, run::Outcome::Error { code: "parse_failed", message: "the planner could not read the query".into() }).await?;
+            run::finish(
+                state,
+                &session.id,
+                run::Outcome::Error {
+                    code: "parse_failed",
+                    message: "the planner could not read the query".into(),
+                },
+            )
+            .await?;
             drop(slot);
             session
         }
@@ -269,29 +380,52 @@ async fn create_session(state: &AppState, caller: &Caller, body: &Body, idem: Op
 
 /// A session of the caller's account and mode, or 404.
 fn own(state: &AppState, caller: &Caller, id: &str) -> Result<Session, ApiError> {
-    let s = state.store.read(|tx| super::get(tx, id))?.ok_or(ApiError::NotFound)?;
+    let s = state
+        .store
+        .read(|tx| super::get(tx, id))?
+        .ok_or(ApiError::NotFound)?;
     if s.account != caller.account.id || s.mode != caller.mode() {
         return Err(ApiError::NotFound);
     }
     Ok(s)
 }
 
-async fn list(State(state): State<AppState>, caller: Caller, Query(q): Query<PageQuery>) -> Result<Json<Value>, ApiError> {
+async fn list(
+    State(state): State<AppState>,
+    caller: Caller,
+    Query(q): Query<PageQuery>,
+) -> Result<Json<Value>, ApiError> {
     caller.require("sessions:read")?;
     let page = Page::from_query(&q)?;
     let after = match &page.starting_after {
-        Some(id) => Some(own(&state, &caller, id).map_err(|_| ApiError::invalid("starting_after", "starting_after must be a session id of this account"))?),
+        Some(id) => Some(own(&state, &caller, id).map_err(|_| {
+            ApiError::invalid(
+                "starting_after",
+                "starting_after must be a session id of this account",
+            )
+        })?),
         None => None,
     };
     let (acct, mode, limit) = (caller.account.id.clone(), caller.mode(), page.limit + 1);
-    let sessions = state.store.read_async(move |tx| super::list(tx, &acct, mode, after.as_ref(), limit)).await?;
+    let sessions = state
+        .store
+        .read_async(move |tx| super::list(tx, &acct, mode, after.as_ref(), limit))
+        .await?;
     let public_url = state.config.public_url();
-    Ok(Json(page.answer(sessions.iter().map(|s| s.to_json(&public_url)).collect())))
+    Ok(Json(page.answer(
+        sessions.iter().map(|s| s.to_json(&public_url)).collect(),
+    )))
 }
 
-async fn read(State(state): State<AppState>, caller: Caller, Path(id): Path<String>) -> Result<Json<Value>, ApiError> {
+async fn read(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
     caller.require("sessions:read")?;
-    Ok(Json(own(&state, &caller, &id)?.to_json(&state.config.public_url())))
+    Ok(Json(
+        own(&state, &caller, &id)?.to_json(&state.config.public_url()),
+    ))
 }
 
 #[derive(Deserialize)]
@@ -300,25 +434,44 @@ struct EventsQuery {
     limit: Option<String>,
 }
 
-async fn events_page(State(state): State<AppState>, caller: Caller, Path(id): Path<String>, Query(q): Query<EventsQuery>) -> Result<Json<Value>, ApiError> {
+async fn events_page(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    Query(q): Query<EventsQuery>,
+) -> Result<Json<Value>, ApiError> {
     caller.require("sessions:read")?;
     own(&state, &caller, &id)?;
     let after = match &q.after {
         None => 0,
-        Some(s) => s.parse::<u64>().map_err(|_| ApiError::invalid("after", "after must be an event seq (an integer)"))?,
+        Some(s) => s
+            .parse::<u64>()
+            .map_err(|_| ApiError::invalid("after", "after must be an event seq (an integer)"))?,
     };
-    let page = Page::from_query(&PageQuery { limit: q.limit.clone(), starting_after: None })?;
+    let page = Page::from_query(&PageQuery {
+        limit: q.limit.clone(),
+        starting_after: None,
+    })?;
     let limit = page.limit;
-    let mut list = state.store.read_async(move |tx| events::after(tx, &id, after, limit + 1)).await?;
+    let mut list = state
+        .store
+        .read_async(move |tx| events::after(tx, &id, after, limit + 1))
+        .await?;
     let has_more = list.len() > limit;
     list.truncate(limit);
     let next = list.last().map(|e| e.seq).unwrap_or(after);
-    Ok(Json(json!({ "object": "list", "data": list, "has_more": has_more, "next_after": next })))
+    Ok(Json(
+        json!({ "object": "list", "data": list, "has_more": has_more, "next_after": next }),
+    ))
 }
 
 /// The run's events as server-sent events, from after `after`, ending
 /// after the terminal event of the session's current turn.
-fn sse(state: AppState, session_id: String, after: u64) -> Sse<impl Stream<Item = Result<SseEvent, Infallible>>> {
+fn sse(
+    state: AppState,
+    session_id: String,
+    after: u64,
+) -> Sse<impl Stream<Item = Result<SseEvent, Infallible>>> {
     let bus = state.bus.subscribe();
     let stream = futures::stream::unfold(
         (state, session_id, after, bus, Vec::<Event>::new(), false),
@@ -333,18 +486,26 @@ fn sse(state: AppState, session_id: String, after: u64) -> Sse<impl Stream<Item 
                         let s = state.store.read(|tx| super::get(tx, &id)).ok().flatten();
                         s.is_none_or(|s| !s.is_running() && s.last_seq <= e.seq)
                     };
-                    let out = SseEvent::default().id(e.seq.to_string()).event(e.phase.clone()).data(serde_json::to_string(&e).unwrap_or_default());
+                    let out = SseEvent::default()
+                        .id(e.seq.to_string())
+                        .event(e.phase.clone())
+                        .data(serde_json::to_string(&e).unwrap_or_default());
                     return Some((Ok(out), (state, id, after, bus, buffered, end)));
                 }
                 bus.borrow_and_update();
                 let (sid, a) = (id.clone(), after);
-                let fresh = state.store.read(|tx| events::after(tx, &sid, a, 100)).unwrap_or_default();
+                let fresh = state
+                    .store
+                    .read(|tx| events::after(tx, &sid, a, 100))
+                    .unwrap_or_default();
                 if !fresh.is_empty() {
                     buffered = fresh;
                     continue;
                 }
                 let s = state.store.read(|tx| super::get(tx, &id)).ok().flatten();
-                if s.as_ref().is_none_or(|s| !s.is_running() && s.last_seq <= after) {
+                if s.as_ref()
+                    .is_none_or(|s| !s.is_running() && s.last_seq <= after)
+                {
                     return None;
                 }
                 if bus.changed().await.is_err() {
@@ -356,12 +517,19 @@ fn sse(state: AppState, session_id: String, after: u64) -> Sse<impl Stream<Item 
     Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
 }
 
-async fn stream(State(state): State<AppState>, caller: Caller, Path(id): Path<String>, headers: HeaderMap) -> Result<Response, ApiError> {
+async fn stream(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
     caller.require("sessions:read")?;
     own(&state, &caller, &id)?;
     let after = match headers.get("last-event-id").and_then(|v| v.to_str().ok()) {
         None => 0,
-        Some(v) => v.trim().parse::<u64>().map_err(|_| ApiError::invalid("Last-Event-ID", "Last-Event-ID must be an event seq"))?,
+        Some(v) => v.trim().parse::<u64>().map_err(|_| {
+            ApiError::invalid("Last-Event-ID", "Last-Event-ID must be an event seq")
+        })?,
     };
     Ok(sse(state, id, after).into_response())
 }
@@ -378,23 +546,35 @@ async fn wait_until_done(state: &AppState, id: &str, wait: Duration) -> Result<S
     let deadline = tokio::time::Instant::now() + wait;
     loop {
         bus.borrow_and_update();
-        let s = state.store.read(|tx| super::get(tx, id))?.ok_or(ApiError::NotFound)?;
+        let s = state
+            .store
+            .read(|tx| super::get(tx, id))?
+            .ok_or(ApiError::NotFound)?;
         if !s.is_running() {
             return Ok(s);
         }
-        if tokio::time::timeout_at(deadline, bus.changed()).await.is_err() {
+        if tokio::time::timeout_at(deadline, bus.changed())
+            .await
+            .is_err()
+        {
             return Ok(s);
         }
     }
 }
 
 fn all_rows(state: &AppState, id: &str) -> Result<Vec<Value>, ApiError> {
-    let rows: Vec<(String, Value)> = state.store.read(|tx| tx.scan_json(ROWS, &format!("{id}:"), None, usize::MAX, false))?;
+    let rows: Vec<(String, Value)> = state
+        .store
+        .read(|tx| tx.scan_json(ROWS, &format!("{id}:"), None, usize::MAX, false))?;
     Ok(rows.into_iter().map(|(k, v)| with_row_id(&k, v)).collect())
 }
 
 fn with_row_id(key: &str, mut row: Value) -> Value {
-    let n = key.rsplit(':').next().unwrap_or("0").trim_start_matches('0');
+    let n = key
+        .rsplit(':')
+        .next()
+        .unwrap_or("0")
+        .trim_start_matches('0');
     row["id"] = json!(format!("row_{}", if n.is_empty() { "0" } else { n }));
     row
 }
@@ -413,14 +593,24 @@ fn receipt_ids(state: &AppState, id: &str) -> Result<Vec<String>, ApiError> {
     Ok(ids)
 }
 
-async fn result(State(state): State<AppState>, caller: Caller, Path(id): Path<String>, Query(q): Query<ResultQuery>) -> Result<Response, ApiError> {
+async fn result(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    Query(q): Query<ResultQuery>,
+) -> Result<Response, ApiError> {
     caller.require("sessions:read")?;
     own(&state, &caller, &id)?;
     let wait = match &q.wait {
         None => 0,
         Some(w) => match w.parse::<u64>() {
             Ok(n) if n <= MAX_WAIT_S => n,
-            _ => return Err(ApiError::invalid("wait", format!("wait must be an integer from 0 to {MAX_WAIT_S} (seconds)"))),
+            _ => {
+                return Err(ApiError::invalid(
+                    "wait",
+                    format!("wait must be an integer from 0 to {MAX_WAIT_S} (seconds)"),
+                ))
+            }
         },
     };
     let ndjson = match q.format.as_deref() {
@@ -430,10 +620,15 @@ async fn result(State(state): State<AppState>, caller: Caller, Path(id): Path<St
     };
     let s = wait_until_done(&state, &id, Duration::from_secs(wait)).await?;
     if s.is_running() {
-        return Ok((StatusCode::ACCEPTED, Json(s.to_json(&state.config.public_url()))).into_response());
+        return Ok((
+            StatusCode::ACCEPTED,
+            Json(s.to_json(&state.config.public_url())),
+        )
+            .into_response());
     }
     let rows = all_rows(&state, &id)?;
-    let (unchecked, checked): (Vec<Value>, Vec<Value>) = rows.into_iter().partition(|r| r.get("unchecked").is_some());
+    let (unchecked, checked): (Vec<Value>, Vec<Value>) =
+        rows.into_iter().partition(|r| r.get("unchecked").is_some());
     let receipts = receipt_ids(&state, &id)?;
     let summary = json!({
         "object": "result",
@@ -453,7 +648,11 @@ async fn result(State(state): State<AppState>, caller: Caller, Path(id): Path<St
         }
         out.push_str(&summary.to_string());
         out.push('\n');
-        return Ok(([(axum::http::header::CONTENT_TYPE, "application/x-ndjson")], out).into_response());
+        return Ok((
+            [(axum::http::header::CONTENT_TYPE, "application/x-ndjson")],
+            out,
+        )
+            .into_response());
     }
     let mut body = summary;
     body["rows"] = json!(checked);
@@ -461,23 +660,42 @@ async fn result(State(state): State<AppState>, caller: Caller, Path(id): Path<St
     Ok(Json(body).into_response())
 }
 
-async fn rows(State(state): State<AppState>, caller: Caller, Path(id): Path<String>, Query(q): Query<PageQuery>) -> Result<Json<Value>, ApiError> {
+async fn rows(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    Query(q): Query<PageQuery>,
+) -> Result<Json<Value>, ApiError> {
     caller.require("sessions:read")?;
     own(&state, &caller, &id)?;
     let page = Page::from_query(&q)?;
     let after = match &page.starting_after {
         None => None,
         Some(r) => {
-            let n = r.strip_prefix("row_").and_then(|n| n.parse::<u64>().ok()).ok_or_else(|| ApiError::invalid("starting_after", "starting_after must be a row id"))?;
+            let n = r
+                .strip_prefix("row_")
+                .and_then(|n| n.parse::<u64>().ok())
+                .ok_or_else(|| {
+                    ApiError::invalid("starting_after", "starting_after must be a row id")
+                })?;
             Some(format!("{id}:{}", store::pad(n)))
         }
     };
     let limit = page.limit + 1;
-    let rows: Vec<(String, Value)> = state.store.read(|tx| tx.scan_json(ROWS, &format!("{id}:"), after.as_deref(), limit, false))?;
-    Ok(Json(page.answer(rows.into_iter().map(|(k, v)| with_row_id(&k, v)).collect())))
+    let rows: Vec<(String, Value)> = state
+        .store
+        .read(|tx| tx.scan_json(ROWS, &format!("{id}:"), after.as_deref(), limit, false))?;
+    Ok(Json(page.answer(
+        rows.into_iter().map(|(k, v)| with_row_id(&k, v)).collect(),
+    )))
 }
 
-async fn receipts(State(state): State<AppState>, caller: Caller, Path(id): Path<String>, Query(q): Query<PageQuery>) -> Result<Json<Value>, ApiError> {
+async fn receipts(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    Query(q): Query<PageQuery>,
+) -> Result<Json<Value>, ApiError> {
     caller.require("sessions:read")?;
     own(&state, &caller, &id)?;
     let page = Page::from_query(&q)?;
@@ -537,30 +755,58 @@ async fn turn(
     if let Err(e) = caller.require("sessions:write") {
         return e.into_response();
     }
-    let idem = match idempotency::start(&state, &caller, &headers, &request_id, &format!("POST /v1/sessions/{id}/turns"), &body).await {
+    let idem = match idempotency::start(
+        &state,
+        &caller,
+        &headers,
+        &request_id,
+        &format!("POST /v1/sessions/{id}/turns"),
+        &body,
+    )
+    .await
+    {
         Ok(Start::Replay(r)) => return r,
         Ok(Start::Proceed(idem)) => idem,
         Err(e) => return e.into_response(),
     };
     let result = add_turn(&state, &caller, &id, &body, idem.as_ref()).await;
-    idempotency::respond(&state, idem, result.map(|s| (StatusCode::CREATED, s.to_json(&state.config.public_url())))).await
+    idempotency::respond(
+        &state,
+        idem,
+        result.map(|s| (StatusCode::CREATED, s.to_json(&state.config.public_url()))),
+    )
+    .await
 }
 
-async fn add_turn(state: &AppState, caller: &Caller, id: &str, body: &Body, idem: Option<&idempotency::Idem>) -> Result<Session, ApiError> {
+async fn add_turn(
+    state: &AppState,
+    caller: &Caller,
+    id: &str,
+    body: &Body,
+    idem: Option<&idempotency::Idem>,
+) -> Result<Session, ApiError> {
     let query = body.required_str("query")?;
     body.only(&["query", "proposal", "max_spend_usd"])?;
     let proposal_id = body.optional_str("proposal", 64)?;
     let session = own(state, caller, id)?;
     if session.is_running() {
-        return Err(ApiError::SessionBusy { status: session.status.as_str().into() });
+        return Err(ApiError::SessionBusy {
+            status: session.status.as_str().into(),
+        });
     }
     if !session.status.accepts_turns() || session.turn >= state.config.fetch.max_turns {
-        return Err(ApiError::SessionTerminal { status: session.status.as_str().into() });
+        return Err(ApiError::SessionTerminal {
+            status: session.status.as_str().into(),
+        });
     }
-    let max_spend = body.optional_usd("max_spend_usd")?.unwrap_or(session.max_spend);
+    let max_spend = body
+        .optional_usd("max_spend_usd")?
+        .unwrap_or(session.max_spend);
     let Some(proposal_id) = proposal_id else {
         // Price the turn first; the customer confirms by sending the id back.
-        let e = plan(state, caller.mode(), &query).await?.ok_or(ApiError::EngineUnavailable)?;
+        let e = plan(state, caller.mode(), &query)
+            .await?
+            .ok_or(ApiError::EngineUnavailable)?;
         let parsed = merge_turn(&session.parsed, &e.parsed);
         let would_run = e.would_run || parsed["sources"].as_array().is_some_and(|a| !a.is_empty());
         let (passes, estimated) = price(state, &parsed, would_run, max_spend);
@@ -572,7 +818,9 @@ async fn add_turn(state: &AppState, caller: &Caller, id: &str, body: &Body, idem
             parsed,
             estimated,
             passes,
-            expires_at: crate::time::format(chrono::Utc::now() + chrono::Duration::minutes(PROPOSAL_TTL_MIN)),
+            expires_at: crate::time::format(
+                chrono::Utc::now() + chrono::Duration::minutes(PROPOSAL_TTL_MIN),
+            ),
             used: false,
         };
         let p = proposal.clone();
@@ -581,15 +829,30 @@ async fn add_turn(state: &AppState, caller: &Caller, id: &str, body: &Body, idem
             .store
             .write_async(move |tx| -> anyhow::Result<()> {
                 store::put_json(tx, PROPOSALS, &p.id, &p)?;
-                let mut s = super::get(tx, &sid)?.ok_or_else(|| anyhow::anyhow!("session vanished"))?;
-                events::append(tx, &mut s, "proposal", json!({ "turn": p.turn, "proposal": p.to_json() }))?;
+                let mut s =
+                    super::get(tx, &sid)?.ok_or_else(|| anyhow::anyhow!("session vanished"))?;
+                events::append(
+                    tx,
+                    &mut s,
+                    "proposal",
+                    json!({ "turn": p.turn, "proposal": p.to_json() }),
+                )?;
                 super::put(tx, &s)?;
-                crate::webhooks::emit(tx, &s.account, s.mode, "session.proposal", json!({ "session_id": s.id, "turn": p.turn, "proposal": p.to_json() }), s.webhook_url.as_deref())
+                crate::webhooks::emit(
+                    tx,
+                    &s.account,
+                    s.mode,
+                    "session.proposal",
+                    json!({ "session_id": s.id, "turn": p.turn, "proposal": p.to_json() }),
+                    s.webhook_url.as_deref(),
+                )
             })
             .await?;
         state.bus.publish();
         state.webhooks.kick();
-        return Err(ApiError::ProposalRequired { proposal: proposal.to_json() });
+        return Err(ApiError::ProposalRequired {
+            proposal: proposal.to_json(),
+        });
     };
     let slot = state.run_slots.acquire(caller.scope_key())?;
     let public_url = state.config.public_url();
@@ -646,11 +909,17 @@ async fn add_turn(state: &AppState, caller: &Caller, id: &str, body: &Body, idem
     Ok(session)
 }
 
-async fn stop(State(state): State<AppState>, caller: Caller, Path(id): Path<String>) -> Result<Json<Value>, ApiError> {
+async fn stop(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
     caller.require("sessions:write")?;
     let s = own(&state, &caller, &id)?;
     if !s.is_running() {
-        return Err(ApiError::SessionTerminal { status: s.status.as_str().into() });
+        return Err(ApiError::SessionTerminal {
+            status: s.status.as_str().into(),
+        });
     }
     if !state.runs.stop(&id) {
         // The run is between its commit and its end; it is ending anyway.

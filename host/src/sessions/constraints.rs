@@ -16,7 +16,11 @@ fn decimal(v: &Value) -> Option<i128> {
         _ => return None,
     };
     let (int, frac) = text.split_once('.').unwrap_or((&text, ""));
-    if int.is_empty() || !int.chars().all(|c| c.is_ascii_digit()) || !frac.chars().all(|c| c.is_ascii_digit()) || int.len() > 20 {
+    if int.is_empty()
+        || !int.chars().all(|c| c.is_ascii_digit())
+        || !frac.chars().all(|c| c.is_ascii_digit())
+        || int.len() > 20
+    {
         return None;
     }
     let frac6: String = frac.chars().chain(std::iter::repeat('0')).take(6).collect();
@@ -44,7 +48,11 @@ fn text_of(record: &Map<String, Value>) -> String {
 /// A word matches when the text holds it, or its singular.
 fn mentions(text: &str, word: &str) -> bool {
     let w = word.to_lowercase();
-    let singular = w.strip_suffix("es").filter(|s| s.len() > 2).or_else(|| w.strip_suffix('s')).unwrap_or(&w);
+    let singular = w
+        .strip_suffix("es")
+        .filter(|s| s.len() > 2)
+        .or_else(|| w.strip_suffix('s'))
+        .unwrap_or(&w);
     text.contains(&w) || text.contains(singular)
 }
 
@@ -56,7 +64,10 @@ pub fn check(record: &Map<String, Value>, parsed: &Value) -> Check {
     let mut unknown: Vec<String> = Vec::new();
     let c = |k: &str| constraints.get(k).filter(|v| !v.is_null());
     let text = text_of(record);
-    if let Some(entity) = parsed["entity"].as_str().filter(|e| !e.is_empty() && *e != "product") {
+    if let Some(entity) = parsed["entity"]
+        .as_str()
+        .filter(|e| !e.is_empty() && *e != "product")
+    {
         if text.is_empty() {
             unknown.push("entity: the record has no name".into());
         } else {
@@ -66,11 +77,16 @@ pub fn check(record: &Map<String, Value>, parsed: &Value) -> Check {
         }
     }
     let wants_stock = c("in_stock").and_then(Value::as_bool).unwrap_or(false)
-        || c("availability").and_then(Value::as_str).is_some_and(|a| a.to_lowercase().replace([' ', '_', '-'], "") == "instock");
+        || c("availability")
+            .and_then(Value::as_str)
+            .is_some_and(|a| a.to_lowercase().replace([' ', '_', '-'], "") == "instock");
     if wants_stock {
         match record.get("availability").and_then(Value::as_str) {
             Some(a) => {
-                f.insert("in_stock".into(), json!(a.eq_ignore_ascii_case("InStock") || a.ends_with("/InStock")));
+                f.insert(
+                    "in_stock".into(),
+                    json!(a.eq_ignore_ascii_case("InStock") || a.ends_with("/InStock")),
+                );
             }
             None => unknown.push("in_stock: the record does not state its availability".into()),
         }
@@ -78,18 +94,36 @@ pub fn check(record: &Map<String, Value>, parsed: &Value) -> Check {
 
     let price = record.get("price").and_then(decimal);
     let wanted_currency = c("currency").and_then(Value::as_str).map(str::to_uppercase);
-    let currency = record.get("currency").and_then(Value::as_str).map(str::to_uppercase);
+    let currency = record
+        .get("currency")
+        .and_then(Value::as_str)
+        .map(str::to_uppercase);
     for (name, bound) in [("price_min", c("price_min")), ("price_max", c("price_max"))] {
-        let Some(bound) = bound.and_then(decimal) else { continue };
+        let Some(bound) = bound.and_then(decimal) else {
+            continue;
+        };
         match price {
             None => unknown.push(format!("{name}: the record has no price")),
-            Some(_) if wanted_currency.is_some() && currency.is_some() && wanted_currency != currency => unknown.push(format!(
-                "{name}: the price is in {} and the bound in {}",
-                currency.clone().unwrap_or_default(),
-                wanted_currency.clone().unwrap_or_default()
-            )),
+            Some(_)
+                if wanted_currency.is_some()
+                    && currency.is_some()
+                    && wanted_currency != currency =>
+            {
+                unknown.push(format!(
+                    "{name}: the price is in {} and the bound in {}",
+                    currency.clone().unwrap_or_default(),
+                    wanted_currency.clone().unwrap_or_default()
+                ))
+            }
             Some(p) => {
-                f.insert(name.into(), json!(if name == "price_min" { p >= bound } else { p <= bound }));
+                f.insert(
+                    name.into(),
+                    json!(if name == "price_min" {
+                        p >= bound
+                    } else {
+                        p <= bound
+                    }),
+                );
             }
         }
     }
@@ -100,27 +134,42 @@ pub fn check(record: &Map<String, Value>, parsed: &Value) -> Check {
             f.insert("brand".into(), json!(mentions(&text, brand)));
         }
     }
-    if let Some(words) = c("keywords").and_then(Value::as_array).filter(|w| !w.is_empty()) {
+    if let Some(words) = c("keywords")
+        .and_then(Value::as_array)
+        .filter(|w| !w.is_empty())
+    {
         if text.is_empty() {
             unknown.push("keywords: the record has no name".into());
         } else {
-            let all = words.iter().filter_map(Value::as_str).all(|w| mentions(&text, w));
+            let all = words
+                .iter()
+                .filter_map(Value::as_str)
+                .all(|w| mentions(&text, w));
             f.insert("keywords".into(), json!(all));
         }
     }
     if let Some(cond) = c("condition").and_then(Value::as_str) {
         match record.get("condition").and_then(Value::as_str) {
             Some(rc) => {
-                f.insert("condition".into(), json!(rc.to_lowercase().contains(&cond.to_lowercase())));
+                f.insert(
+                    "condition".into(),
+                    json!(rc.to_lowercase().contains(&cond.to_lowercase())),
+                );
             }
             None => unknown.push("condition: the record does not state its condition".into()),
         }
     }
     if unknown.is_empty() {
         let qualified = f.values().all(|v| v == &json!(true));
-        Check::Checked { fulfillment: Value::Object(f), qualified }
+        Check::Checked {
+            fulfillment: Value::Object(f),
+            qualified,
+        }
     } else {
-        Check::Unchecked { fulfillment: Value::Object(f), reason: unknown.join("; ") }
+        Check::Unchecked {
+            fulfillment: Value::Object(f),
+            reason: unknown.join("; "),
+        }
     }
 }
 
@@ -136,44 +185,107 @@ mod tests {
     fn price_bounds_are_checked_as_decimals() {
         let c = json!({"constraints": {"price_max": "200", "currency": "USD"}});
         let r = rec(json!({"name": "Tent", "price": "199.99", "currency": "USD"}));
-        assert_eq!(check(&r, &c), Check::Checked { fulfillment: json!({"price_max": true}), qualified: true });
+        assert_eq!(
+            check(&r, &c),
+            Check::Checked {
+                fulfillment: json!({"price_max": true}),
+                qualified: true
+            }
+        );
         let r = rec(json!({"name": "Tent", "price": "200.01", "currency": "USD"}));
-        assert!(matches!(check(&r, &c), Check::Checked { qualified: false, .. }));
+        assert!(matches!(
+            check(&r, &c),
+            Check::Checked {
+                qualified: false,
+                ..
+            }
+        ));
         let r = rec(json!({"name": "Tent", "price": "200", "currency": "usd"}));
-        assert!(matches!(check(&r, &c), Check::Checked { qualified: true, .. }));
+        assert!(matches!(
+            check(&r, &c),
+            Check::Checked {
+                qualified: true,
+                ..
+            }
+        ));
     }
 
     #[test]
     fn rows_that_cannot_be_checked_say_why() {
         let c = json!({"constraints": {"price_max": "200", "currency": "USD"}});
         let r = rec(json!({"name": "Tent"}));
-        assert!(matches!(check(&r, &c), Check::Unchecked { reason, .. } if reason.contains("no price")));
+        assert!(
+            matches!(check(&r, &c), Check::Unchecked { reason, .. } if reason.contains("no price"))
+        );
         let r = rec(json!({"name": "Tent", "price": "10", "currency": "EUR"}));
         assert!(matches!(check(&r, &c), Check::Unchecked { reason, .. } if reason.contains("EUR")));
         let r = rec(json!({"name": "Tent", "price": "10"}));
-        assert!(matches!(check(&r, &json!({"constraints": {"condition": "used"}})), Check::Unchecked { .. }));
+        assert!(matches!(
+            check(&r, &json!({"constraints": {"condition": "used"}})),
+            Check::Unchecked { .. }
+        ));
     }
 
     #[test]
     fn brand_keywords_and_no_constraints() {
         let c = json!({"constraints": {"brand": "Alpine", "keywords": ["tents", "2-person"]}});
         let r = rec(json!({"name": "Alpine Dome 2-person tent", "price": "1"}));
-        assert_eq!(check(&r, &c), Check::Checked { fulfillment: json!({"brand": true, "keywords": true}), qualified: true });
+        assert_eq!(
+            check(&r, &c),
+            Check::Checked {
+                fulfillment: json!({"brand": true, "keywords": true}),
+                qualified: true
+            }
+        );
         let r = rec(json!({"name": "Ridge 3-person tent", "brand": "Ridge"}));
-        assert!(matches!(check(&r, &c), Check::Checked { qualified: false, .. }));
-        assert!(matches!(check(&r, &json!({})), Check::Checked { qualified: true, .. }));
+        assert!(matches!(
+            check(&r, &c),
+            Check::Checked {
+                qualified: false,
+                ..
+            }
+        ));
+        assert!(matches!(
+            check(&r, &json!({})),
+            Check::Checked {
+                qualified: true,
+                ..
+            }
+        ));
     }
 
     #[test]
     fn entity_and_stock() {
         let p = json!({"entity": "tent", "constraints": {"price_max": "200", "in_stock": true}});
-        let stove = rec(json!({"name": "Flarebox Camp Stove", "price": "39.00", "availability": "InStock"}));
-        assert_eq!(check(&stove, &p), Check::Checked { fulfillment: json!({"entity": false, "in_stock": true, "price_max": true}), qualified: false });
-        let tent = rec(json!({"name": "Canyon 3P Dome Tent", "price": "129.00", "availability": "OutOfStock"}));
-        assert!(matches!(check(&tent, &p), Check::Checked { qualified: false, .. }));
+        let stove = rec(
+            json!({"name": "Flarebox Camp Stove", "price": "39.00", "availability": "InStock"}),
+        );
+        assert_eq!(
+            check(&stove, &p),
+            Check::Checked {
+                fulfillment: json!({"entity": false, "in_stock": true, "price_max": true}),
+                qualified: false
+            }
+        );
+        let tent = rec(
+            json!({"name": "Canyon 3P Dome Tent", "price": "129.00", "availability": "OutOfStock"}),
+        );
+        assert!(matches!(
+            check(&tent, &p),
+            Check::Checked {
+                qualified: false,
+                ..
+            }
+        ));
         let tent = rec(json!({"name": "Meadow 4-Person Family Tent", "price": "199.00"}));
         assert!(matches!(check(&tent, &p), Check::Unchecked { .. }));
         let any = json!({"entity": "product", "constraints": {}});
-        assert!(matches!(check(&stove, &any), Check::Checked { qualified: true, .. }));
+        assert!(matches!(
+            check(&stove, &any),
+            Check::Checked {
+                qualified: true,
+                ..
+            }
+        ));
     }
 }

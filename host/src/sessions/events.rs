@@ -34,16 +34,37 @@ fn key(session: &str, seq: u64) -> String {
 
 /// Append an event in the caller's transaction; the session's `last_seq`
 /// is advanced (the caller stores the session in the same transaction).
-pub fn append(tx: &redb::WriteTransaction, session: &mut Session, phase: &str, data: Value) -> anyhow::Result<Event> {
+pub fn append(
+    tx: &redb::WriteTransaction,
+    session: &mut Session,
+    phase: &str,
+    data: Value,
+) -> anyhow::Result<Event> {
     session.last_seq += 1;
-    let event = Event { seq: session.last_seq, phase: phase.to_string(), at: crate::time::now(), data };
+    let event = Event {
+        seq: session.last_seq,
+        phase: phase.to_string(),
+        at: crate::time::now(),
+        data,
+    };
     store::put_json(tx, EVENTS, &key(&session.id, event.seq), &event)?;
     Ok(event)
 }
 
 /// Events after `after`, at most `limit`.
-pub fn after(tx: &impl Tables, session: &str, after: u64, limit: usize) -> anyhow::Result<Vec<Event>> {
-    let rows: Vec<(String, Event)> = tx.scan_json(EVENTS, &format!("{session}:"), Some(&key(session, after)), limit, false)?;
+pub fn after(
+    tx: &impl Tables,
+    session: &str,
+    after: u64,
+    limit: usize,
+) -> anyhow::Result<Vec<Event>> {
+    let rows: Vec<(String, Event)> = tx.scan_json(
+        EVENTS,
+        &format!("{session}:"),
+        Some(&key(session, after)),
+        limit,
+        false,
+    )?;
     Ok(rows.into_iter().map(|(_, e)| e).collect())
 }
 
@@ -55,7 +76,9 @@ pub struct EventBus {
 
 impl Default for EventBus {
     fn default() -> Self {
-        EventBus { tx: watch::channel(0).0 }
+        EventBus {
+            tx: watch::channel(0).0,
+        }
     }
 }
 

@@ -159,8 +159,17 @@ impl Session {
 }
 
 fn index_key(s: &Session) -> String {
-    let micros = crate::time::parse(&s.created_at).map(|t| t.timestamp_micros()).unwrap_or(0).max(0) as u64;
-    format!("{}:{}:{}:{}", s.account, s.mode.as_str(), store::pad(micros), s.id)
+    let micros = crate::time::parse(&s.created_at)
+        .map(|t| t.timestamp_micros())
+        .unwrap_or(0)
+        .max(0) as u64;
+    format!(
+        "{}:{}:{}:{}",
+        s.account,
+        s.mode.as_str(),
+        store::pad(micros),
+        s.id
+    )
 }
 
 pub fn get(tx: &impl Tables, id: &str) -> anyhow::Result<Option<Session>> {
@@ -170,12 +179,19 @@ pub fn get(tx: &impl Tables, id: &str) -> anyhow::Result<Option<Session>> {
 /// Store a session (and its listing index entry on first write).
 pub fn put(tx: &redb::WriteTransaction, s: &Session) -> anyhow::Result<()> {
     store::put_json(tx, SESSIONS, &s.id, s)?;
-    tx.open_table(SESSION_INDEX)?.insert(index_key(s).as_str(), s.id.as_str())?;
+    tx.open_table(SESSION_INDEX)?
+        .insert(index_key(s).as_str(), s.id.as_str())?;
     Ok(())
 }
 
 /// A page of an account's sessions in one mode, newest first.
-pub fn list(tx: &redb::ReadTransaction, account: &str, mode: Mode, starting_after: Option<&Session>, limit: usize) -> anyhow::Result<Vec<Session>> {
+pub fn list(
+    tx: &redb::ReadTransaction,
+    account: &str,
+    mode: Mode,
+    starting_after: Option<&Session>,
+    limit: usize,
+) -> anyhow::Result<Vec<Session>> {
     let prefix = format!("{account}:{}:", mode.as_str());
     let end = match starting_after {
         Some(s) => index_key(s),
@@ -198,5 +214,9 @@ pub fn list(tx: &redb::ReadTransaction, account: &str, mode: Mode, starting_afte
 /// Every session still marked running (after a crash: the orphans).
 pub fn running(tx: &impl Tables) -> anyhow::Result<Vec<Session>> {
     let all: Vec<(String, Session)> = tx.scan_json(SESSIONS, "", None, usize::MAX, false)?;
-    Ok(all.into_iter().map(|(_, s)| s).filter(|s| s.is_running()).collect())
+    Ok(all
+        .into_iter()
+        .map(|(_, s)| s)
+        .filter(|s| s.is_running())
+        .collect())
 }

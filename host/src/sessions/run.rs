@@ -46,7 +46,10 @@ pub struct Runs {
 impl Runs {
     fn register(&self, session: &str) -> watch::Receiver<bool> {
         let (tx, rx) = watch::channel(false);
-        self.stops.lock().expect("runs lock").insert(session.to_string(), tx);
+        self.stops
+            .lock()
+            .expect("runs lock")
+            .insert(session.to_string(), tx);
         rx
     }
 
@@ -72,7 +75,12 @@ pub fn spawn(state: AppState, session: Session, slot: RunSlot) {
     let mut stop_signal = stop.clone();
     tokio::spawn(async move {
         let id = session.id.clone();
-        let mut run = Run { state: state.clone(), session, stop, seen: HashMap::new() };
+        let mut run = Run {
+            state: state.clone(),
+            session,
+            stop,
+            seen: HashMap::new(),
+        };
         // A stop ends the run wherever it is waiting. A page commit already
         // under way still completes or sees the session ended, never half.
         let outcome = tokio::select! {
@@ -107,7 +115,8 @@ impl Run {
         self.state
             .store
             .write_relaxed_async(move |tx| -> anyhow::Result<()> {
-                let mut s = super::get(tx, &id)?.ok_or_else(|| anyhow::anyhow!("session {id} vanished"))?;
+                let mut s =
+                    super::get(tx, &id)?.ok_or_else(|| anyhow::anyhow!("session {id} vanished"))?;
                 events::append(tx, &mut s, &phase, data)?;
                 super::put(tx, &s)
             })
@@ -121,7 +130,10 @@ impl Run {
             Ok(outcome) => outcome,
             Err(e) => {
                 tracing::error!(session = %self.session.id, error = %e, "run failed");
-                Outcome::Error { code: "internal", message: "the run failed unexpectedly".into() }
+                Outcome::Error {
+                    code: "internal",
+                    message: "the run failed unexpectedly".into(),
+                }
             }
         }
     }
@@ -131,10 +143,15 @@ impl Run {
         let sentinel = testmode::sentinel(mode, &self.session.query);
         match sentinel {
             Some(Sentinel::Decline) | Some(Sentinel::Abstain) => {
-                return Ok(Outcome::Abstained { reason: "a test sentinel asked the run to abstain".into() });
+                return Ok(Outcome::Abstained {
+                    reason: "a test sentinel asked the run to abstain".into(),
+                });
             }
             Some(Sentinel::Error) => {
-                return Ok(Outcome::Error { code: "provider_unavailable", message: "a test sentinel made the run fail".into() });
+                return Ok(Outcome::Error {
+                    code: "provider_unavailable",
+                    message: "a test sentinel made the run fail".into(),
+                });
             }
             _ => {}
         }
@@ -164,11 +181,20 @@ impl Run {
         let mut url = Url::parse(provider)?;
         url.query_pairs_mut().append_pair("q", &self.session.query);
         let page = self.state.fetcher.fetch(url.as_str()).await?;
-        anyhow::ensure!(page.status == 200, "the search provider answered {}", page.status);
+        anyhow::ensure!(
+            page.status == 200,
+            "the search provider answered {}",
+            page.status
+        );
         let answer: Value = serde_json::from_str(&page.body)?;
         Ok(answer["results"]
             .as_array()
-            .map(|a| a.iter().filter_map(|r| r["url"].as_str().map(str::to_string)).take(5).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|r| r["url"].as_str().map(str::to_string))
+                    .take(5)
+                    .collect()
+            })
             .unwrap_or_default())
     }
 
@@ -185,23 +211,34 @@ impl Run {
 
     /// robots.txt of a site (missing or unreadable: everything allowed).
     async fn robots(&self, site: &Url) -> Robots {
-        let Ok(robots_url) = site.join("/robots.txt") else { return Robots::default() };
+        let Ok(robots_url) = site.join("/robots.txt") else {
+            return Robots::default();
+        };
         match self.get(robots_url.as_str()).await {
             Ok(Some(page)) if page.status == 200 => Robots::parse(&page.body),
             _ => Robots::default(),
         }
     }
 
-    async fn crawl(&mut self, seeds: Vec<String>, sentinel: Option<Sentinel>) -> anyhow::Result<Outcome> {
+    async fn crawl(
+        &mut self,
+        seeds: Vec<String>,
+        sentinel: Option<Sentinel>,
+    ) -> anyhow::Result<Outcome> {
         let config = self.state.config.clone();
         let per_fetch = config.per_fetch();
         let per_record = config.per_record();
         let mut budget = self.session.max_spend;
         if sentinel == Some(Sentinel::SpendStop) {
             // Enough for a few pages, so the run settles some receipts and then stops.
-            budget = budget.min(Micros(per_fetch.0 * testmode::SPEND_STOP_RECEIPTS as i64 + 4 * per_record.0));
+            budget = budget.min(Micros(
+                per_fetch.0 * testmode::SPEND_STOP_RECEIPTS as i64 + 4 * per_record.0,
+            ));
         }
-        let entity = self.session.parsed["entity"].as_str().unwrap_or("product").to_string();
+        let entity = self.session.parsed["entity"]
+            .as_str()
+            .unwrap_or("product")
+            .to_string();
         let parsed = self.session.parsed.clone();
         let constraints = parsed["constraints"].clone();
         let wanted = constraints["count"].as_u64();
@@ -214,7 +251,12 @@ impl Run {
             let site = url.origin().ascii_serialization();
             if !robots.contains_key(&site) {
                 let r = self.robots(&url).await;
-                frontier.mark_seen(url.join("/robots.txt").map(|u| u.to_string()).as_deref().unwrap_or(""));
+                frontier.mark_seen(
+                    url.join("/robots.txt")
+                        .map(|u| u.to_string())
+                        .as_deref()
+                        .unwrap_or(""),
+                );
                 robots.insert(site.clone(), r);
             }
             frontier.push(seed, 0);
@@ -234,16 +276,25 @@ impl Run {
         let mut pages = 0u32;
         while let Some((url, depth)) = frontier.pop() {
             if self.stopped() {
-                return Ok(Outcome::Stopped { stop: "stopped", reason: "stopped on request".into() });
+                return Ok(Outcome::Stopped {
+                    stop: "stopped",
+                    reason: "stopped on request".into(),
+                });
             }
             if pages >= config.fetch.max_pages_per_turn {
                 return Ok(Outcome::Stopped {
                     stop: "query-budget",
-                    reason: format!("reached the limit of {} pages per turn", config.fetch.max_pages_per_turn),
+                    reason: format!(
+                        "reached the limit of {} pages per turn",
+                        config.fetch.max_pages_per_turn
+                    ),
                 });
             }
             if spent + per_fetch > budget {
-                return Ok(Outcome::Stopped { stop: "spend-budget", reason: "the next fetch would cross max_spend_usd".into() });
+                return Ok(Outcome::Stopped {
+                    stop: "spend-budget",
+                    reason: "the next fetch would cross max_spend_usd".into(),
+                });
             }
             let parsed_url = Url::parse(&url)?;
             let site = parsed_url.origin().ascii_serialization();
@@ -252,18 +303,30 @@ impl Run {
                 None => parsed_url.path().to_string(),
             };
             if robots.get(&site).is_some_and(|r| !r.allows(&path)) {
-                self.event("skipped", json!({ "url": url, "reason": "disallowed by robots.txt" })).await?;
+                self.event(
+                    "skipped",
+                    json!({ "url": url, "reason": "disallowed by robots.txt" }),
+                )
+                .await?;
                 continue;
             }
             let page = self.get(&url).await;
             let page = match page {
                 Ok(Some(p)) => p,
                 Ok(None) => {
-                    self.event("fetch_failed", json!({ "url": url, "reason": "not in the recording" })).await?;
+                    self.event(
+                        "fetch_failed",
+                        json!({ "url": url, "reason": "not in the recording" }),
+                    )
+                    .await?;
                     continue;
                 }
                 Err(e) => {
-                    self.event("fetch_failed", json!({ "url": url, "reason": e.to_string() })).await?;
+                    self.event(
+                        "fetch_failed",
+                        json!({ "url": url, "reason": e.to_string() }),
+                    )
+                    .await?;
                     continue;
                 }
             };
@@ -273,13 +336,28 @@ impl Run {
                 guidance: self.session.guidance.clone(),
                 hints: json!({ "currency": constraints["currency"] }),
             };
-            let plugin_page = Page { url: page.url.clone(), status: page.status, content_type: page.content_type.clone(), body: page.body.clone() };
+            let plugin_page = Page {
+                url: page.url.clone(),
+                status: page.status,
+                content_type: page.content_type.clone(),
+                body: page.body.clone(),
+            };
             let extraction = match self.state.plugins.extract(plugin_page, request).await {
                 Ok(x) => x,
                 Err(e) => {
                     // A fetched page is a receipted source even when nothing could be read from it.
-                    self.event("extract_failed", json!({ "url": page.url, "reason": e.to_string() })).await?;
-                    crate::plugins::Extraction { records: vec![], complete: false, links: vec![], notes: vec![], plugin: "none".into() }
+                    self.event(
+                        "extract_failed",
+                        json!({ "url": page.url, "reason": e.to_string() }),
+                    )
+                    .await?;
+                    crate::plugins::Extraction {
+                        records: vec![],
+                        complete: false,
+                        links: vec![],
+                        notes: vec![],
+                        plugin: "none".into(),
+                    }
                 }
             };
             for link in &extraction.links {
@@ -306,13 +384,26 @@ impl Run {
             }
             let cost = Micros(per_fetch.0 + per_record.0 * new_rows);
             spent = spent + cost;
-            let claim = if extraction.complete && !truncated { "complete" } else { "partial" };
-            self.commit_page(&page, &extraction.plugin, claim, cost, rows, &parsed).await?;
+            let claim = if extraction.complete && !truncated {
+                "complete"
+            } else {
+                "partial"
+            };
+            self.commit_page(&page, &extraction.plugin, claim, cost, rows, &parsed)
+                .await?;
             if truncated {
-                return Ok(Outcome::Stopped { stop: "spend-budget", reason: "more records than max_spend_usd covers".into() });
+                return Ok(Outcome::Stopped {
+                    stop: "spend-budget",
+                    reason: "more records than max_spend_usd covers".into(),
+                });
             }
             if let Some(n) = wanted {
-                let qualified = self.state.store.read(|tx| super::get(tx, &self.session.id))?.map(|s| s.qualified).unwrap_or(0);
+                let qualified = self
+                    .state
+                    .store
+                    .read(|tx| super::get(tx, &self.session.id))?
+                    .map(|s| s.qualified)
+                    .unwrap_or(0);
                 if qualified >= n {
                     break;
                 }
@@ -351,7 +442,10 @@ impl Run {
         );
         let receipt_id = receipt["id"].as_str().unwrap_or_default().to_string();
         let claim = claim.to_string();
-        let domain = Url::parse(&page.url).ok().and_then(|u| u.host_str().map(str::to_string)).unwrap_or_default();
+        let domain = Url::parse(&page.url)
+            .ok()
+            .and_then(|u| u.host_str().map(str::to_string))
+            .unwrap_or_default();
         let id = self.session.id.clone();
         let turn = self.session.turn;
         let url = page.url.clone();
@@ -458,12 +552,20 @@ fn seeds_of(parsed: &Value, mode: Mode) -> Vec<String> {
 /// The origin of the first page a parsed intent names.
 pub fn seed_origin(parsed: &Value) -> Option<String> {
     let first = seeds_of(parsed, Mode::Live).into_iter().next()?;
-    Url::parse(&first).ok().map(|u| u.origin().ascii_serialization())
+    Url::parse(&first)
+        .ok()
+        .map(|u| u.origin().ascii_serialization())
 }
 
 /// A row's identity: its product page URL when it names one, else its codes, else its name.
 fn identity_of(record: &Map<String, Value>, page_url: &str) -> String {
-    let s = |k: &str| record.get(k).and_then(Value::as_str).map(str::trim).filter(|v| !v.is_empty());
+    let s = |k: &str| {
+        record
+            .get(k)
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|v| !v.is_empty())
+    };
     if let Some(u) = s("url").and_then(|u| Url::parse(page_url).ok()?.join(u).ok()) {
         let mut u = u;
         u.set_fragment(None);
@@ -474,7 +576,11 @@ fn identity_of(record: &Map<String, Value>, page_url: &str) -> String {
             return format!("{k}:{v}");
         }
     }
-    format!("name:{}:{}", page_url, s("name").unwrap_or_default().to_lowercase())
+    format!(
+        "name:{}:{}",
+        page_url,
+        s("name").unwrap_or_default().to_lowercase()
+    )
 }
 
 /// End a run: settle its receipts, release the rest, set the status, append
@@ -485,7 +591,9 @@ pub async fn finish(state: &AppState, session_id: &str, outcome: Outcome) -> any
     let ended = state
         .store
         .write_async(move |tx| -> anyhow::Result<bool> {
-            let Some(mut s) = super::get(tx, &id)? else { return Ok(false) };
+            let Some(mut s) = super::get(tx, &id)? else {
+                return Ok(false);
+            };
             if !s.is_running() {
                 return Ok(false);
             }
@@ -501,9 +609,15 @@ pub async fn finish(state: &AppState, session_id: &str, outcome: Outcome) -> any
 }
 
 /// The terminal transition, inside the caller's transaction.
-pub fn end_in(tx: &redb::WriteTransaction, s: &mut Session, outcome: Outcome, public_url: &str) -> anyhow::Result<()> {
+pub fn end_in(
+    tx: &redb::WriteTransaction,
+    s: &mut Session,
+    outcome: Outcome,
+    public_url: &str,
+) -> anyhow::Result<()> {
     let before = crate::ledger::balance(tx, &s.account, s.mode)?;
-    let r = crate::ledger::resolve(tx, &s.reservation, &s.turn_receipts).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let r = crate::ledger::resolve(tx, &s.reservation, &s.turn_receipts)
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
     s.settled = s.settled + r.settled;
     s.released = s.released + r.released;
     s.turn_receipts.clear();
@@ -588,7 +702,14 @@ pub fn end_in(tx: &redb::WriteTransaction, s: &mut Session, outcome: Outcome, pu
             }
         }
     }
-    crate::webhooks::emit(tx, &s.account, s.mode, event_type, note, s.webhook_url.as_deref())?;
+    crate::webhooks::emit(
+        tx,
+        &s.account,
+        s.mode,
+        event_type,
+        note,
+        s.webhook_url.as_deref(),
+    )?;
     let after = crate::ledger::balance(tx, &s.account, s.mode)?;
     crate::webhooks::balance_changed(tx, &s.account, s.mode, &before, &after)?;
     Ok(())
@@ -603,7 +724,10 @@ pub fn recover_orphans(store: &crate::store::Store, public_url: &str) -> anyhow:
             end_in(
                 tx,
                 &mut s,
-                Outcome::Error { code: "internal", message: "the server stopped during the run; its receipts were settled".into() },
+                Outcome::Error {
+                    code: "internal",
+                    message: "the server stopped during the run; its receipts were settled".into(),
+                },
                 public_url,
             )?;
         }

@@ -24,14 +24,20 @@ impl Robots {
         let mut in_agents = false;
         for line in text.lines() {
             let line = line.split('#').next().unwrap_or("").trim();
-            let Some((field, value)) = line.split_once(':') else { continue };
+            let Some((field, value)) = line.split_once(':') else {
+                continue;
+            };
             let (field, value) = (field.trim().to_ascii_lowercase(), value.trim().to_string());
             match field.as_str() {
                 "user-agent" => {
                     if !in_agents || groups.is_empty() {
                         groups.push((Vec::new(), Vec::new()));
                     }
-                    groups.last_mut().unwrap().0.push(value.to_ascii_lowercase());
+                    groups
+                        .last_mut()
+                        .unwrap()
+                        .0
+                        .push(value.to_ascii_lowercase());
                     in_agents = true;
                 }
                 "allow" | "disallow" => {
@@ -46,8 +52,12 @@ impl Robots {
                 _ => {}
             }
         }
-        let ours = groups.iter().find(|(agents, _)| agents.iter().any(|a| a == ROBOTS_TOKEN));
-        let any = groups.iter().find(|(agents, _)| agents.iter().any(|a| a == "*"));
+        let ours = groups
+            .iter()
+            .find(|(agents, _)| agents.iter().any(|a| a == ROBOTS_TOKEN));
+        let any = groups
+            .iter()
+            .find(|(agents, _)| agents.iter().any(|a| a == "*"));
         let rules = ours.or(any).map(|(_, r)| r.clone()).unwrap_or_default();
         Robots { rules, sitemaps }
     }
@@ -97,9 +107,15 @@ pub fn sitemap_urls(xml: &str) -> Vec<String> {
     let mut rest = xml;
     while let Some(start) = rest.find("<loc>") {
         rest = &rest[start + 5..];
-        let Some(end) = rest.find("</loc>") else { break };
+        let Some(end) = rest.find("</loc>") else {
+            break;
+        };
         let loc = rest[..end].trim().replace("&amp;", "&");
-        let loc = loc.trim_start_matches("<![CDATA[").trim_end_matches("]]>").trim().to_string();
+        let loc = loc
+            .trim_start_matches("<![CDATA[")
+            .trim_end_matches("]]>")
+            .trim()
+            .to_string();
         if !loc.is_empty() {
             out.push(loc);
         }
@@ -127,17 +143,23 @@ impl Frontier {
     /// Allow pages of this URL's site (host and port).
     pub fn add_site(&mut self, url: &Url) {
         if let Some(h) = url.host_str() {
-            self.sites.insert(format!("{h}:{}", url.port_or_known_default().unwrap_or(0)));
+            self.sites
+                .insert(format!("{h}:{}", url.port_or_known_default().unwrap_or(0)));
         }
     }
 
     pub fn in_sites(&self, url: &Url) -> bool {
-        url.host_str().is_some_and(|h| self.sites.contains(&format!("{h}:{}", url.port_or_known_default().unwrap_or(0))))
+        url.host_str().is_some_and(|h| {
+            self.sites
+                .contains(&format!("{h}:{}", url.port_or_known_default().unwrap_or(0)))
+        })
     }
 
     /// Queue a page at `depth` unless seen or off-site. Returns whether queued.
     pub fn push(&mut self, url: &str, depth: u32) -> bool {
-        let Ok(parsed) = Url::parse(url) else { return false };
+        let Ok(parsed) = Url::parse(url) else {
+            return false;
+        };
         if !matches!(parsed.scheme(), "http" | "https") || !self.in_sites(&parsed) {
             return false;
         }
@@ -188,7 +210,10 @@ mod tests {
     #[test]
     fn sitemap_locations() {
         let xml = "<urlset><url><loc> https://s.example/a?x=1&amp;y=2 </loc></url><url><loc><![CDATA[https://s.example/b]]></loc></url></urlset>";
-        assert_eq!(sitemap_urls(xml), vec!["https://s.example/a?x=1&y=2", "https://s.example/b"]);
+        assert_eq!(
+            sitemap_urls(xml),
+            vec!["https://s.example/a?x=1&y=2", "https://s.example/b"]
+        );
     }
 
     #[test]

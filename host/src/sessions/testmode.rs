@@ -34,7 +34,11 @@ pub fn sentinel(mode: Mode, query: &str) -> Option<Sentinel> {
         ("FN_TEST_SPEND_STOP", Sentinel::SpendStop),
     ]
     .into_iter()
-    .find(|(word, _)| query.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).any(|w| w == *word))
+    .find(|(word, _)| {
+        query
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .any(|w| w == *word)
+    })
     .map(|(_, s)| s)
 }
 
@@ -44,8 +48,14 @@ mod tests {
 
     #[test]
     fn sentinels_only_in_test_mode_and_as_words() {
-        assert_eq!(sentinel(Mode::Test, "tents FN_TEST_DECLINE"), Some(Sentinel::Decline));
-        assert_eq!(sentinel(Mode::Test, "FN_TEST_SPEND_STOP: tents"), Some(Sentinel::SpendStop));
+        assert_eq!(
+            sentinel(Mode::Test, "tents FN_TEST_DECLINE"),
+            Some(Sentinel::Decline)
+        );
+        assert_eq!(
+            sentinel(Mode::Test, "FN_TEST_SPEND_STOP: tents"),
+            Some(Sentinel::SpendStop)
+        );
         assert_eq!(sentinel(Mode::Live, "tents FN_TEST_DECLINE"), None);
         assert_eq!(sentinel(Mode::Test, "FN_TEST_DECLINED"), None);
         assert_eq!(sentinel(Mode::Test, "tents"), None);
