@@ -824,11 +824,21 @@ fn record_captures_a_live_run_as_a_replayable_recording() {
     let status = std::process::Command::new(binary())
         .arg("--data-dir")
         .arg(dir.path())
-        .args(["record", &format!("tents from {}/", site.origin), "--name", "shop", "--as-origin", "https://shop.example"])
+        .args([
+            "record",
+            &format!("tents from {}/", site.origin),
+            "--name",
+            "shop",
+            "--as-origin",
+            "https://shop.example",
+        ])
         .arg("--out")
         .arg(&out)
         .arg("--allow-private-targets")
-        .env("FNHOST_PLUGINS__CACHE_DIR", root().join("target/test-plugin-cache"))
+        .env(
+            "FNHOST_PLUGINS__CACHE_DIR",
+            root().join("target/test-plugin-cache"),
+        )
         .env("FNHOST_LOG", "warn")
         .status()
         .unwrap();
@@ -838,9 +848,20 @@ fn record_captures_a_live_run_as_a_replayable_recording() {
     let pages = recording["pages"].as_array().unwrap();
     assert!(pages.len() >= 5, "{}", pages.len());
     for p in pages {
-        assert!(p["url"].as_str().unwrap().starts_with("https://shop.example/"), "{}", p["url"]);
-        assert!(!p["body"].as_str().unwrap().contains(&site.origin), "the origin was rewritten");
+        assert!(
+            p["url"]
+                .as_str()
+                .unwrap()
+                .starts_with("https://shop.example/"),
+            "{}",
+            p["url"]
+        );
+        assert!(
+            !p["body"].as_str().unwrap().contains(&site.origin),
+            "the origin was rewritten"
+        );
     }
     // The replay plugin's own parser accepts it.
-    fnhost_replay::parse_recording(&std::fs::read_to_string(&out).unwrap()).expect("a valid recording");
+    fnhost_replay::parse_recording(&std::fs::read_to_string(&out).unwrap())
+        .expect("a valid recording");
 }
