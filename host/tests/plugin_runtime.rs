@@ -300,6 +300,22 @@ async fn output_beyond_the_bound_is_rejected() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wasi_is_granted_empty() {
+    let (plugins, _dir) = with_site_extractor("fnhost_test_wasi_probe");
+    let extraction = plugins
+        .extract(
+            page("https://wasi-probe.example/", "x"),
+            ExtractRequest::new("product"),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        serde_json::Value::Object(extraction.records[0].clone()),
+        json!({"args": 0, "env": 0, "read_root": "denied", "read_file": "denied", "tcp": "denied", "dns": "denied"})
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_import_the_host_does_not_grant_is_refused_at_load() {
     let (plugins, _) = load(&config(None));
     let error = plugins
