@@ -147,3 +147,36 @@ fn bench_test_mode_sessions_to_answered() {
     println!("server peak RSS: {:.1} MiB", peak_rss_mib(&s));
     s.audit();
 }
+
+#[test]
+#[ignore = "a benchmark: cargo xtask bench"]
+fn bench_live_pages_per_second() {
+    let site = Site::start("outdoor-gear.example");
+    let s = Server::builder()
+        .arg("--allow-private-targets")
+        .env("FNHOST_RATE_LIMIT_BURST", "100000")
+        .env("FNHOST_MAX_RUNS_IN_FLIGHT", "100000")
+        .env("FNHOST_LOG", "error")
+        .start();
+    let a = s.account("100000");
+    let c = s.client(&a.live);
+    let started = Instant::now();
+    let ids: Vec<String> = (0..40)
+        .map(|_| {
+            let r = c.post(
+                "/sessions",
+                json!({"query": format!("tents from {}/", site.origin), "max_spend_usd": 1}),
+            );
+            r.json()["id"].as_str().unwrap().to_string()
+        })
+        .collect();
+    let mut pages = 0u64;
+    for id in &ids {
+        let r = result(&c, id);
+        assert_eq!(r["status"], "answered");
+        pages += r["receipts"].as_array().unwrap().len() as u64;
+    }
+    let secs = started.elapsed().as_secs_f64();
+    println!("live runs against a loopback fixture site: {} sessions, {pages} pages fetched and receipted in {secs:.2} s = {:.1} pages/s", ids.len(), pages as f64 / secs);
+    s.audit();
+}
