@@ -120,6 +120,25 @@ pub async fn start(
         .await
 }
 
+/// The opening of every create operation: check the scope, then claim the
+/// Idempotency-Key. `Err` is the finished answer (a refusal or a replay).
+pub async fn begin(
+    state: &AppState,
+    caller: &Caller,
+    scope: &'static str,
+    headers: &HeaderMap,
+    request_id: &str,
+    operation: &str,
+    body: &Body,
+) -> Result<Option<Idem>, Response> {
+    caller.require(scope).map_err(IntoResponse::into_response)?;
+    match start(state, caller, headers, request_id, operation, body).await {
+        Ok(Start::Proceed(idem)) => Ok(idem),
+        Ok(Start::Replay(r)) => Err(r),
+        Err(e) => Err(e.into_response()),
+    }
+}
+
 fn replay(status: u16, body: Value, request_id: &str) -> Response {
     let status = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
     let mut response = (status, axum::Json(body)).into_response();

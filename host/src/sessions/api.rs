@@ -21,7 +21,7 @@ use crate::auth::Caller;
 use crate::http::middleware::RequestId;
 use crate::http::pagination::PageQuery;
 use crate::http::{ApiError, Body, Page};
-use crate::idempotency::{self, Start};
+use crate::idempotency;
 use crate::ledger::{self, LedgerError};
 use crate::money::Micros;
 use crate::state::AppState;
@@ -200,12 +200,10 @@ async fn create(
     headers: HeaderMap,
     body: Body,
 ) -> Response {
-    if let Err(e) = caller.require("sessions:write") {
-        return e.into_response();
-    }
-    let idem = match idempotency::start(
+    let idem = match idempotency::begin(
         &state,
         &caller,
+        "sessions:write",
         &headers,
         &request_id,
         "POST /v1/sessions",
@@ -213,9 +211,8 @@ async fn create(
     )
     .await
     {
-        Ok(Start::Replay(r)) => return r,
-        Ok(Start::Proceed(idem)) => idem,
-        Err(e) => return e.into_response(),
+        Ok(idem) => idem,
+        Err(answer) => return answer,
     };
     let wants_stream = headers
         .get("accept")
@@ -752,12 +749,10 @@ async fn turn(
     Path(id): Path<String>,
     body: Body,
 ) -> Response {
-    if let Err(e) = caller.require("sessions:write") {
-        return e.into_response();
-    }
-    let idem = match idempotency::start(
+    let idem = match idempotency::begin(
         &state,
         &caller,
+        "sessions:write",
         &headers,
         &request_id,
         &format!("POST /v1/sessions/{id}/turns"),
@@ -765,9 +760,8 @@ async fn turn(
     )
     .await
     {
-        Ok(Start::Replay(r)) => return r,
-        Ok(Start::Proceed(idem)) => idem,
-        Err(e) => return e.into_response(),
+        Ok(idem) => idem,
+        Err(answer) => return answer,
     };
     let result = add_turn(&state, &caller, &id, &body, idem.as_ref()).await;
     idempotency::respond(

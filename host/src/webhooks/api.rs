@@ -3,7 +3,7 @@
 
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use axum::routing::{get, post};
 use axum::{Extension, Json, Router};
 use serde_json::Value;
@@ -13,7 +13,7 @@ use crate::auth::Caller;
 use crate::http::middleware::RequestId;
 use crate::http::pagination::PageQuery;
 use crate::http::{ApiError, Body, Page};
-use crate::idempotency::{self, Start};
+use crate::idempotency;
 use crate::state::AppState;
 use crate::store::{self, Tables, ATTEMPTS, ATTEMPT_KEYS, WEBHOOKS, WEBHOOK_INDEX};
 
@@ -97,12 +97,10 @@ async fn create(
     headers: HeaderMap,
     body: Body,
 ) -> Response {
-    if let Err(e) = caller.require("webhooks:write") {
-        return e.into_response();
-    }
-    let idem = match idempotency::start(
+    let idem = match idempotency::begin(
         &state,
         &caller,
+        "webhooks:write",
         &headers,
         &request_id,
         "POST /v1/webhooks",
@@ -110,9 +108,8 @@ async fn create(
     )
     .await
     {
-        Ok(Start::Replay(r)) => return r,
-        Ok(Start::Proceed(i)) => i,
-        Err(e) => return e.into_response(),
+        Ok(idem) => idem,
+        Err(answer) => return answer,
     };
     let result = create_endpoint(&state, &caller, &headers, &body).await;
     idempotency::respond(&state, idem, result).await
