@@ -5,10 +5,16 @@
 
 Answers 2xx quickly and dedupes on the message id (deliveries are
 at-least-once). Needs the `standardwebhooks` package. Each verified message
-is printed as one JSON line on stdout.
+is printed as one JSON line on stdout, after a first line `listening on PORT`
+(PORT 0 picks a free one).
+
+fnhost delivers to https URLs only. Put the receiver behind your TLS proxy,
+or let it serve https itself: set FNHOST_TLS_CERT and FNHOST_TLS_KEY to PEM
+files.
 """
 import json
 import os
+import ssl
 import sys
 from http.server import BaseHTTPRequestHandler, HTTPServer
 
@@ -40,6 +46,16 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
 
+def serve(port):
+    server = HTTPServer(("127.0.0.1", port), Handler)
+    cert, key = os.environ.get("FNHOST_TLS_CERT"), os.environ.get("FNHOST_TLS_KEY")
+    if cert and key:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(cert, key)
+        server.socket = context.wrap_socket(server.socket, server_side=True)
+    print(f"listening on {server.server_address[1]}", flush=True)
+    server.serve_forever()
+
+
 if __name__ == "__main__":
-    port = int(sys.argv[1]) if len(sys.argv) > 1 else 9000
-    HTTPServer(("127.0.0.1", port), Handler).serve_forever()
+    serve(int(sys.argv[1]) if len(sys.argv) > 1 else 9000)

@@ -7,18 +7,27 @@ use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
 use crate::http::error::{type_of_code, CODE_DOCS};
 use crate::http::middleware;
 use crate::state::AppState;
 
-/// The whole application, ready to serve.
-pub fn app(state: AppState) -> Router {
-    let api = Router::new()
+/// Every route under /v1, each with its OpenAPI description.
+pub fn api() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(crate::openapi::serve))
         .merge(crate::platform::routes())
         .merge(crate::sessions::api::routes())
         .merge(crate::receipts::routes())
         .merge(crate::webhooks::routes())
-        .merge(crate::planned::routes());
+        .merge(crate::planned::routes())
+}
+
+/// The whole application, ready to serve.
+pub fn app(state: AppState) -> Router {
+    let (api, _) = api().split_for_parts();
     Router::new()
         .nest("/v1", api)
         .merge(crate::dashboard::routes())

@@ -16,6 +16,7 @@ pub mod keys;
 pub mod ledger;
 pub mod limits;
 pub mod money;
+pub mod openapi;
 pub mod planned;
 pub mod platform;
 pub mod plugins;

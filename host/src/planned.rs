@@ -5,7 +5,7 @@
 //! removing its rows here and routing the real handlers instead.
 
 use axum::routing::{any, MethodRouter};
-use axum::Router;
+use utoipa_axum::router::OpenApiRouter;
 
 use crate::http::ApiError;
 use crate::state::AppState;
@@ -102,12 +102,27 @@ pub fn handler(surface: &'static str) -> MethodRouter<AppState> {
 }
 
 /// Routes every planned path whose every method is planned. Paths where only
-/// some methods are planned are merged by the live routes (see `app`).
-pub fn routes() -> Router<AppState> {
+/// some methods are planned are merged by the live routes (see `app`). The
+/// OpenAPI document describes them from this same table.
+pub fn routes() -> OpenApiRouter<AppState> {
     PLANNED
         .iter()
         .filter(|p| p.methods.is_none())
-        .fold(Router::new(), |r, p| r.route(p.path, handler(p.surface)))
+        .fold(OpenApiRouter::new(), |r, p| {
+            r.route(p.path, handler(p.surface))
+        })
+}
+
+/// A handler answering 501 for `surface` on one method only: the other
+/// methods of the path are live or 404.
+pub fn method_handler(method: &str, surface: &'static str) -> MethodRouter<AppState> {
+    let filter = axum::routing::MethodFilter::try_from(
+        axum::http::Method::from_bytes(method.as_bytes()).expect("a method name"),
+    )
+    .expect("a routable method");
+    axum::routing::on(filter, move || async move {
+        ApiError::NotImplemented { surface }
+    })
 }
 
 /// The surface of a method that is planned on a path that is otherwise live.

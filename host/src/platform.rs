@@ -1,29 +1,36 @@
 //! The platform plane: /me, /balance, /usage, /keys.
 
-use axum::extract::{Path, Query, State};
-use axum::routing::{get, patch, post};
-use axum::{Json, Router};
+use axum::extract::{Path, State};
+use axum::Json;
 use chrono::{Duration, NaiveDate, Utc};
 use serde::Deserialize;
 use serde_json::{json, Value};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use crate::auth::Caller;
 use crate::http::pagination::PageQuery;
-use crate::http::{ApiError, Body, Page};
+use crate::http::{ApiError, Body, Page, Query};
 use crate::keys;
 use crate::ledger;
 use crate::money::Micros;
+use crate::openapi::schemas;
 use crate::state::AppState;
 
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/me", get(me))
-        .route("/balance", get(balance))
-        .route("/usage", get(usage))
-        .route("/keys", get(list_keys))
-        .route("/keys/{id}", patch(rename_key))
-        .route("/keys/{id}/revoke", post(revoke_key))
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(me))
+        .routes(routes!(balance))
+        .routes(routes!(usage))
+        .routes(routes!(list_keys))
+        .routes(routes!(rename_key))
+        .routes(routes!(revoke_key))
 }
+
+/// The caller's account and the key it called with.
+#[utoipa::path(get, path = "/me", operation_id = "getMe", tag = "platform",
+    description = "Scope: account:read.",
+    responses((status = 200, description = "The account", body = schemas::Account)))]
 
 async fn me(State(_): State<AppState>, caller: Caller) -> Result<Json<Value>, ApiError> {
     caller.require("account:read")?;
@@ -58,6 +65,10 @@ pub fn balance_json(
     })
 }
 
+/// The balance of the caller's account in the caller's mode.
+#[utoipa::path(get, path = "/balance", operation_id = "getBalance", tag = "platform",
+    description = "Scope: account:read. A fn_test_ key sees the test balance, a fn_live_ key the live one.",
+    responses((status = 200, description = "The balance", body = schemas::Balance)))]
 async fn balance(State(state): State<AppState>, caller: Caller) -> Result<Json<Value>, ApiError> {
     caller.require("account:read")?;
     let (id, mode) = (caller.account.id.clone(), caller.mode());
@@ -79,6 +90,11 @@ fn parse_date(name: &str, v: &Option<String>, default: NaiveDate) -> Result<Naiv
     }
 }
 
+/// Settled spend per UTC day.
+#[utoipa::path(get, path = "/usage", operation_id = "getUsage", tag = "platform",
+    description = "Scope: account:read. The period defaults to the last 30 days and spans at most 366.",
+    params(schemas::UsageParams),
+    responses((status = 200, description = "The usage", body = schemas::Usage)))]
 async fn usage(
     State(state): State<AppState>,
     caller: Caller,
@@ -114,6 +130,11 @@ async fn usage(
     })))
 }
 
+/// The account's keys of the caller's mode, newest first; never their text.
+#[utoipa::path(get, path = "/keys", operation_id = "listKeys", tag = "platform",
+    description = "Scope: keys:read.",
+    params(schemas::PageParams),
+    responses((status = 200, description = "A page of keys", body = schemas::KeyList)))]
 async fn list_keys(
     State(state): State<AppState>,
     caller: Caller,
@@ -141,6 +162,12 @@ fn own_key(state: &AppState, caller: &Caller, id: &str) -> Result<keys::Key, Api
     Ok(key)
 }
 
+/// Renames a key.
+#[utoipa::path(patch, path = "/keys/{id}", operation_id = "renameKey", tag = "platform",
+    description = "Scope: keys:write.",
+    params(schemas::KeyId),
+    request_body = schemas::KeyRename,
+    responses((status = 200, description = "The key", body = schemas::Key)))]
 async fn rename_key(
     State(state): State<AppState>,
     caller: Caller,
@@ -169,6 +196,11 @@ async fn rename_key(
     Ok(Json(key.to_json()))
 }
 
+/// Revokes a key at once; revoking twice keeps the first time.
+#[utoipa::path(post, path = "/keys/{id}/revoke", operation_id = "revokeKey", tag = "platform",
+    description = "Scope: keys:write. The key fails with 401 key_revoked from the next request on.",
+    params(schemas::KeyId),
+    responses((status = 200, description = "The key, with revoked_at", body = schemas::Key)))]
 async fn revoke_key(
     State(state): State<AppState>,
     caller: Caller,

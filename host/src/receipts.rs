@@ -6,12 +6,13 @@
 //! without its `signature` member, keys sorted, no whitespace, UTF-8.
 
 use axum::extract::State;
-use axum::routing::get;
-use axum::{Json, Router};
+use axum::Json;
 use base64::Engine;
 use ed25519_dalek::{Signer as _, SigningKey, VerifyingKey};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use crate::auth::Caller;
 use crate::http::ApiError;
@@ -148,11 +149,19 @@ pub fn issue(signer: &ReceiptSigner, facts: &Facts) -> Value {
     signer.sign(receipt)
 }
 
-pub fn routes() -> Router<AppState> {
-    Router::new().route("/signing-keys", get(signing_keys))
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(signing_keys))
 }
 
 /// GET /signing-keys: the public keys that verify receipts.
+#[utoipa::path(
+    get,
+    path = "/signing-keys",
+    operation_id = "listSigningKeys",
+    tag = "sessions",
+    summary = "The Ed25519 public keys that verify receipts",
+    responses((status = 200, description = "The signing keys", body = crate::openapi::schemas::SigningKeyList))
+)]
 async fn signing_keys(
     State(state): State<AppState>,
     caller: Caller,

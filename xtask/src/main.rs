@@ -34,7 +34,10 @@ fn main() {
             build_plugins();
             build_python_example();
             ensure_browser();
-            run(cargo(&["test", "--workspace", "--no-fail-fast"]));
+            let python = ensure_python_tools();
+            let mut cmd = cargo(&["test", "--workspace", "--no-fail-fast"]);
+            cmd.env("FNHOST_TEST_PYTHON", python);
+            run(cmd);
         }
         Some("plugins") => {
             build_plugins();
@@ -187,6 +190,38 @@ fn ensure_browser() {
             .args([verb, "--no-audit", "--no-fund"])
             .current_dir(dir));
     }
+}
+
+/// The Python the tests run the client examples and the API fuzzer with:
+/// a virtual environment under target/ holding tests/python/requirements.txt,
+/// reinstalled when that file changes.
+fn ensure_python_tools() -> PathBuf {
+    const REQUIREMENTS: &str = "tests/python/requirements.txt";
+    let target =
+        std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| PathBuf::from("target"), PathBuf::from);
+    let venv = std::path::absolute(target.join("py-tests")).expect("the current directory exists");
+    let python = venv.join("bin/python");
+    let stamp = venv.join("requirements.installed");
+    let wanted = std::fs::read_to_string(REQUIREMENTS).expect("tests/python/requirements.txt");
+    if std::fs::read_to_string(&stamp).ok().as_deref() == Some(wanted.as_str()) && python.exists() {
+        return python;
+    }
+    eprintln!(
+        "xtask: installing the tests' Python packages into {}",
+        venv.display()
+    );
+    run(Command::new("python3").arg("-m").arg("venv").arg(&venv));
+    run(Command::new(&python).args([
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "--disable-pip-version-check",
+        "-r",
+        REQUIREMENTS,
+    ]));
+    std::fs::write(&stamp, wanted).expect("write the install stamp");
+    python
 }
 
 fn ensure_wasm_target() {

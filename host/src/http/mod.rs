@@ -5,7 +5,9 @@ pub mod body;
 pub mod error;
 pub mod middleware;
 pub mod pagination;
+pub mod query;
 
 pub use body::Body;
 pub use error::ApiError;
 pub use pagination::Page;
+pub use query::Query;

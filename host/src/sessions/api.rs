@@ -4,15 +4,16 @@
 use std::convert::Infallible;
 use std::time::Duration;
 
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
-use axum::{Extension, Json, Router};
+use axum::{Extension, Json};
 use futures::Stream;
 use serde::Deserialize;
 use serde_json::{json, Value};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use super::events::{self, Event};
 use super::{run, Session, Status};
@@ -20,10 +21,11 @@ use crate::accounts::Mode;
 use crate::auth::Caller;
 use crate::http::middleware::RequestId;
 use crate::http::pagination::PageQuery;
-use crate::http::{ApiError, Body, Page};
+use crate::http::{ApiError, Body, Page, Query};
 use crate::idempotency;
 use crate::ledger::{self, LedgerError};
 use crate::money::Micros;
+use crate::openapi::schemas;
 use crate::state::AppState;
 use crate::store::{self, Tables, PROPOSALS, RECEIPTS, ROWS, SESSION_RECEIPTS};
 
@@ -36,23 +38,24 @@ pub const MAX_WAIT_S: u64 = 600;
 /// How long a turn proposal stays valid.
 pub const PROPOSAL_TTL_MIN: i64 = 15;
 
-pub fn routes() -> Router<AppState> {
+pub fn routes() -> OpenApiRouter<AppState> {
     let redaction =
         crate::planned::partial("/sessions/{id}", "DELETE").expect("redaction is planned");
-    Router::new()
-        .route("/sessions/estimate", post(estimate))
-        .route("/sessions", post(create).get(list))
+    OpenApiRouter::new()
+        .routes(routes!(estimate))
+        .routes(routes!(create, list))
+        .routes(routes!(read))
         .route(
             "/sessions/{id}",
-            get(read).delete(crate::planned::handler(redaction)),
+            crate::planned::method_handler("DELETE", redaction),
         )
-        .route("/sessions/{id}/events", get(events_page))
-        .route("/sessions/{id}/stream", get(stream))
-        .route("/sessions/{id}/result", get(result))
-        .route("/sessions/{id}/rows", get(rows))
-        .route("/sessions/{id}/receipts", get(receipts))
-        .route("/sessions/{id}/turns", post(turn))
-        .route("/sessions/{id}/stop", post(stop))
+        .routes(routes!(events_page))
+        .routes(routes!(stream))
+        .routes(routes!(result))
+        .routes(routes!(rows))
+        .routes(routes!(receipts))
+        .routes(routes!(turn))
+        .routes(routes!(stop))
 }
 
 /// The planner's reading of a query, with the host's judgement added: test
@@ -112,6 +115,13 @@ fn price(state: &AppState, parsed: &Value, would_run: bool, cap: Micros) -> (u32
     (passes, Micros(per_page * passes as i64).min(cap))
 }
 
+/// Free, always callable: what the planner makes of a query, and whether
+/// spending on it could honestly deliver.
+#[utoipa::path(post, path = "/sessions/estimate", operation_id = "estimateSession", tag = "sessions",
+    description = "Scope: sessions:write. $0. The same parse as session creation.",
+    request_body(content = schemas::EstimateRequest,
+        example = json!({ "query": "tents under $200 from outdoor-gear.example" })),
+    responses((status = 200, description = "The estimate", body = schemas::Estimate)))]
 async fn estimate(
     State(state): State<AppState>,
     caller: Caller,
@@ -193,6 +203,18 @@ fn reserve(
     Ok(r)
 }
 
+/// Starts a session: reserves max_spend_usd and runs the query.
+#[utoipa::path(post, path = "/sessions", operation_id = "createSession", tag = "sessions",
+    description = "Scope: sessions:write. A query the service declines still gets 201; the run then ends abstained at $0 with the reservation released in full. With `Accept: text/event-stream` the 201 body is the run's event stream.",
+    params(schemas::IdempotencyHeader),
+    request_body(content = schemas::SessionCreate,
+        example = json!({ "query": "tents under $200 from outdoor-gear.example", "max_spend_usd": 0.5 })),
+    responses(
+        (status = 201, description = "A running session holding its reservation", content(
+            (schemas::Session = "application/json"),
+            (schemas::SseEvent = "text/event-stream"),
+        )),
+    ))]
 async fn create(
     State(state): State<AppState>,
     caller: Caller,
@@ -387,6 +409,11 @@ fn own(state: &AppState, caller: &Caller, id: &str) -> Result<Session, ApiError>
     Ok(s)
 }
 
+/// The sessions of the caller's account and mode, newest first.
+#[utoipa::path(get, path = "/sessions", operation_id = "listSessions", tag = "sessions",
+    description = "Scope: sessions:read.",
+    params(schemas::PageParams),
+    responses((status = 200, description = "A page of sessions", body = schemas::SessionList)))]
 async fn list(
     State(state): State<AppState>,
     caller: Caller,
@@ -414,6 +441,11 @@ async fn list(
     )))
 }
 
+/// One session.
+#[utoipa::path(get, path = "/sessions/{id}", operation_id = "getSession", tag = "sessions",
+    description = "Scope: sessions:read.",
+    params(schemas::SessionId),
+    responses((status = 200, description = "The session", body = schemas::Session)))]
 async fn read(
     State(state): State<AppState>,
     caller: Caller,
@@ -431,6 +463,11 @@ struct EventsQuery {
     limit: Option<String>,
 }
 
+/// A page of the session's event log.
+#[utoipa::path(get, path = "/sessions/{id}/events", operation_id = "listSessionEvents", tag = "sessions",
+    description = "Scope: sessions:read.",
+    params(schemas::SessionId, schemas::EventsParams),
+    responses((status = 200, description = "A page of events", body = schemas::SessionEventList)))]
 async fn events_page(
     State(state): State<AppState>,
     caller: Caller,
@@ -441,9 +478,14 @@ async fn events_page(
     own(&state, &caller, &id)?;
     let after = match &q.after {
         None => 0,
+        // A seq is a non-negative 64-bit signed integer, as the document says.
         Some(s) => s
-            .parse::<u64>()
-            .map_err(|_| ApiError::invalid("after", "after must be an event seq (an integer)"))?,
+            .parse::<i64>()
+            .ok()
+            .and_then(|n| u64::try_from(n).ok())
+            .ok_or_else(|| {
+                ApiError::invalid("after", "after must be an event seq (an integer from 0)")
+            })?,
     };
     let page = Page::from_query(&PageQuery {
         limit: q.limit.clone(),
@@ -514,6 +556,11 @@ fn sse(
     Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
 }
 
+/// The run's events as server-sent events.
+#[utoipa::path(get, path = "/sessions/{id}/stream", operation_id = "streamSession", tag = "sessions",
+    description = "Scope: sessions:read. `id:` is the event's seq, `event:` its phase, `data:` the entry (a SessionEvent). The stream ends after the terminal event of the current turn.",
+    params(schemas::SessionId, schemas::StreamHeaders),
+    responses((status = 200, description = "The event stream", content_type = "text/event-stream", body = schemas::SseEvent)))]
 async fn stream(
     State(state): State<AppState>,
     caller: Caller,
@@ -524,9 +571,14 @@ async fn stream(
     own(&state, &caller, &id)?;
     let after = match headers.get("last-event-id").and_then(|v| v.to_str().ok()) {
         None => 0,
-        Some(v) => v.trim().parse::<u64>().map_err(|_| {
-            ApiError::invalid("Last-Event-ID", "Last-Event-ID must be an event seq")
-        })?,
+        Some(v) => v
+            .trim()
+            .parse::<i64>()
+            .ok()
+            .and_then(|n| u64::try_from(n).ok())
+            .ok_or_else(|| {
+                ApiError::invalid("Last-Event-ID", "Last-Event-ID must be an event seq")
+            })?,
     };
     Ok(sse(state, id, after).into_response())
 }
@@ -590,6 +642,17 @@ fn receipt_ids(state: &AppState, id: &str) -> Result<Vec<String>, ApiError> {
     Ok(ids)
 }
 
+/// Long-poll for the result.
+#[utoipa::path(get, path = "/sessions/{id}/result", operation_id = "getSessionResult", tag = "sessions",
+    description = "Scope: sessions:read. Once the run has ended: 200 with the result. Still running after `wait` seconds: 202 with the session.",
+    params(schemas::SessionId, schemas::ResultParams),
+    responses(
+        (status = 200, description = "The result; with format=ndjson one row per line, then the summary line", content(
+            (schemas::SessionResult = "application/json"),
+            (String = "application/x-ndjson"),
+        )),
+        (status = 202, description = "Still running: the session", body = schemas::Session),
+    ))]
 async fn result(
     State(state): State<AppState>,
     caller: Caller,
@@ -657,6 +720,11 @@ async fn result(
     Ok(Json(body).into_response())
 }
 
+/// The session's rows, in the order they were first seen.
+#[utoipa::path(get, path = "/sessions/{id}/rows", operation_id = "listSessionRows", tag = "sessions",
+    description = "Scope: sessions:read. Row ids are `row_<n>`.",
+    params(schemas::SessionId, schemas::PageParams),
+    responses((status = 200, description = "A page of rows", body = schemas::RowList)))]
 async fn rows(
     State(state): State<AppState>,
     caller: Caller,
@@ -687,6 +755,11 @@ async fn rows(
     )))
 }
 
+/// The session's signed receipts.
+#[utoipa::path(get, path = "/sessions/{id}/receipts", operation_id = "listSessionReceipts", tag = "sessions",
+    description = "Scope: sessions:read. Verify one with the key of GET /signing-keys whose id is signature.key_id.",
+    params(schemas::SessionId, schemas::PageParams),
+    responses((status = 200, description = "A page of receipts", body = schemas::ReceiptList)))]
 async fn receipts(
     State(state): State<AppState>,
     caller: Caller,
@@ -741,6 +814,12 @@ fn merge_turn(previous: &Value, next: &Value) -> Value {
     merged
 }
 
+/// A follow-up turn, priced first.
+#[utoipa::path(post, path = "/sessions/{id}/turns", operation_id = "createTurn", tag = "sessions",
+    description = "Scope: sessions:write. Without `proposal`: 409 proposal_required with the priced proposal. With the proposal id (same query, within 15 minutes): 201, the session running its next turn with a new reservation.",
+    params(schemas::SessionId, schemas::IdempotencyHeader),
+    request_body = schemas::TurnCreate,
+    responses((status = 201, description = "The session, running the new turn", body = schemas::Session)))]
 async fn turn(
     State(state): State<AppState>,
     caller: Caller,
@@ -903,6 +982,11 @@ async fn add_turn(
     Ok(session)
 }
 
+/// Stops a running session.
+#[utoipa::path(post, path = "/sessions/{id}/stop", operation_id = "stopSession", tag = "sessions",
+    description = "Scope: sessions:write. Its signed receipts settle, the rest of the reservation is released.",
+    params(schemas::SessionId),
+    responses((status = 200, description = "The session, stopped", body = schemas::Session)))]
 async fn stop(
     State(state): State<AppState>,
     caller: Caller,

@@ -1,19 +1,21 @@
 //! The webhook routes: endpoints, their attempts log, and the account
 //! default secret.
 
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
-use axum::routing::{get, post};
-use axum::{Extension, Json, Router};
+use axum::{Extension, Json};
 use serde_json::Value;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use super::{signing, Attempt, Endpoint, IndexScan};
 use crate::auth::Caller;
 use crate::http::middleware::RequestId;
 use crate::http::pagination::PageQuery;
-use crate::http::{ApiError, Body, Page};
+use crate::http::{ApiError, Body, Page, Query};
 use crate::idempotency;
+use crate::openapi::schemas;
 use crate::state::AppState;
 use crate::store::{self, Tables, ATTEMPTS, ATTEMPT_KEYS, WEBHOOKS, WEBHOOK_INDEX};
 
@@ -22,13 +24,13 @@ const MAX_URL_LEN: usize = 2048;
 /// The longest description accepted.
 const MAX_DESCRIPTION: usize = 500;
 
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/webhooks", post(create).get(list))
-        .route("/webhooks/{id}", get(read).patch(update).delete(remove))
-        .route("/webhooks/{id}/attempts", get(attempts))
-        .route("/webhook-secret", get(read_secret))
-        .route("/webhook-secret/rotate", post(rotate_secret))
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(create, list))
+        .routes(routes!(read, update, remove))
+        .routes(routes!(attempts))
+        .routes(routes!(read_secret))
+        .routes(routes!(rotate_secret))
 }
 
 /// A URL that passes the hard wall, or 400 invalid_param `url` with the reason.
@@ -90,6 +92,12 @@ fn valid_version(param: &str, v: &str) -> Result<String, ApiError> {
     }
 }
 
+/// Registers an endpoint; its secret is shown in this response only.
+#[utoipa::path(post, path = "/webhooks", operation_id = "createWebhookEndpoint", tag = "webhooks",
+    description = "Scope: webhooks:write. The URL must be https and resolve to public unicast addresses; private, loopback, link-local and metadata ranges are refused with invalid_param. The endpoint pins the request's fn-version (or the account pin).",
+    params(schemas::IdempotencyHeader),
+    request_body = schemas::WebhookEndpointCreate,
+    responses((status = 201, description = "The endpoint with its secret", body = schemas::WebhookEndpointCreated)))]
 async fn create(
     State(state): State<AppState>,
     caller: Caller,
@@ -181,6 +189,11 @@ async fn own(state: &AppState, caller: &Caller, id: &str) -> Result<Endpoint, Ap
     }
 }
 
+/// The endpoints of the caller's account and mode.
+#[utoipa::path(get, path = "/webhooks", operation_id = "listWebhookEndpoints", tag = "webhooks",
+    description = "Scope: webhooks:read.",
+    params(schemas::PageParams),
+    responses((status = 200, description = "A page of endpoints", body = schemas::WebhookEndpointList)))]
 async fn list(
     State(state): State<AppState>,
     caller: Caller,
@@ -222,6 +235,11 @@ async fn list(
     ))
 }
 
+/// One endpoint (never its secret).
+#[utoipa::path(get, path = "/webhooks/{id}", operation_id = "getWebhookEndpoint", tag = "webhooks",
+    description = "Scope: webhooks:read.",
+    params(schemas::EndpointId),
+    responses((status = 200, description = "The endpoint", body = schemas::WebhookEndpoint)))]
 async fn read(
     State(state): State<AppState>,
     caller: Caller,
@@ -231,6 +249,13 @@ async fn read(
     Ok(Json(own(&state, &caller, &id).await?.to_json()))
 }
 
+/// Changes an endpoint: its URL, events, description, disabled flag, or the
+/// version its payloads are serialized under.
+#[utoipa::path(patch, path = "/webhooks/{id}", operation_id = "updateWebhookEndpoint", tag = "webhooks",
+    description = "Scope: webhooks:write.",
+    params(schemas::EndpointId),
+    request_body = schemas::WebhookEndpointUpdate,
+    responses((status = 200, description = "The endpoint", body = schemas::WebhookEndpoint)))]
 async fn update(
     State(state): State<AppState>,
     caller: Caller,
@@ -298,6 +323,11 @@ async fn update(
     Ok(Json(updated.to_json()))
 }
 
+/// Deletes an endpoint; its pending messages are dropped and logged.
+#[utoipa::path(delete, path = "/webhooks/{id}", operation_id = "deleteWebhookEndpoint", tag = "webhooks",
+    description = "Scope: webhooks:write.",
+    params(schemas::EndpointId),
+    responses((status = 200, description = "Deleted", body = schemas::WebhookEndpointDeleted)))]
 async fn remove(
     State(state): State<AppState>,
     caller: Caller,
@@ -321,6 +351,11 @@ async fn remove(
     ))
 }
 
+/// Every delivery attempt to an endpoint, newest first (all are kept).
+#[utoipa::path(get, path = "/webhooks/{id}/attempts", operation_id = "listWebhookAttempts", tag = "webhooks",
+    description = "Scope: webhooks:read.",
+    params(schemas::EndpointId, schemas::PageParams),
+    responses((status = 200, description = "A page of attempts", body = schemas::WebhookAttemptList)))]
 async fn attempts(
     State(state): State<AppState>,
     caller: Caller,
@@ -368,6 +403,11 @@ async fn attempts(
     ))
 }
 
+/// The account default secret, which signs deliveries to a session's own
+/// webhook_url; created on first use.
+#[utoipa::path(get, path = "/webhook-secret", operation_id = "getWebhookSecret", tag = "webhooks",
+    description = "Scope: webhooks:read.",
+    responses((status = 200, description = "The default secret", body = schemas::WebhookSecret)))]
 async fn read_secret(
     State(state): State<AppState>,
     caller: Caller,
@@ -389,6 +429,10 @@ async fn read_secret(
     Ok(Json(s.to_json()))
 }
 
+/// Replaces the account default secret.
+#[utoipa::path(post, path = "/webhook-secret/rotate", operation_id = "rotateWebhookSecret", tag = "webhooks",
+    description = "Scope: webhooks:write.",
+    responses((status = 200, description = "The new default secret", body = schemas::WebhookSecret)))]
 async fn rotate_secret(
     State(state): State<AppState>,
     caller: Caller,

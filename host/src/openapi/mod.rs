@@ -1,0 +1,453 @@
+//! The OpenAPI 3.1 document, generated from the code: the routes come from
+//! the same annotated handlers the router serves (utoipa-axum), the shapes
+//! from `schemas`, the error envelopes from `errors`. A finishing pass adds
+//! what every operation shares (the version and request-id headers, the
+//! error responses, the rate limit's Retry-After), the planned routes from
+//! their one table, and the webhook payloads.
+//!
+//! Served at GET /v1/openapi.json without a key; committed as
+//! docs/openapi.json, which a test keeps equal to this.
+
+mod errors;
+pub mod schemas;
+
+use std::sync::OnceLock;
+
+use axum::http::header;
+use axum::response::IntoResponse;
+use serde_json::{json, Map, Value};
+use utoipa::OpenApi;
+
+use crate::accounts::CURRENT_VERSION;
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "fnhost",
+        description = "Turns pages of the open web into live catalogs: rows of structured records, \
+each backed by a signed receipt, paid for from a prepaid USD balance.\n\n\
+Money is a JSON number of US dollars (at most six decimals). Timestamps are ISO 8601 date-time strings \
+in UTC. Errors are `{error: {type, code, message, doc_url, request_id, ...context}}`; program against \
+`code` and handle unknown codes by `type`. A wrong method on a known path is 404 not_found. A body that \
+does not parse, or is over 1 MB, is treated as empty. Planned routes answer 501 not_implemented with \
+`surface` on every method.",
+        license(name = "Apache-2.0")
+    ),
+    servers((url = "/v1", description = "The API, relative to the server's address")),
+    security(("bearer" = [])),
+    components(schemas(
+        schemas::Account, schemas::CallerKey, schemas::Balance, schemas::AutoRecharge,
+        schemas::Usage, schemas::UsageDay, schemas::Key, schemas::KeyList, schemas::KeyRename,
+        schemas::EstimateRequest, schemas::Estimate, schemas::SessionCreate, schemas::Session,
+        schemas::SessionError, schemas::SessionList, schemas::SessionEvent,
+        schemas::SessionEventList, schemas::SseEvent, schemas::Row, schemas::RowSource, schemas::RowList,
+        schemas::SessionResult, schemas::Receipt, schemas::ReceiptSignature, schemas::ReceiptList,
+        schemas::SigningKey, schemas::SigningKeyList, schemas::Proposal, schemas::TurnCreate,
+        schemas::WebhookEndpoint, schemas::WebhookEndpointCreated, schemas::WebhookEndpointCreate,
+        schemas::WebhookEndpointUpdate, schemas::WebhookEndpointList,
+        schemas::WebhookEndpointDeleted, schemas::WebhookAttempt, schemas::WebhookAttemptList,
+        schemas::WebhookSecret, schemas::LastDelivery, schemas::SessionAnsweredData,
+        schemas::SessionEndedData, schemas::SessionProposalData, schemas::BalanceLowData,
+    )),
+    modifiers(&BearerAuth),
+    tags(
+        (name = "platform", description = "The account, its balance, usage and keys"),
+        (name = "sessions", description = "Natural-language queries answered with rows and signed receipts"),
+        (name = "webhooks", description = "Endpoints that receive signed event deliveries"),
+        (name = "meta", description = "This document"),
+        (name = "planned", description = "Specified, not served yet: 501 not_implemented on every method"),
+    )
+)]
+struct Base;
+
+/// `Authorization: Bearer fn_live_…` or `fn_test_…`.
+struct BearerAuth;
+
+impl utoipa::Modify for BearerAuth {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+        let scheme = HttpBuilder::new()
+            .scheme(HttpAuthScheme::Bearer)
+            .description(Some(
+                "An API key: `fn_live_…` (live mode) or `fn_test_…` (test mode, recorded replays).",
+            ))
+            .build();
+        if let Some(components) = openapi.components.as_mut() {
+            components.add_security_scheme("bearer", SecurityScheme::Http(scheme));
+        }
+    }
+}
+
+/// The document, built once.
+pub fn document() -> &'static Value {
+    static DOC: OnceLock<Value> = OnceLock::new();
+    DOC.get_or_init(build)
+}
+
+/// The document as the committed file holds it: pretty JSON and a newline.
+pub fn document_text() -> &'static str {
+    static TEXT: OnceLock<String> = OnceLock::new();
+    TEXT.get_or_init(|| {
+        let mut text = serde_json::to_string_pretty(document()).expect("a JSON value serializes");
+        text.push('\n');
+        text
+    })
+}
+
+/// This document.
+#[utoipa::path(
+    get,
+    path = "/openapi.json",
+    operation_id = "getOpenApi",
+    tag = "meta",
+    security(()),
+    responses((status = 200, description = "The OpenAPI 3.1 document of this API", content_type = "application/json", body = Object))
+)]
+pub async fn serve() -> impl IntoResponse {
+    (
+        [(header::CONTENT_TYPE, "application/json")],
+        document_text(),
+    )
+}
+
+fn build() -> Value {
+    let router =
+        utoipa_axum::router::OpenApiRouter::with_openapi(Base::openapi()).merge(crate::app::api());
+    let mut doc = serde_json::to_value(router.into_openapi()).expect("the document serializes");
+    doc["openapi"] = json!("3.1.0");
+    doc["info"]["version"] = json!(CURRENT_VERSION);
+    add_error_schemas(&mut doc);
+    add_common_header_components(&mut doc);
+    add_planned(&mut doc);
+    finish_operations(&mut doc);
+    doc["webhooks"] = webhooks();
+    doc
+}
+
+fn add_error_schemas(doc: &mut Value) {
+    let schemas = doc["components"]["schemas"]
+        .as_object_mut()
+        .expect("the base declares schemas");
+    schemas.extend(errors::schemas());
+}
+
+const METHODS: &[&str] = &[
+    "get", "put", "post", "delete", "options", "head", "patch", "trace",
+];
+
+/// The planned routes (one table, `crate::planned`): each planned method
+/// answers 501 with `surface`.
+fn add_planned(doc: &mut Value) {
+    for p in crate::planned::PLANNED {
+        let methods: Vec<String> = match p.methods {
+            Some(ms) => ms.iter().map(|m| m.to_ascii_lowercase()).collect(),
+            None => ["get", "post", "put", "patch", "delete"]
+                .iter()
+                .map(|m| m.to_string())
+                .collect(),
+        };
+        // A trailing wildcard (`{*rest}`) is one path parameter in OpenAPI.
+        let path = p.path.replace("{*", "{");
+        let item = doc["paths"]
+            .as_object_mut()
+            .expect("paths is an object")
+            .entry(path.clone())
+            .or_insert_with(|| json!({}));
+        for m in methods {
+            let params: Vec<Value> = path_params(&path)
+                .into_iter()
+                .map(|name| json!({ "name": name, "in": "path", "required": true, "schema": { "type": "string" } }))
+                .collect();
+            item[&m] = json!({
+                "tags": ["planned"],
+                "summary": format!("Planned: {}", p.surface),
+                "description": format!("Specified, not served yet: answers 501 not_implemented with surface \"{}\" on this method.", p.surface),
+                "operationId": format!("planned_{}_{}", m, path.replace(['/', '{', '}'], "_").trim_matches('_')),
+                "parameters": params,
+                "responses": {},
+                "x-fnhost-planned": true,
+            });
+        }
+    }
+}
+
+fn path_params(path: &str) -> Vec<String> {
+    path.split('/')
+        .filter_map(|seg| seg.strip_prefix('{')?.strip_suffix('}'))
+        .map(String::from)
+        .collect()
+}
+
+/// What every operation shares: fn-version in and out, fn-request-id on
+/// every response, and the error responses it can meet.
+fn finish_operations(doc: &mut Value) {
+    let mut shared = Map::new();
+    let paths = doc["paths"].as_object_mut().expect("paths is an object");
+    for (path, item) in paths.iter_mut() {
+        let item = item.as_object_mut().expect("a path item is an object");
+        for (method, op) in item.iter_mut() {
+            if !METHODS.contains(&method.as_str()) {
+                continue;
+            }
+            let op = op.as_object_mut().expect("an operation is an object");
+            let planned = op.remove("x-fnhost-planned").is_some();
+            let keyed = !op
+                .get("security")
+                .and_then(Value::as_array)
+                .is_some_and(|s| s.iter().all(|r| r.as_object().is_some_and(Map::is_empty)));
+            let params = op.entry("parameters").or_insert_with(|| json!([]));
+            // A query parameter or a header of its own can be malformed.
+            let has_params = params
+                .as_array()
+                .is_some_and(|ps| ps.iter().any(|p| p["in"] == "query" || p["in"] == "header"));
+            if keyed {
+                params
+                    .as_array_mut()
+                    .expect("parameters is an array")
+                    .push(json!({
+                        "name": "fn-version",
+                        "in": "header",
+                        "required": false,
+                        "description": "A dated API version; echoed back as the effective version. Absent: the account pin.",
+                        "schema": { "type": "string", "examples": [CURRENT_VERSION] },
+                    }));
+            }
+            let has_input = op.contains_key("requestBody") || has_params;
+            let codes: Vec<String> = if planned {
+                vec!["not_implemented".to_string()]
+            } else {
+                let id = op.get("operationId").and_then(Value::as_str).unwrap_or("");
+                errors::codes_for(
+                    keyed,
+                    path.contains('{'),
+                    has_input,
+                    errors::particular_codes(id),
+                )
+            };
+            let responses = op
+                .entry("responses")
+                .or_insert_with(|| json!({}))
+                .as_object_mut()
+                .expect("responses is an object");
+            for response in responses.values_mut() {
+                add_common_headers(response);
+            }
+            add_error_responses(responses, &codes, &mut shared);
+        }
+    }
+    doc["components"]["responses"] = Value::Object(shared);
+}
+
+/// Adds a response for each status the codes are answered with, as a
+/// reference to a shared response under components/responses (one per set
+/// of codes), which `shared` collects.
+fn add_error_responses(
+    responses: &mut Map<String, Value>,
+    codes: &[String],
+    shared: &mut Map<String, Value>,
+) {
+    let mut by_status: std::collections::BTreeMap<u16, Vec<&String>> = Default::default();
+    for code in codes {
+        by_status
+            .entry(errors::status_of_code(code))
+            .or_default()
+            .push(code);
+    }
+    for (status, codes) in by_status {
+        let names: Vec<&str> = codes.iter().map(|c| c.as_str()).collect();
+        let name = names.join("_or_");
+        shared.entry(name.clone()).or_insert_with(|| {
+            let refs: Vec<Value> = codes
+                .iter()
+                .map(|c| json!({ "$ref": format!("#/components/schemas/{}", errors::schema_name(c)) }))
+                .collect();
+            let schema = if refs.len() == 1 {
+                refs[0].clone()
+            } else {
+                json!({ "oneOf": refs })
+            };
+            let mut response = json!({
+                "description": format!("Error: {}", names.join(", ")),
+                "content": { "application/json": { "schema": schema } },
+            });
+            if status == 429 {
+                response["headers"] = json!({
+                    "Retry-After": {
+                        "description": "Seconds to wait before retrying.",
+                        "schema": { "type": "integer" },
+                    }
+                });
+            }
+            add_common_headers(&mut response);
+            response
+        });
+        responses.insert(
+            status.to_string(),
+            json!({ "$ref": format!("#/components/responses/{name}") }),
+        );
+    }
+}
+
+fn add_common_headers(response: &mut Value) {
+    let headers = response
+        .as_object_mut()
+        .expect("a response is an object")
+        .entry("headers")
+        .or_insert_with(|| json!({}));
+    headers["fn-request-id"] = json!({ "$ref": "#/components/headers/RequestId" });
+    headers["fn-version"] = json!({ "$ref": "#/components/headers/Version" });
+}
+
+/// The headers every response carries, referenced from each response.
+fn add_common_header_components(doc: &mut Value) {
+    doc["components"]["headers"] = json!({
+        "RequestId": {
+            "description": "This request's id (`req_…`); an error's request_id equals it.",
+            "required": true,
+            "schema": { "type": "string" },
+        },
+        "Version": {
+            "description": "The effective API version.",
+            "schema": { "type": "string" },
+        },
+    });
+}
+
+/// The webhook payloads (OpenAPI 3.1 `webhooks`): what a registered
+/// endpoint, or a session's webhook_url, receives, signed per Standard
+/// Webhooks.
+fn webhooks() -> Value {
+    let mut out = Map::new();
+    for (event, data, summary) in [
+        (
+            "session.answered",
+            "SessionAnsweredData",
+            "A session ended answered",
+        ),
+        (
+            "session.abstained",
+            "SessionEndedData",
+            "A session ended abstained ($0 settled)",
+        ),
+        (
+            "session.error",
+            "SessionEndedData",
+            "A session's run failed",
+        ),
+        (
+            "session.stopped",
+            "SessionEndedData",
+            "A session was stopped (spend-budget, query-budget or stopped)",
+        ),
+        (
+            "session.proposal",
+            "SessionProposalData",
+            "A follow-up turn was priced and waits for confirmation",
+        ),
+        (
+            "balance.low",
+            "BalanceLowData",
+            "The available balance crossed below the account's threshold",
+        ),
+    ] {
+        let envelope = json!({
+            "type": "object",
+            "required": ["id", "type", "created", "data"],
+            "properties": {
+                "id": { "type": "string", "description": "`msg_…`; equals the webhook-id header; the dedupe key." },
+                "type": { "const": event },
+                "created": { "type": "string", "format": "date-time" },
+                "data": { "$ref": format!("#/components/schemas/{data}") },
+                "test": { "type": "boolean", "description": "True on test deliveries (planned)." },
+            },
+        });
+        let header = |name: &str, description: &str| json!({ "name": name, "in": "header", "required": true, "description": description, "schema": { "type": "string" } });
+        out.insert(
+            event.to_string(),
+            json!({
+                "post": {
+                    "summary": summary,
+                    "operationId": format!("webhook_{}", event.replace('.', "_")),
+                    "description": "Verify the signature against the raw body before parsing it, and reject timestamps older than 5 minutes. Answer 2xx within 10 s; otherwise the message is retried after 1 min, 5 min, 15 min, 1 h, 6 h and 24 h, then dead-lettered. Delivery is at least once: deduplicate on `id`.",
+                    "security": [],
+                    "parameters": [
+                        header("webhook-id", "The message id (`msg_…`), equal to the envelope's id."),
+                        header("webhook-timestamp", "Unix seconds when the attempt was signed."),
+                        header("webhook-signature", "`v1,<base64 HMAC-SHA256 of \"{webhook-id}.{webhook-timestamp}.{body}\">` keyed with the secret's bytes after `whsec_`."),
+                    ],
+                    "requestBody": { "required": true, "content": { "application/json": { "schema": envelope } } },
+                    "responses": { "2XX": { "description": "Received; any other answer, or none within 10 s, is retried." } },
+                }
+            }),
+        );
+    }
+    Value::Object(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_planned_route_is_documented_as_501() {
+        let doc = document();
+        for p in crate::planned::PLANNED {
+            let item = &doc["paths"][p.path.replace("{*", "{")];
+            assert!(item.is_object(), "{} missing", p.path);
+            let method = p
+                .methods
+                .map_or("get".to_string(), |m| m[0].to_ascii_lowercase());
+            assert!(
+                item[&method]["responses"]["501"].is_object(),
+                "{} {method}",
+                p.path
+            );
+        }
+    }
+
+    #[test]
+    fn operations_have_unique_ids_and_request_id_headers() {
+        let doc = document();
+        let mut ids = std::collections::HashSet::new();
+        for (path, item) in doc["paths"].as_object().unwrap() {
+            for (method, op) in item.as_object().unwrap() {
+                if !METHODS.contains(&method.as_str()) {
+                    continue;
+                }
+                let id = op["operationId"]
+                    .as_str()
+                    .unwrap_or_else(|| panic!("{method} {path} has no id"));
+                assert!(ids.insert(id.to_string()), "duplicate operationId {id}");
+                for (status, r) in op["responses"].as_object().unwrap() {
+                    let r = match r["$ref"].as_str() {
+                        Some(name) => {
+                            &doc["components"]["responses"]
+                                [name.trim_start_matches("#/components/responses/")]
+                        }
+                        None => r,
+                    };
+                    assert!(
+                        r["headers"]["fn-request-id"]["$ref"] == "#/components/headers/RequestId",
+                        "{method} {path} {status}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// docs/openapi.json is the document the code generates. To refresh it:
+    /// `FNHOST_WRITE_OPENAPI=1 cargo test -p fnhost --lib openapi`.
+    #[test]
+    fn committed_document_matches_the_code() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/openapi.json");
+        if std::env::var_os("FNHOST_WRITE_OPENAPI").is_some() {
+            std::fs::write(&path, document_text()).unwrap();
+        }
+        let committed = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            committed == document_text(),
+            "docs/openapi.json differs from the document the code generates; \
+             refresh it with FNHOST_WRITE_OPENAPI=1 cargo test -p fnhost --lib openapi"
+        );
+    }
+}
