@@ -120,6 +120,7 @@ fn build() -> Value {
     add_common_header_components(&mut doc);
     add_planned(&mut doc);
     finish_operations(&mut doc);
+    add_links(&mut doc);
     doc["webhooks"] = webhooks();
     doc
 }
@@ -313,6 +314,51 @@ fn add_common_header_components(doc: &mut Value) {
     });
 }
 
+/// Links from a created object to the operations on it: a client (or the
+/// fuzzer) can follow them from a response to the next request.
+fn add_links(doc: &mut Value) {
+    const FOLLOW: &[(&str, &str, &str, &[&str])] = &[
+        (
+            "/sessions",
+            "post",
+            "201",
+            &[
+                "getSession",
+                "listSessionEvents",
+                "streamSession",
+                "getSessionResult",
+                "listSessionRows",
+                "listSessionReceipts",
+                "createTurn",
+                "stopSession",
+            ],
+        ),
+        (
+            "/webhooks",
+            "post",
+            "201",
+            &[
+                "getWebhookEndpoint",
+                "updateWebhookEndpoint",
+                "listWebhookAttempts",
+                "deleteWebhookEndpoint",
+            ],
+        ),
+    ];
+    for (path, method, status, targets) in FOLLOW {
+        let links: Map<String, Value> = targets
+            .iter()
+            .map(|op| {
+                (
+                    op.to_string(),
+                    json!({ "operationId": op, "parameters": { "id": "$response.body#/id" } }),
+                )
+            })
+            .collect();
+        doc["paths"][*path][*method]["responses"][*status]["links"] = Value::Object(links);
+    }
+}
+
 /// The webhook payloads (OpenAPI 3.1 `webhooks`): what a registered
 /// endpoint, or a session's webhook_url, receives, signed per Standard
 /// Webhooks.
@@ -387,6 +433,29 @@ fn webhooks() -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn links_name_existing_operations() {
+        let doc = document();
+        let mut ids = std::collections::HashSet::new();
+        for item in doc["paths"].as_object().unwrap().values() {
+            for op in item.as_object().unwrap().values() {
+                if let Some(id) = op["operationId"].as_str() {
+                    ids.insert(id.to_string());
+                }
+            }
+        }
+        let links = doc["paths"]["/sessions"]["post"]["responses"]["201"]["links"]
+            .as_object()
+            .unwrap();
+        assert!(!links.is_empty());
+        for link in links.values() {
+            assert!(
+                ids.contains(link["operationId"].as_str().unwrap()),
+                "{link}"
+            );
+        }
+    }
 
     #[test]
     fn every_planned_route_is_documented_as_501() {
