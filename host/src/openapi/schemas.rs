@@ -541,22 +541,29 @@ pub struct WebhookEndpoint {
 }
 
 /// The creation response: the endpoint with its secret, this once.
-#[derive(ToSchema)]
-pub struct WebhookEndpointCreated {
-    id: String,
-    /// `webhook_endpoint`
-    object: String,
-    url: String,
-    events: Vec<String>,
-    description: Option<String>,
-    fn_version: String,
-    disabled: bool,
-    livemode: bool,
-    created_at: String,
-    last_delivery: Option<LastDelivery>,
-    /// `whsec_…`: verifies this endpoint's deliveries. It cannot be read back.
-    secret: String,
+pub struct WebhookEndpointCreated;
+
+impl utoipa::PartialSchema for WebhookEndpointCreated {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{AllOfBuilder, ObjectBuilder, Type};
+        let secret = ObjectBuilder::new()
+            .property(
+                "secret",
+                ObjectBuilder::new()
+                    .schema_type(Type::String)
+                    .description(Some(
+                        "`whsec_…`: verifies this endpoint's deliveries. It cannot be read back.",
+                    )),
+            )
+            .required("secret");
+        AllOfBuilder::new()
+            .item(utoipa::openapi::Ref::from_schema_name("WebhookEndpoint"))
+            .item(secret)
+            .into()
+    }
 }
+
+impl ToSchema for WebhookEndpointCreated {}
 
 /// POST /webhooks.
 #[derive(ToSchema, serde::Deserialize)]

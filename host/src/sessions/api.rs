@@ -478,14 +478,9 @@ async fn events_page(
     own(&state, &caller, &id)?;
     let after = match &q.after {
         None => 0,
-        // A seq is a non-negative 64-bit signed integer, as the document says.
-        Some(s) => s
-            .parse::<i64>()
-            .ok()
-            .and_then(|n| u64::try_from(n).ok())
-            .ok_or_else(|| {
-                ApiError::invalid("after", "after must be an event seq (an integer from 0)")
-            })?,
+        Some(s) => parse_seq(s).ok_or_else(|| {
+            ApiError::invalid("after", "after must be an event seq (an integer from 0)")
+        })?,
     };
     let page = Page::from_query(&PageQuery {
         limit: q.limit.clone(),
@@ -502,6 +497,12 @@ async fn events_page(
     Ok(Json(
         json!({ "object": "list", "data": list, "has_more": has_more, "next_after": next }),
     ))
+}
+
+/// An event seq as clients send it back: a non-negative 64-bit signed
+/// integer, as the OpenAPI document states it.
+fn parse_seq(text: &str) -> Option<u64> {
+    text.parse::<i64>().ok().and_then(|n| u64::try_from(n).ok())
 }
 
 /// The run's events as server-sent events, from after `after`, ending
@@ -571,14 +572,9 @@ async fn stream(
     own(&state, &caller, &id)?;
     let after = match headers.get("last-event-id").and_then(|v| v.to_str().ok()) {
         None => 0,
-        Some(v) => v
-            .trim()
-            .parse::<i64>()
-            .ok()
-            .and_then(|n| u64::try_from(n).ok())
-            .ok_or_else(|| {
-                ApiError::invalid("Last-Event-ID", "Last-Event-ID must be an event seq")
-            })?,
+        Some(v) => parse_seq(v.trim()).ok_or_else(|| {
+            ApiError::invalid("Last-Event-ID", "Last-Event-ID must be an event seq")
+        })?,
     };
     Ok(sse(state, id, after).into_response())
 }
