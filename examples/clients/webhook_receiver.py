@@ -5,8 +5,8 @@
 
 Answers 2xx quickly and dedupes on the message id (deliveries are
 at-least-once). Needs the `standardwebhooks` package. Each verified message
-is printed as one JSON line on stdout, after a first line `listening on PORT`
-(PORT 0 picks a free one).
+(the whole envelope: id, type, created, data) is printed as one JSON line on
+stdout, after a first line `listening on PORT` (PORT 0 picks a free one).
 
 fnhost delivers to https URLs only. Put the receiver behind your TLS proxy,
 or let it serve https itself: set FNHOST_TLS_CERT and FNHOST_TLS_KEY to PEM
@@ -40,7 +40,7 @@ class Handler(BaseHTTPRequestHandler):
         if message["id"] in seen:
             return
         seen.add(message["id"])
-        print(json.dumps({"id": message["id"], "type": message["type"], "data": message["data"]}), flush=True)
+        print(json.dumps(message), flush=True)
 
     def log_message(self, *args):
         pass

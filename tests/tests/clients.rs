@@ -178,17 +178,38 @@ impl Drop for PyReceiver {
     }
 }
 
-#[test]
-fn the_webhook_receiver_verifies_real_deliveries_and_refuses_forged_ones() {
+/// A self-signed certificate for 127.0.0.1, as PEM files the receiver
+/// serves and the server trusts.
+struct Cert {
+    _dir: tempfile::TempDir,
+    cert: PathBuf,
+    key: PathBuf,
+    pem: String,
+}
+
+fn cert() -> Cert {
     let ck = rcgen::generate_simple_self_signed(vec!["127.0.0.1".to_string()]).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let (cert, key) = (dir.path().join("cert.pem"), dir.path().join("key.pem"));
     std::fs::write(&cert, ck.cert.pem()).unwrap();
     std::fs::write(&key, ck.key_pair.serialize_pem()).unwrap();
+    Cert {
+        _dir: dir,
+        cert,
+        key,
+        pem: ck.cert.pem(),
+    }
+}
 
+/// A server that delivers to loopback, trusting `cert`; an account with $20;
+/// an endpoint for `events` pointed at a running Python receiver.
+fn hooked(cert: &Cert, events: &[&str]) -> (Server, Account, PyReceiver, String) {
     let s = Server::builder()
         .arg("--allow-private-targets")
-        .env("FNHOST_WEBHOOKS__EXTRA_ROOT_CERT", cert.to_str().unwrap())
+        .env(
+            "FNHOST_WEBHOOKS__EXTRA_ROOT_CERT",
+            cert.cert.to_str().unwrap(),
+        )
         .start();
     let acct = s.account("20");
     let c = s.client(&acct.test);
@@ -196,18 +217,25 @@ fn the_webhook_receiver_verifies_real_deliveries_and_refuses_forged_ones() {
     // receiver's port: register on a placeholder, then point the endpoint at it.
     let ep = c.post(
         "/webhooks",
-        json!({ "url": "https://127.0.0.1:9/hook", "events": ["session.answered"] }),
+        json!({ "url": "https://127.0.0.1:9/hook", "events": events }),
     );
     assert_eq!(ep.status, 201, "{}", ep.text);
     let ep = ep.json();
-    let secret = ep["secret"].as_str().unwrap();
-    let receiver = PyReceiver::start(secret, &cert, &key);
+    let receiver = PyReceiver::start(ep["secret"].as_str().unwrap(), &cert.cert, &cert.key);
     let url = format!("https://127.0.0.1:{}/hook", receiver.port);
     let patched = c.patch(
         &format!("/webhooks/{}", ep["id"].as_str().unwrap()),
         json!({ "url": url }),
     );
     assert_eq!(patched.status, 200, "{}", patched.text);
+    (s, acct, receiver, url)
+}
+
+#[test]
+fn the_webhook_receiver_verifies_real_deliveries_and_refuses_forged_ones() {
+    let cert = cert();
+    let (s, acct, receiver, url) = hooked(&cert, &["session.answered"]);
+    let c = s.client(&acct.test);
 
     let created = c
         .post(
@@ -229,7 +257,7 @@ fn the_webhook_receiver_verifies_real_deliveries_and_refuses_forged_ones() {
         .as_secs() as i64;
     let signature = forger.sign("msg_forged", now, body.as_bytes()).unwrap();
     let http = reqwest::blocking::Client::builder()
-        .add_root_certificate(reqwest::Certificate::from_pem(ck.cert.pem().as_bytes()).unwrap())
+        .add_root_certificate(reqwest::Certificate::from_pem(cert.pem.as_bytes()).unwrap())
         .build()
         .unwrap();
     let r = http
@@ -359,4 +387,85 @@ fn the_fuzzer_finds_no_fault_and_the_ledger_holds_afterwards() {
     );
     let live = s.client(&acct.live).get("/balance").json();
     assert_eq!(micros(&live["balance_usd"]), 1_000_000_000, "{live}");
+}
+
+/// The schema at `pointer` in the OpenAPI document, as a standalone JSON
+/// Schema whose references resolve against the document's components.
+fn validator(doc: &Value, pointer: &str) -> jsonschema::Validator {
+    let mut schema = doc
+        .pointer(pointer)
+        .unwrap_or_else(|| panic!("{pointer}"))
+        .clone();
+    schema["components"] = doc["components"].clone();
+    schema["$schema"] = json!("https://json-schema.org/draft/2020-12/schema");
+    jsonschema::validator_for(&schema).unwrap_or_else(|e| panic!("{pointer}: {e}"))
+}
+
+/// Every event type the service emits reaches a receiver in the shape the
+/// document's `webhooks` states.
+#[test]
+fn every_emitted_webhook_matches_its_documented_payload() {
+    let types = [
+        "session.answered",
+        "session.abstained",
+        "session.error",
+        "session.stopped",
+        "session.proposal",
+        "balance.low",
+    ];
+    let cert = cert();
+    let (s, acct, receiver, _) = hooked(&cert, &types);
+    // The first reservation takes the available balance below the threshold.
+    s.admin(&[
+        "set-threshold",
+        "--account",
+        &acct.id,
+        "--threshold-usd",
+        "19.5",
+    ]);
+    let c = s.client(&acct.test);
+    let mut answered = String::new();
+    for query in [
+        "tents under $200 from outdoor-gear.example",
+        "FN_TEST_DECLINE tents",
+        "FN_TEST_ERROR tents",
+        "FN_TEST_SPEND_STOP tents",
+    ] {
+        let r = c.post("/sessions", json!({ "query": query, "max_spend_usd": 1 }));
+        assert_eq!(r.status, 201, "{}", r.text);
+        let id = r.json()["id"].as_str().unwrap().to_string();
+        let status = ended(&c, &id)["status"].as_str().unwrap().to_string();
+        if status == "answered" {
+            answered = id;
+        }
+    }
+    // A turn without a proposal is priced: 409 and a session.proposal.
+    let r = c.post(
+        &format!("/sessions/{answered}/turns"),
+        json!({ "query": "tents under $150 from outdoor-gear.example" }),
+    );
+    r.error(409, "proposal_required");
+
+    let doc = c.get("/openapi.json").json();
+    let mut seen = std::collections::BTreeSet::new();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while seen.len() < types.len() {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let message = match receiver.lines.recv_timeout(left) {
+            Ok(line) => serde_json::from_str::<Value>(&line).unwrap(),
+            Err(_) => panic!("only {seen:?} arrived"),
+        };
+        let t = message["type"].as_str().unwrap().to_string();
+        let pointer = format!(
+            "/webhooks/{}/post/requestBody/content/application~1json/schema",
+            t.replace('~', "~0").replace('/', "~1")
+        );
+        let v = validator(&doc, &pointer);
+        let errors: Vec<String> = v.iter_errors(&message).map(|e| e.to_string()).collect();
+        assert!(
+            errors.is_empty(),
+            "{t} does not match its schema: {errors:?}\n{message}"
+        );
+        seen.insert(t);
+    }
 }
