@@ -201,6 +201,9 @@ fn finish_operations(doc: &mut Value) {
             let has_params = params
                 .as_array()
                 .is_some_and(|ps| ps.iter().any(|p| p["in"] == "query" || p["in"] == "header"));
+            let idempotent = params
+                .as_array()
+                .is_some_and(|ps| ps.iter().any(|p| p["name"] == "Idempotency-Key"));
             if keyed {
                 params
                     .as_array_mut()
@@ -230,8 +233,14 @@ fn finish_operations(doc: &mut Value) {
                 .or_insert_with(|| json!({}))
                 .as_object_mut()
                 .expect("responses is an object");
-            for response in responses.values_mut() {
+            for (status, response) in responses.iter_mut() {
                 add_common_headers(response);
+                if idempotent && status.starts_with('2') {
+                    response["headers"]["idempotent-replayed"] = json!({
+                        "description": "`true` when this is the stored first response to the same Idempotency-Key.",
+                        "schema": { "type": "string", "enum": ["true"] },
+                    });
+                }
             }
             add_error_responses(responses, &codes, &mut shared);
         }
