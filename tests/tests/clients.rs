@@ -4,7 +4,7 @@
 //!
 //! The Python these need (requests, cryptography, standardwebhooks,
 //! schemathesis; see tests/python/requirements.txt) is installed by
-//! `cargo xtask test`, which names it in FNHOST_TEST_PYTHON.
+//! `cargo xtask test`, which names it in TEST_FNHOST_PYTHON.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -21,7 +21,7 @@ fn workspace() -> PathBuf {
 
 /// The Python with the tests' packages installed.
 fn python() -> PathBuf {
-    let path = std::env::var_os("FNHOST_TEST_PYTHON")
+    let path = std::env::var_os("TEST_FNHOST_PYTHON")
         .map(PathBuf::from)
         .unwrap_or_else(|| workspace().join("target/py-tests/bin/python"));
     assert!(
@@ -318,8 +318,8 @@ fn the_fuzzer_finds_no_fault_and_the_ledger_holds_afterwards() {
         .env("FNHOST_RATE_LIMIT_BURST", "100000")
         .start();
     let acct = s.account("1000");
-    let seed = std::env::var("FNHOST_FUZZ_SEED").unwrap_or_else(|_| "20260826".into());
-    let examples = std::env::var("FNHOST_FUZZ_EXAMPLES").unwrap_or_else(|_| "25".into());
+    let seed = std::env::var("TEST_FUZZ_SEED").unwrap_or_else(|_| "20260826".into());
+    let examples = std::env::var("TEST_FUZZ_EXAMPLES").unwrap_or_else(|_| "25".into());
     let report = tempfile::tempdir().unwrap();
     let started = Instant::now();
     let out = Command::new(python())

@@ -36,7 +36,7 @@ fn main() {
             ensure_browser();
             let python = ensure_python_tools();
             let mut cmd = cargo(&["test", "--workspace", "--no-fail-fast"]);
-            cmd.env("FNHOST_TEST_PYTHON", python);
+            cmd.env("TEST_FNHOST_PYTHON", python);
             run(cmd);
         }
         Some("plugins") => {
