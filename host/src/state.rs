@@ -3,6 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::auth::KeyCache;
 use crate::config::Config;
 use crate::fetch::Fetcher;
 use crate::limits::{RateLimiter, RunSlots};
@@ -18,6 +19,8 @@ use crate::webhooks::Webhooks;
 pub struct AppState {
     pub config: Arc<Config>,
     pub store: Store,
+    /// Keys and accounts by key hash, checked against the store's generation.
+    pub key_cache: Arc<KeyCache>,
     pub rate_limiter: Arc<RateLimiter>,
     pub run_slots: RunSlots,
     pub plugins: Plugins,
@@ -44,6 +47,7 @@ impl AppState {
             run_slots: RunSlots::new(config.max_runs_in_flight),
             config: Arc::new(config),
             store,
+            key_cache: Arc::default(),
             plugins,
             signer,
             bus: EventBus::default(),
