@@ -46,7 +46,14 @@ fn main() {
             // The server under load is the release build; the black-box
             // benches start it through TEST_FNHOST_BIN (the tests keep the
             // debug build).
-            run(cargo(&["build", "--release", "--package", "fnhost", "--bin", "fnhost"]));
+            run(cargo(&[
+                "build",
+                "--release",
+                "--package",
+                "fnhost",
+                "--bin",
+                "fnhost",
+            ]));
             let server = root.join("target/release/fnhost");
             let server = std::env::var_os("CARGO_TARGET_DIR")
                 .map_or(server, |t| PathBuf::from(t).join("release/fnhost"));
@@ -243,8 +250,8 @@ fn commit() -> String {
             .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
     };
     let head = git(&["rev-parse", "--short", "HEAD"]).unwrap_or_else(|| "unknown".into());
-    let dirty = git(&["status", "--porcelain", "--untracked-files=no"])
-        .is_some_and(|s| !s.is_empty());
+    let dirty =
+        git(&["status", "--porcelain", "--untracked-files=no"]).is_some_and(|s| !s.is_empty());
     if dirty {
         format!("{head} (with uncommitted changes)")
     } else {
