@@ -14,9 +14,27 @@ use crate::sessions::run::Runs;
 use crate::store::Store;
 use crate::webhooks::Webhooks;
 
-/// Cheap to clone: everything inside is shared.
+/// Cheap to clone (one reference count: handlers and layers clone it on
+/// every request); its fields are reached through `Deref`.
 #[derive(Clone)]
-pub struct AppState {
+pub struct AppState(Arc<Shared>);
+
+impl std::ops::Deref for AppState {
+    type Target = Shared;
+    fn deref(&self) -> &Shared {
+        &self.0
+    }
+}
+
+/// Changing a field is for set-up only, before the state is first cloned.
+impl std::ops::DerefMut for AppState {
+    fn deref_mut(&mut self) -> &mut Shared {
+        Arc::get_mut(&mut self.0).expect("the state is changed only before it is shared")
+    }
+}
+
+/// What every handler shares.
+pub struct Shared {
     pub config: Arc<Config>,
     pub store: Store,
     /// Keys and accounts by key hash, checked against the store's generation.
@@ -39,7 +57,7 @@ impl AppState {
             config.fetch.max_page_bytes,
             &config.fetch.user_agent,
         );
-        AppState {
+        AppState(Arc::new(Shared {
             rate_limiter: Arc::new(RateLimiter::new(
                 config.rate_limit_per_s,
                 config.rate_limit_burst,
@@ -54,6 +72,6 @@ impl AppState {
             runs: Runs::default(),
             fetcher,
             webhooks: Webhooks::default(),
-        }
+        }))
     }
 }
