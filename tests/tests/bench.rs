@@ -7,8 +7,15 @@ use std::time::{Duration, Instant};
 use fnhost_tests::*;
 
 fn fast_server() -> Server {
-    Server::builder()
-        .env("FNHOST_RATE_LIMIT_PER_S", "10000000")
+    let mut b = Server::builder();
+    if let Ok(extra) = std::env::var("BENCH_SERVER_ENV") {
+        for kv in extra.split_whitespace() {
+            if let Some((k, v)) = kv.split_once('=') {
+                b = b.env(k, v);
+            }
+        }
+    }
+    b.env("FNHOST_RATE_LIMIT_PER_S", "10000000")
         .env("FNHOST_RATE_LIMIT_BURST", "10000000")
         .env("FNHOST_MAX_RUNS_IN_FLIGHT", "100000")
         .env("FNHOST_LOG", "error")
