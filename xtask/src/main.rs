@@ -68,6 +68,7 @@ fn main() {
             ]));
             run(cargo(&[
                 "test",
+                "--release",
                 "--package",
                 "fnhost",
                 "--test",
