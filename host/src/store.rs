@@ -137,8 +137,11 @@ struct Job {
 /// outcome of the commit (and, for a durable write, of the fsync).
 struct Done {
     commit: bool,
-    answer: Box<dyn FnOnce(Result<(), String>) + Send>,
+    answer: Answer,
 }
+
+/// Tells a write's caller how its commit went.
+type Answer = Box<dyn FnOnce(Result<(), String>) + Send>;
 
 thread_local! {
     /// Set by `put_json` when a write touches KEYS or ACCOUNTS.
@@ -382,7 +385,7 @@ fn writer(db: &Database, keys_generation: &AtomicU64, stats: &Counters, jobs: mp
         }
         let last_durable = batch.iter().rposition(|j| j.durable);
         // Committed durable writes waiting for the batch's fsync.
-        let mut waiting: Vec<Box<dyn FnOnce(Result<(), String>) + Send>> = Vec::new();
+        let mut waiting: Vec<Answer> = Vec::new();
         for (i, job) in batch.into_iter().enumerate() {
             let flush = Some(i) == last_durable;
             let mut tx = match db.begin_write() {
@@ -455,10 +458,7 @@ fn writer(db: &Database, keys_generation: &AtomicU64, stats: &Counters, jobs: mp
     }
 }
 
-fn answer_all(
-    waiting: &mut Vec<Box<dyn FnOnce(Result<(), String>) + Send>>,
-    outcome: Result<(), String>,
-) {
+fn answer_all(waiting: &mut Vec<Answer>, outcome: Result<(), String>) {
     for answer in waiting.drain(..) {
         answer(outcome.clone());
     }

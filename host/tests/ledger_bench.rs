@@ -114,6 +114,6 @@ fn bench_ledger_reserve_settle_durable() {
             commits as f64 / flushes.max(1) as f64
         );
     }
-    let audit = store.read(|tx| ledger::audit(tx)).unwrap();
+    let audit = store.read(ledger::audit).unwrap();
     assert!(audit.problems.is_empty());
 }

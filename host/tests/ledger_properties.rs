@@ -48,7 +48,7 @@ fn op() -> impl Strategy<Value = Op> {
 const ACCOUNTS: [&str; 3] = ["acct_a", "acct_b", "acct_c"];
 
 fn check(store: &Store) {
-    let audit = store.read(|tx| ledger::audit(tx)).unwrap();
+    let audit = store.read(ledger::audit).unwrap();
     assert!(audit.problems.is_empty(), "{:?}", audit.problems);
     for a in ACCOUNTS {
         for mode in [Mode::Live, Mode::Test] {
@@ -79,12 +79,12 @@ where
 
 /// Odd workers write through the group commit, even ones on their own thread.
 fn run_worker(store: &Store, worker: usize, ops: &[Op]) {
-    let mode = if worker % 2 == 0 {
+    let mode = if worker.is_multiple_of(2) {
         Mode::Live
     } else {
         Mode::Test
     };
-    let queued = worker % 2 == 1;
+    let queued = !worker.is_multiple_of(2);
     let mut open: Vec<(String, i64)> = Vec::new();
     let mut resolved: Vec<String> = Vec::new();
     for op in ops {
@@ -174,7 +174,7 @@ fn a_reservation_that_does_not_fit_writes_nothing() {
         .unwrap();
     let r = store.write(|tx| ledger::reserve(tx, "acct_a", Mode::Live, Micros(1_000_001), "x"));
     assert!(matches!(r, Err(LedgerError::Insufficient(_))));
-    let audit = store.read(|tx| ledger::audit(tx)).unwrap();
+    let audit = store.read(ledger::audit).unwrap();
     assert_eq!(audit.entries, 1);
     assert_eq!(audit.reservations, 0);
 }
@@ -281,7 +281,7 @@ fn group_commit_isolates_a_failing_write() {
         "{before:?} → {after:?}: the queued writes did not share their fsync"
     );
     let expect = |store: &Store| {
-        let audit = store.read(|tx| ledger::audit(tx)).unwrap();
+        let audit = store.read(ledger::audit).unwrap();
         assert!(audit.problems.is_empty(), "{:?}", audit.problems);
         assert_eq!(audit.reservations, 89);
         assert_eq!(audit.entries, 1 + 89);
