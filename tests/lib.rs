@@ -17,9 +17,14 @@ pub fn root() -> PathBuf {
         .to_path_buf()
 }
 
-/// The `fnhost` binary of this build (built on first use if missing).
+/// The `fnhost` binary of this build (built on first use if missing), or
+/// the one `TEST_FNHOST_BIN` names (the benchmarks use a release build).
+/// Not an `FNHOST_*` name: the server reads those as its configuration.
 pub fn binary() -> PathBuf {
     static BUILT: std::sync::Once = std::sync::Once::new();
+    if let Some(bin) = std::env::var_os("TEST_FNHOST_BIN").filter(|b| !b.is_empty()) {
+        return PathBuf::from(bin);
+    }
     let exe = std::env::current_exe().unwrap();
     // target/<profile>/deps/<test> → target/<profile>/fnhost
     let path = exe.parent().unwrap().parent().unwrap().join("fnhost");

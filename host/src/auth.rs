@@ -1,14 +1,18 @@
 //! Who is calling: the bearer key, its account and mode, its scopes, and
 //! its rate limit. Every authenticated handler takes a `Caller`.
 
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
+use sha2::{Digest, Sha256};
 
 use crate::accounts::{Account, Mode};
 use crate::http::ApiError;
 use crate::keys::{self, Key};
 use crate::state::AppState;
-use crate::store::{Tables, ACCOUNTS};
+use crate::store::{Store, Tables, ACCOUNTS};
 
 /// The authenticated caller of a request.
 #[derive(Debug, Clone)]
@@ -52,9 +56,70 @@ impl FromRequestParts<AppState> for Caller {
             .map(str::trim)
             .ok_or(ApiError::InvalidKey)?;
         keys::mode_of(secret).ok_or(ApiError::InvalidKey)?;
-        let hash = keys::hash(secret);
-        let (key, account) = state
-            .store
+        let (key, account) = state.key_cache.lookup(&state.store, secret)?;
+        if let Some(revoked_at) = &key.revoked_at {
+            return Err(ApiError::KeyRevoked {
+                revoked_at: revoked_at.clone(),
+            });
+        }
+        let account = account.ok_or(ApiError::InvalidKey)?;
+        state.rate_limiter.check(&key.id)?;
+        Ok(Caller {
+            key: Key::clone(&key),
+            account: Account::clone(&account),
+        })
+    }
+}
+
+/// Keys and their accounts by the SHA-256 of the key text, so that a
+/// request does not read them from the database. An entry is good only for
+/// the store's `keys_generation` it was read under: any committed write to a
+/// key or an account (revoke, rename, caps, threshold) moves the generation
+/// before its caller is answered, so the very next request reads the
+/// database again and sees the change. Key texts are never kept, only
+/// their hashes; unknown keys are not cached.
+pub struct KeyCache {
+    shards: Vec<Mutex<HashMap<[u8; 32], Cached>>>,
+}
+
+struct Cached {
+    generation: u64,
+    key: Arc<Key>,
+    account: Option<Arc<Account>>,
+}
+
+/// Entries per shard before the shard is emptied.
+const SHARD_CAPACITY: usize = 4096;
+const SHARDS: usize = 16;
+
+impl Default for KeyCache {
+    fn default() -> KeyCache {
+        KeyCache {
+            shards: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(),
+        }
+    }
+}
+
+impl KeyCache {
+    /// The key whose text is `secret` and its account (if it still exists),
+    /// or 401 invalid_key.
+    pub fn lookup(
+        &self,
+        store: &Store,
+        secret: &str,
+    ) -> Result<(Arc<Key>, Option<Arc<Account>>), ApiError> {
+        let digest: [u8; 32] = Sha256::digest(secret.as_bytes()).into();
+        let shard = &self.shards[digest[0] as usize % SHARDS];
+        // Read before the database: an entry filled from a read that began
+        // before a change is then tagged with the generation before it.
+        let generation = store.keys_generation();
+        if let Some(c) = shard.lock().expect("key cache lock").get(&digest) {
+            if c.generation == generation {
+                return Ok((c.key.clone(), c.account.clone()));
+            }
+        }
+        let hash = hex::encode(digest);
+        let (key, account) = store
             .read(|tx| -> anyhow::Result<Option<(Key, Option<Account>)>> {
                 let Some(key) = keys::by_hash(tx, &hash)? else {
                     return Ok(None);
@@ -63,13 +128,91 @@ impl FromRequestParts<AppState> for Caller {
                 Ok(Some((key, account)))
             })?
             .ok_or(ApiError::InvalidKey)?;
-        if let Some(revoked_at) = &key.revoked_at {
-            return Err(ApiError::KeyRevoked {
-                revoked_at: revoked_at.clone(),
-            });
+        let (key, account) = (Arc::new(key), account.map(Arc::new));
+        let mut entries = shard.lock().expect("key cache lock");
+        if entries.len() >= SHARD_CAPACITY {
+            entries.clear();
         }
-        let account = account.ok_or(ApiError::InvalidKey)?;
-        state.rate_limiter.check(&key.id)?;
-        Ok(Caller { key, account })
+        entries.insert(
+            digest,
+            Cached {
+                generation,
+                key: key.clone(),
+                account: account.clone(),
+            },
+        );
+        Ok((key, account))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::accounts::Mode;
+    use crate::store::put_json;
+
+    fn account_with_key(store: &Store) -> (Key, String) {
+        store
+            .write(|tx| -> anyhow::Result<(Key, String)> {
+                let account = Account::new("cache");
+                put_json(tx, ACCOUNTS, &account.id, &account)?;
+                keys::create(tx, &account.id, Mode::Test, "k", None, None)
+            })
+            .unwrap()
+    }
+
+    #[test]
+    fn cached_until_a_key_or_an_account_changes() {
+        let store = Store::in_memory().unwrap();
+        let cache = KeyCache::default();
+        let (key, secret) = account_with_key(&store);
+        let (first, _) = cache.lookup(&store, &secret).unwrap();
+        let (again, _) = cache.lookup(&store, &secret).unwrap();
+        assert!(
+            Arc::ptr_eq(&first, &again),
+            "the second lookup reads the cache"
+        );
+
+        // Revoked through the group commit: refused on the very next lookup.
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let id = key.id.clone();
+        rt.block_on(store.write_async(move |tx| -> anyhow::Result<()> {
+            let mut k = keys::get(tx, &id)?.unwrap();
+            k.revoked_at = Some(crate::time::now());
+            keys::put(tx, &k)
+        }))
+        .unwrap();
+        let (revoked, _) = cache.lookup(&store, &secret).unwrap();
+        assert!(revoked.revoked_at.is_some());
+
+        // An account change on the calling thread (as `fnhost admin` does).
+        let (key2, secret2) = account_with_key(&store);
+        let (_, account) = cache.lookup(&store, &secret2).unwrap();
+        let mut account = Account::clone(&account.unwrap());
+        account.monthly_cap = Some(crate::money::Micros::from_usd(3));
+        store
+            .write(|tx| put_json(tx, ACCOUNTS, &key2.account, &account))
+            .unwrap();
+        let (_, seen) = cache.lookup(&store, &secret2).unwrap();
+        assert_eq!(
+            seen.unwrap().monthly_cap,
+            Some(crate::money::Micros::from_usd(3))
+        );
+
+        // Other writes leave the cache alone.
+        let (before, _) = cache.lookup(&store, &secret2).unwrap();
+        store
+            .write(|tx| {
+                crate::ledger::top_up(tx, &key2.account, Mode::Test, crate::money::Micros(1), "t")
+                    .map_err(|e| anyhow::anyhow!("{e}"))
+            })
+            .unwrap();
+        let (after, _) = cache.lookup(&store, &secret2).unwrap();
+        assert!(Arc::ptr_eq(&before, &after));
+        assert!(cache
+            .lookup(&store, "fn_test_00000000000000000000000000000000")
+            .is_err());
     }
 }

@@ -7,26 +7,41 @@ use std::time::Instant;
 use crate::http::ApiError;
 
 /// A token bucket per key: `rate` tokens a second, at most `burst` stored.
+/// The buckets are spread over shards by key, so requests of different keys
+/// rarely wait on the same lock.
 pub struct RateLimiter {
     rate: f64,
     burst: f64,
-    buckets: Mutex<HashMap<String, (f64, Instant)>>,
+    shards: Vec<Mutex<HashMap<String, (f64, Instant)>>>,
 }
+
+const SHARDS: usize = 16;
 
 impl RateLimiter {
     pub fn new(rate_per_s: u32, burst: u32) -> RateLimiter {
         RateLimiter {
             rate: rate_per_s as f64,
             burst: burst.max(1) as f64,
-            buckets: Mutex::new(HashMap::new()),
+            shards: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(),
         }
+    }
+
+    fn shard(&self, key: &str) -> &Mutex<HashMap<String, (f64, Instant)>> {
+        // FNV-1a: cheap, and the same key always lands in the same shard.
+        let h = key.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+            (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
+        });
+        &self.shards[(h % SHARDS as u64) as usize]
     }
 
     /// Take one token for `key`, or say how many seconds until one is there.
     pub fn check(&self, key: &str) -> Result<(), ApiError> {
         let now = Instant::now();
-        let mut buckets = self.buckets.lock().expect("rate limiter lock");
-        let (tokens, last) = buckets.entry(key.to_string()).or_insert((self.burst, now));
+        let mut buckets = self.shard(key).lock().expect("rate limiter lock");
+        let (tokens, last) = match buckets.get_mut(key) {
+            Some(bucket) => bucket,
+            None => buckets.entry(key.to_string()).or_insert((self.burst, now)),
+        };
         *tokens = (*tokens + now.duration_since(*last).as_secs_f64() * self.rate).min(self.burst);
         *last = now;
         if *tokens >= 1.0 {

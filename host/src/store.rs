@@ -3,13 +3,16 @@
 //! async executor.
 
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{mpsc, Arc};
 
 use anyhow::Context;
 use redb::{
-    Database, ReadTransaction, ReadableDatabase, ReadableTable, TableDefinition, WriteTransaction,
+    Database, ReadTransaction, ReadableDatabase, ReadableTable, TableDefinition, TableHandle,
+    WriteTransaction,
 };
 use serde::{de::DeserializeOwned, Serialize};
+use tokio::sync::oneshot;
 
 /// Accounts by id.
 pub const ACCOUNTS: TableDefinition<&str, &[u8]> = TableDefinition::new("accounts");
@@ -59,9 +62,90 @@ pub const DEAD_LETTERS: TableDefinition<&str, &[u8]> = TableDefinition::new("web
 pub const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
 
 /// A handle on the database, cheap to clone.
+///
+/// The writes of request paths (`write_async`, `write_relaxed_async`) go
+/// through one writer thread (redb allows one write transaction at a time
+/// anyway), which takes the writes queued while it was busy as one batch
+/// and gives them a single fsync (group commit):
+///
+/// - each write runs in its own transaction, committed without a flush, so
+///   a write whose closure fails is rolled back alone and never touches
+///   the others of its batch;
+/// - the last durable write of the batch commits with `Durability::Immediate`
+///   (or an empty durable commit follows when that one failed), which makes
+///   every earlier commit of the batch durable too;
+/// - a durable write's caller is answered only after that fsync; a relaxed
+///   write's caller right after its own commit.
+///
+/// Writes are applied in queue order, so after a crash the database holds
+/// a prefix of them: a batch is durable as a whole or not at all. Readers
+/// may see a batch's commits while its fsync is under way; none of its
+/// callers has been answered by then. `write` and `write_relaxed` commit
+/// on the calling thread, between the writer's transactions.
 #[derive(Clone)]
 pub struct Store {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
     db: Arc<Database>,
+    queue: Option<mpsc::Sender<Job>>,
+    writer: Option<std::thread::JoinHandle<()>>,
+    keys_generation: Arc<AtomicU64>,
+    stats: Arc<Counters>,
+}
+
+/// What the writer thread has done, for benchmarks and tests.
+#[derive(Debug, Default)]
+struct Counters {
+    commits: AtomicU64,
+    flushes: AtomicU64,
+}
+
+/// Commits made by the writer thread, and the fsyncs they shared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CommitStats {
+    /// Writes committed (durable and relaxed).
+    pub commits: u64,
+    /// Durable commits, each one fsync.
+    pub flushes: u64,
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        // Closing the queue ends the writer once it has applied what is
+        // queued; waiting for it releases the database file for a reopen.
+        self.queue.take();
+        if let Some(writer) = self.writer.take() {
+            if writer.thread().id() != std::thread::current().id() {
+                let _ = writer.join();
+            }
+        }
+    }
+}
+
+/// The most writes one batch takes.
+const MAX_BATCH: usize = 256;
+
+/// A queued write: its closure, and whether its caller waits for the fsync.
+struct Job {
+    durable: bool,
+    run: Box<dyn FnOnce(&WriteTransaction) -> Done + Send>,
+}
+
+/// A write's closure has run: commit or roll back, then answer with the
+/// outcome of the commit (and, for a durable write, of the fsync).
+struct Done {
+    commit: bool,
+    answer: Answer,
+}
+
+/// Tells a write's caller how its commit went.
+type Answer = Box<dyn FnOnce(Result<(), String>) + Send>;
+
+thread_local! {
+    /// Set by `put_json` when a write touches KEYS or ACCOUNTS.
+    static KEYS_TOUCHED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 impl Store {
@@ -73,57 +157,106 @@ impl Store {
         }
         let db = Database::create(path)
             .with_context(|| format!("failed to open the database {}", path.display()))?;
-        let store = Store { db: Arc::new(db) };
-        store.init()?;
-        Ok(store)
+        Store::start(db)
     }
 
     /// A database in memory, for unit tests.
     pub fn in_memory() -> anyhow::Result<Store> {
         let db = Database::builder().create_with_backend(redb::backends::InMemoryBackend::new())?;
-        let store = Store { db: Arc::new(db) };
-        store.init()?;
-        Ok(store)
+        Store::start(db)
     }
 
-    fn init(&self) -> anyhow::Result<()> {
-        let tx = self.db.begin_write()?;
-        tx.open_table(ACCOUNTS)?;
-        tx.open_table(KEYS)?;
-        tx.open_table(KEY_HASHES)?;
-        tx.open_table(LEDGER)?;
-        tx.open_table(BALANCES)?;
-        tx.open_table(RESERVATIONS)?;
-        tx.open_table(SPEND_BY_DAY)?;
-        tx.open_table(IDEMPOTENCY)?;
-        tx.open_table(SESSIONS)?;
-        tx.open_table(SESSION_INDEX)?;
-        tx.open_table(EVENTS)?;
-        tx.open_table(ROWS)?;
-        tx.open_table(RECEIPTS)?;
-        tx.open_table(SESSION_RECEIPTS)?;
-        tx.open_table(PROPOSALS)?;
-        tx.open_table(WEBHOOKS)?;
-        tx.open_table(OUTBOX)?;
-        tx.open_table(WEBHOOK_INDEX)?;
-        tx.open_table(ATTEMPTS)?;
-        tx.open_table(ATTEMPT_KEYS)?;
-        tx.open_table(DEAD_LETTERS)?;
-        tx.open_table(META)?;
-        tx.commit()?;
-        Ok(())
+    fn start(db: Database) -> anyhow::Result<Store> {
+        init(&db)?;
+        let db = Arc::new(db);
+        let keys_generation = Arc::new(AtomicU64::new(0));
+        let stats = Arc::new(Counters::default());
+        let (queue, jobs) = mpsc::channel();
+        let writer = {
+            let (db, generation, stats) = (db.clone(), keys_generation.clone(), stats.clone());
+            std::thread::Builder::new()
+                .name("fnhost-db-writer".into())
+                .spawn(move || writer(&db, &generation, &stats, jobs))
+                .context("failed to start the database writer")?
+        };
+        Ok(Store {
+            inner: Arc::new(Inner {
+                db,
+                queue: Some(queue),
+                writer: Some(writer),
+                keys_generation,
+                stats,
+            }),
+        })
     }
 
-    /// Run `f` in a write transaction and commit it durably if `f` succeeds.
-    /// Blocking: call from a blocking thread (see `write_async`).
+    /// Changes after every committed write that touched a key or an account
+    /// (before that write's caller is answered): what a cache of them is
+    /// checked against.
+    pub fn keys_generation(&self) -> u64 {
+        self.inner.keys_generation.load(Ordering::SeqCst)
+    }
+
+    /// Commits and fsyncs of the writer thread so far.
+    pub fn commit_stats(&self) -> CommitStats {
+        CommitStats {
+            commits: self.inner.stats.commits.load(Ordering::Relaxed),
+            flushes: self.inner.stats.flushes.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Queue `f`; the receiver gets its result once committed (and flushed
+    /// when `durable`).
+    fn submit<R, E>(
+        &self,
+        durable: bool,
+        f: impl FnOnce(&WriteTransaction) -> Result<R, E> + Send + 'static,
+    ) -> oneshot::Receiver<Result<R, E>>
+    where
+        R: Send + 'static,
+        E: From<anyhow::Error> + Send + 'static,
+    {
+        let (reply, answer) = oneshot::channel();
+        let run = Box::new(move |tx: &WriteTransaction| {
+            let out = f(tx);
+            Done {
+                commit: out.is_ok(),
+                answer: Box::new(move |committed: Result<(), String>| {
+                    let out = match committed {
+                        Ok(()) => out,
+                        Err(e) => Err(E::from(anyhow::anyhow!("{e}"))),
+                    };
+                    let _ = reply.send(out);
+                }),
+            }
+        });
+        if let Some(queue) = &self.inner.queue {
+            // A closed queue drops the job, and so the reply: the caller sees an error.
+            let _ = queue.send(Job { durable, run });
+        }
+        answer
+    }
+
+    fn wait<R, E>(answer: Result<Result<R, E>, oneshot::error::RecvError>) -> Result<R, E>
+    where
+        E: From<anyhow::Error>,
+    {
+        answer.map_err(|_| {
+            E::from(anyhow::anyhow!(
+                "database write failed: the writer dropped it (a panic in the write)"
+            ))
+        })?
+    }
+
+    /// Run `f` in a write transaction of its own on this thread and commit
+    /// it durably if `f` succeeds. Blocking, and outside the group commit:
+    /// for start-up, operator commands and tests; request paths use
+    /// `write_async`.
     pub fn write<R, E>(&self, f: impl FnOnce(&WriteTransaction) -> Result<R, E>) -> Result<R, E>
     where
         E: From<anyhow::Error>,
     {
-        let tx = self.db.begin_write().map_err(|e| E::from(e.into()))?;
-        let out = f(&tx)?;
-        tx.commit().map_err(|e| E::from(e.into()))?;
-        Ok(out)
+        self.write_here(redb::Durability::Immediate, f)
     }
 
     /// Like `write`, but the commit is not flushed to disk: it becomes
@@ -137,15 +270,32 @@ impl Store {
     where
         E: From<anyhow::Error>,
     {
-        let mut tx = self.db.begin_write().map_err(|e| E::from(e.into()))?;
-        tx.set_durability(redb::Durability::None)
+        self.write_here(redb::Durability::None, f)
+    }
+
+    fn write_here<R, E>(
+        &self,
+        durability: redb::Durability,
+        f: impl FnOnce(&WriteTransaction) -> Result<R, E>,
+    ) -> Result<R, E>
+    where
+        E: From<anyhow::Error>,
+    {
+        let mut tx = self.inner.db.begin_write().map_err(|e| E::from(e.into()))?;
+        tx.set_durability(durability)
             .map_err(|e| E::from(anyhow::anyhow!("{e}")))?;
-        let out = f(&tx)?;
+        let touched = KEYS_TOUCHED.with(|t| t.replace(false));
+        let out = f(&tx);
+        let touched_here = KEYS_TOUCHED.with(|t| t.replace(touched));
+        let out = out?;
         tx.commit().map_err(|e| E::from(e.into()))?;
+        if touched_here {
+            self.inner.keys_generation.fetch_add(1, Ordering::SeqCst);
+        }
         Ok(out)
     }
 
-    /// `write_relaxed` on a blocking thread.
+    /// `write_relaxed` through the writer thread, awaited.
     pub async fn write_relaxed_async<R, E>(
         &self,
         f: impl FnOnce(&WriteTransaction) -> Result<R, E> + Send + 'static,
@@ -154,10 +304,7 @@ impl Store {
         R: Send + 'static,
         E: From<anyhow::Error> + Send + 'static,
     {
-        let store = self.clone();
-        tokio::task::spawn_blocking(move || store.write_relaxed(f))
-            .await
-            .map_err(|e| E::from(anyhow::anyhow!("database task failed: {e}")))?
+        Store::wait(self.submit(false, f).await)
     }
 
     /// Run `f` in a read transaction. Reads never block writes.
@@ -165,11 +312,12 @@ impl Store {
     where
         E: From<anyhow::Error>,
     {
-        let tx = self.db.begin_read().map_err(|e| E::from(e.into()))?;
+        let tx = self.inner.db.begin_read().map_err(|e| E::from(e.into()))?;
         f(&tx)
     }
 
-    /// `write` on a blocking thread, so redb's fsync never stalls the executor.
+    /// `write` through the writer thread (group commit), awaited: answered
+    /// once the commit is on disk, and the executor never waits on redb.
     pub async fn write_async<R, E>(
         &self,
         f: impl FnOnce(&WriteTransaction) -> Result<R, E> + Send + 'static,
@@ -178,10 +326,7 @@ impl Store {
         R: Send + 'static,
         E: From<anyhow::Error> + Send + 'static,
     {
-        let store = self.clone();
-        tokio::task::spawn_blocking(move || store.write(f))
-            .await
-            .map_err(|e| E::from(anyhow::anyhow!("database task failed: {e}")))?
+        Store::wait(self.submit(true, f).await)
     }
 
     /// `read` on a blocking thread.
@@ -198,6 +343,131 @@ impl Store {
             .await
             .map_err(|e| E::from(anyhow::anyhow!("database task failed: {e}")))?
     }
+}
+
+fn init(db: &Database) -> anyhow::Result<()> {
+    let tx = db.begin_write()?;
+    tx.open_table(ACCOUNTS)?;
+    tx.open_table(KEYS)?;
+    tx.open_table(KEY_HASHES)?;
+    tx.open_table(LEDGER)?;
+    tx.open_table(BALANCES)?;
+    tx.open_table(RESERVATIONS)?;
+    tx.open_table(SPEND_BY_DAY)?;
+    tx.open_table(IDEMPOTENCY)?;
+    tx.open_table(SESSIONS)?;
+    tx.open_table(SESSION_INDEX)?;
+    tx.open_table(EVENTS)?;
+    tx.open_table(ROWS)?;
+    tx.open_table(RECEIPTS)?;
+    tx.open_table(SESSION_RECEIPTS)?;
+    tx.open_table(PROPOSALS)?;
+    tx.open_table(WEBHOOKS)?;
+    tx.open_table(OUTBOX)?;
+    tx.open_table(WEBHOOK_INDEX)?;
+    tx.open_table(ATTEMPTS)?;
+    tx.open_table(ATTEMPT_KEYS)?;
+    tx.open_table(DEAD_LETTERS)?;
+    tx.open_table(META)?;
+    tx.commit()?;
+    Ok(())
+}
+
+/// The writer thread: batches of queued writes, one fsync per batch.
+fn writer(db: &Database, keys_generation: &AtomicU64, stats: &Counters, jobs: mpsc::Receiver<Job>) {
+    while let Ok(first) = jobs.recv() {
+        let mut batch = vec![first];
+        while batch.len() < MAX_BATCH {
+            match jobs.try_recv() {
+                Ok(job) => batch.push(job),
+                Err(_) => break,
+            }
+        }
+        let last_durable = batch.iter().rposition(|j| j.durable);
+        // Committed durable writes waiting for the batch's fsync.
+        let mut waiting: Vec<Answer> = Vec::new();
+        for (i, job) in batch.into_iter().enumerate() {
+            let flush = Some(i) == last_durable;
+            let mut tx = match db.begin_write() {
+                Ok(tx) => tx,
+                Err(e) => {
+                    // Dropping the job drops its reply: the caller sees an error.
+                    tracing::error!(error = %e, "cannot begin a write transaction");
+                    drop(job);
+                    continue;
+                }
+            };
+            let durability = if flush {
+                redb::Durability::Immediate
+            } else {
+                redb::Durability::None
+            };
+            if let Err(e) = tx.set_durability(durability) {
+                tracing::error!(error = %e, "cannot set a write's durability");
+                continue;
+            }
+            KEYS_TOUCHED.with(|t| t.set(false));
+            let run = job.run;
+            let done = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(&tx))) {
+                Ok(done) => done,
+                Err(_) => {
+                    // The write panicked: roll it back; its caller sees an error.
+                    let _ = tx.abort();
+                    continue;
+                }
+            };
+            if !done.commit {
+                // The closure refused: roll back this write alone.
+                let _ = tx.abort();
+                (done.answer)(Ok(()));
+                continue;
+            }
+            let committed = tx.commit().map_err(|e| e.to_string());
+            if committed.is_ok() {
+                stats.commits.fetch_add(1, Ordering::Relaxed);
+                if flush {
+                    stats.flushes.fetch_add(1, Ordering::Relaxed);
+                }
+                if KEYS_TOUCHED.with(|t| t.replace(false)) {
+                    keys_generation.fetch_add(1, Ordering::SeqCst);
+                }
+            }
+            match (committed, job.durable, flush) {
+                (Err(e), _, _) => {
+                    (done.answer)(Err(e.clone()));
+                    if flush {
+                        answer_all(&mut waiting, Err(e));
+                    }
+                }
+                (Ok(()), false, _) => (done.answer)(Ok(())),
+                (Ok(()), true, false) => waiting.push(done.answer),
+                (Ok(()), true, true) => {
+                    waiting.push(done.answer);
+                    answer_all(&mut waiting, Ok(()));
+                }
+            }
+        }
+        // The last durable write did not commit: flush the earlier ones.
+        if !waiting.is_empty() {
+            let flushed = empty_durable_commit(db);
+            if flushed.is_ok() {
+                stats.flushes.fetch_add(1, Ordering::Relaxed);
+            }
+            answer_all(&mut waiting, flushed);
+        }
+    }
+}
+
+fn answer_all(waiting: &mut Vec<Answer>, outcome: Result<(), String>) {
+    for answer in waiting.drain(..) {
+        answer(outcome.clone());
+    }
+}
+
+/// Flush the batch's earlier commits when its last durable write did not commit.
+fn empty_durable_commit(db: &Database) -> Result<(), String> {
+    let tx = db.begin_write().map_err(|e| e.to_string())?;
+    tx.commit().map_err(|e| e.to_string())
 }
 
 /// Encode a value for a `&[u8]` table.
@@ -330,6 +600,9 @@ pub fn put_json<T: Serialize>(
     key: &str,
     value: &T,
 ) -> anyhow::Result<()> {
+    if table.name() == KEYS.name() || table.name() == ACCOUNTS.name() {
+        KEYS_TOUCHED.with(|t| t.set(true));
+    }
     tx.open_table(table)?
         .insert(key, encode(value).as_slice())?;
     Ok(())

@@ -48,12 +48,72 @@ fn bench_ledger_reserve_settle_durable() {
             .unwrap();
     }
     let secs = t.elapsed().as_secs_f64();
-    let audit = store.read(|tx| ledger::audit(tx)).unwrap();
-    assert!(audit.problems.is_empty());
     println!("disk fsync (4 KiB write + fdatasync): {fsync_rate:.0}/s");
     println!(
-        "ledger reserve+settle pairs, 2 durable commits each: {:.0} pairs/s ({:.0} commits/s)",
+        "ledger reserve+settle pairs, one caller, 2 durable commits each: {:.0} pairs/s ({:.0} commits/s)",
         n as f64 / secs,
         2.0 * n as f64 / secs
     );
+
+    // Many callers at once, as the server's requests are: their durable
+    // commits share fsyncs (group commit); each caller is answered once
+    // its commit is on disk.
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .build()
+        .unwrap();
+    for callers in [16usize, 64] {
+        let per_caller = 4 * n / callers;
+        let before = store.commit_stats();
+        let t = Instant::now();
+        rt.block_on(async {
+            let mut tasks = Vec::new();
+            for c in 0..callers {
+                let store = store.clone();
+                tasks.push(tokio::spawn(async move {
+                    for i in 0..per_caller {
+                        let r = store
+                            .write_async(|tx| {
+                                ledger::reserve(
+                                    tx,
+                                    "acct_bench",
+                                    Mode::Live,
+                                    Micros(1_000_000),
+                                    "bench",
+                                )
+                            })
+                            .await
+                            .unwrap();
+                        store
+                            .write_async(move |tx| {
+                                ledger::resolve(
+                                    tx,
+                                    &r.id,
+                                    &[(format!("rcpt_{c}_{i}"), Micros(1_000))],
+                                )
+                            })
+                            .await
+                            .unwrap();
+                    }
+                }));
+            }
+            for t in tasks {
+                t.await.unwrap();
+            }
+        });
+        let secs = t.elapsed().as_secs_f64();
+        let after = store.commit_stats();
+        let pairs = (callers * per_caller) as f64;
+        let commits = after.commits - before.commits;
+        let flushes = after.flushes - before.flushes;
+        println!(
+            "ledger reserve+settle pairs, {callers} concurrent callers, group commit: {:.0} pairs/s ({:.0} durable commits/s in {:.0} fsyncs/s, {:.1} commits per fsync)",
+            pairs / secs,
+            commits as f64 / secs,
+            flushes as f64 / secs,
+            commits as f64 / flushes.max(1) as f64
+        );
+    }
+    let audit = store.read(ledger::audit).unwrap();
+    assert!(audit.problems.is_empty());
 }

@@ -48,7 +48,7 @@ fn op() -> impl Strategy<Value = Op> {
 const ACCOUNTS: [&str; 3] = ["acct_a", "acct_b", "acct_c"];
 
 fn check(store: &Store) {
-    let audit = store.read(|tx| ledger::audit(tx)).unwrap();
+    let audit = store.read(ledger::audit).unwrap();
     assert!(audit.problems.is_empty(), "{:?}", audit.problems);
     for a in ACCOUNTS {
         for mode in [Mode::Live, Mode::Test] {
@@ -59,34 +59,53 @@ fn check(store: &Store) {
     }
 }
 
+/// A durable write, on the calling thread or through the writer thread's
+/// group commit.
+fn write<R, E>(
+    store: &Store,
+    queued: bool,
+    f: impl FnOnce(&redb::WriteTransaction) -> Result<R, E> + Send + 'static,
+) -> Result<R, E>
+where
+    R: Send + 'static,
+    E: From<anyhow::Error> + Send + 'static,
+{
+    if queued {
+        futures::executor::block_on(store.write_async(f))
+    } else {
+        store.write(f)
+    }
+}
+
+/// Odd workers write through the group commit, even ones on their own thread.
 fn run_worker(store: &Store, worker: usize, ops: &[Op]) {
-    let mode = if worker % 2 == 0 {
+    let mode = if worker.is_multiple_of(2) {
         Mode::Live
     } else {
         Mode::Test
     };
+    let queued = !worker.is_multiple_of(2);
     let mut open: Vec<(String, i64)> = Vec::new();
     let mut resolved: Vec<String> = Vec::new();
     for op in ops {
         match op {
             Op::TopUp { account, amount } => {
-                store
-                    .write(|tx| {
-                        ledger::top_up(tx, ACCOUNTS[*account], mode, Micros(*amount), "top-up")
-                    })
-                    .unwrap();
+                let (account, amount) = (ACCOUNTS[*account], *amount);
+                write(store, queued, move |tx| {
+                    ledger::top_up(tx, account, mode, Micros(amount), "top-up")
+                })
+                .unwrap();
             }
             Op::Reserve { account, amount } => {
-                let before = store
-                    .read(|tx| ledger::balance(tx, ACCOUNTS[*account], mode))
-                    .unwrap();
-                match store.write(|tx| {
-                    ledger::reserve(tx, ACCOUNTS[*account], mode, Micros(*amount), "prop")
+                let (account, amount) = (ACCOUNTS[*account], *amount);
+                let before = store.read(|tx| ledger::balance(tx, account, mode)).unwrap();
+                match write(store, queued, move |tx| {
+                    ledger::reserve(tx, account, mode, Micros(amount), "prop")
                 }) {
-                    Ok(r) => open.push((r.id, *amount)),
+                    Ok(r) => open.push((r.id, amount)),
                     // Refused only when it truly did not fit (others may have reserved meanwhile).
                     Err(LedgerError::Insufficient(b)) => {
-                        assert!(b.available() < Micros(*amount), "{before:?} {b:?}")
+                        assert!(b.available() < Micros(amount), "{before:?} {b:?}")
                     }
                     Err(e) => panic!("{e}"),
                 }
@@ -110,7 +129,8 @@ fn run_worker(store: &Store, worker: usize, ops: &[Op]) {
                     .into_iter()
                     .filter(|(_, c)| *c > Micros::ZERO)
                     .collect();
-                let r = store.write(|tx| ledger::resolve(tx, &id, &costs)).unwrap();
+                let rid = id.clone();
+                let r = write(store, queued, move |tx| ledger::resolve(tx, &rid, &costs)).unwrap();
                 assert_eq!(r.settled + r.released, Micros(amount));
                 resolved.push(id);
             }
@@ -118,8 +138,8 @@ fn run_worker(store: &Store, worker: usize, ops: &[Op]) {
                 if resolved.is_empty() {
                     continue;
                 }
-                let id = &resolved[nth % resolved.len()];
-                let again = store.write(|tx| ledger::resolve(tx, id, &[]));
+                let id = resolved[nth % resolved.len()].clone();
+                let again = write(store, queued, move |tx| ledger::resolve(tx, &id, &[]));
                 assert!(
                     matches!(again, Err(LedgerError::AlreadyResolved(_))),
                     "resolved twice"
@@ -154,7 +174,7 @@ fn a_reservation_that_does_not_fit_writes_nothing() {
         .unwrap();
     let r = store.write(|tx| ledger::reserve(tx, "acct_a", Mode::Live, Micros(1_000_001), "x"));
     assert!(matches!(r, Err(LedgerError::Insufficient(_))));
-    let audit = store.read(|tx| ledger::audit(tx)).unwrap();
+    let audit = store.read(ledger::audit).unwrap();
     assert_eq!(audit.entries, 1);
     assert_eq!(audit.reservations, 0);
 }
@@ -186,4 +206,100 @@ fn settlement_above_the_reservation_is_refused() {
         .unwrap();
     assert_eq!(b.balance, Micros(4_600_000));
     assert_eq!(b.open_reserves, Micros::ZERO);
+}
+
+/// Many concurrent durable writers share one commit: a writer whose closure
+/// fails (after writing) or panics is rolled back alone, every other lands
+/// exactly once, and each is answered only once its batch is on disk.
+#[test]
+fn group_commit_isolates_a_failing_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("fnhost.redb");
+    let store = Store::open(&path).unwrap();
+    store
+        .write(|tx| ledger::top_up(tx, "acct_g", Mode::Live, Micros::from_usd(1000), "t"))
+        .unwrap();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_time()
+        .build()
+        .unwrap();
+    let (accepted, before, after) = rt.block_on(async {
+        // Hold the writer until every write below is queued: they then
+        // form one batch.
+        let (open_gate, gate) = std::sync::mpsc::channel::<()>();
+        let held = tokio::spawn({
+            let store = store.clone();
+            async move {
+                store
+                    .write_async(move |_| -> anyhow::Result<()> {
+                        gate.recv().unwrap();
+                        Ok(())
+                    })
+                    .await
+            }
+        });
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        let before = store.commit_stats();
+        let mut tasks = Vec::new();
+        for i in 0..100 {
+            let store = store.clone();
+            tasks.push(tokio::spawn(async move {
+                store
+                    .write_async(move |tx| {
+                        let r = ledger::reserve(tx, "acct_g", Mode::Live, Micros(1_000_000), "g")?;
+                        if i == 50 {
+                            panic!("a write that panics after writing");
+                        }
+                        if i % 10 == 3 {
+                            // Refused after it wrote: none of it may stay.
+                            return Err(LedgerError::NonPositive);
+                        }
+                        Ok(r.id)
+                    })
+                    .await
+            }));
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        open_gate.send(()).unwrap();
+        held.await.unwrap().unwrap();
+        let mut accepted = Vec::new();
+        for (i, t) in tasks.into_iter().enumerate() {
+            match t.await.unwrap() {
+                Ok(id) => accepted.push(id),
+                Err(LedgerError::NonPositive) => assert_eq!(i % 10, 3),
+                Err(e) => assert_eq!(i, 50, "unexpected failure of write {i}: {e}"),
+            }
+        }
+        (accepted, before, store.commit_stats())
+    });
+    assert_eq!(accepted.len(), 89);
+    // 89 commits (and the held one), in far fewer fsyncs than writes.
+    assert_eq!(after.commits - before.commits, 89 + 1);
+    assert!(
+        after.flushes - before.flushes <= 3,
+        "{before:?} → {after:?}: the queued writes did not share their fsync"
+    );
+    let expect = |store: &Store| {
+        let audit = store.read(ledger::audit).unwrap();
+        assert!(audit.problems.is_empty(), "{:?}", audit.problems);
+        assert_eq!(audit.reservations, 89);
+        assert_eq!(audit.entries, 1 + 89);
+        for id in &accepted {
+            assert!(store
+                .read(|tx| ledger::reservation(tx, id))
+                .unwrap()
+                .is_some());
+        }
+        let b = store
+            .read(|tx| ledger::balance(tx, "acct_g", Mode::Live))
+            .unwrap();
+        assert_eq!(b.open_reserves, Micros::from_usd(89));
+    };
+    expect(&store);
+    // What the callers were told is on disk is there after a reopen.
+    drop(store);
+    drop(rt);
+    let store = Store::open(&path).unwrap();
+    expect(&store);
 }

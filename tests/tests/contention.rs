@@ -186,3 +186,49 @@ fn storms_across_accounts_then_kill_9_keep_the_ledger_exact() {
         );
     }
 }
+
+/// Keys are cached in memory, but a revocation holds from the very next
+/// request: with a key busy on several threads, every request sent after
+/// the revocation was answered is refused.
+#[test]
+fn a_busy_key_is_refused_from_the_request_after_its_revocation() {
+    let s = busy_server(&[]);
+    let a = s.account("10");
+    let k = s.admin(&[
+        "create-key",
+        "--account",
+        &a.id,
+        "--mode",
+        "test",
+        "--name",
+        "busy",
+    ]);
+    let id = k["id"].as_str().unwrap().to_string();
+    let busy = s.client(k["key"].as_str().unwrap());
+    let revoked = Arc::new(AtomicBool::new(false));
+    let late_successes = Arc::new(AtomicI64::new(0));
+    std::thread::scope(|scope| {
+        for _ in 0..6 {
+            let (busy, revoked, late) = (busy.clone(), revoked.clone(), late_successes.clone());
+            scope.spawn(move || {
+                for _ in 0..300 {
+                    let sent_after = revoked.load(Ordering::SeqCst);
+                    let r = busy.get("/balance");
+                    if sent_after && r.status == 200 {
+                        late.fetch_add(1, Ordering::SeqCst);
+                    }
+                    if sent_after {
+                        r.error(401, "key_revoked");
+                    }
+                }
+            });
+        }
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        s.client(&a.test)
+            .post(&format!("/keys/{id}/revoke"), json!({}))
+            .ok();
+        revoked.store(true, Ordering::SeqCst);
+    });
+    assert_eq!(late_successes.load(Ordering::SeqCst), 0);
+    busy.get("/balance").error(401, "key_revoked");
+}

@@ -46,6 +46,21 @@ fn main() {
         Some("f1") => f1(&root),
         Some("bench") => {
             build_plugins();
+            // The server under load is the release build; the black-box
+            // benches start it through TEST_FNHOST_BIN (the tests keep the
+            // debug build).
+            run(cargo(&[
+                "build",
+                "--release",
+                "--package",
+                "fnhost",
+                "--bin",
+                "fnhost",
+            ]));
+            let server = root.join("target/release/fnhost");
+            let server = std::env::var_os("CARGO_TARGET_DIR")
+                .map_or(server, |t| PathBuf::from(t).join("release/fnhost"));
+            println!("xtask: commit {}", commit());
             // Figures, not assertions: each prints what it measured.
             run(cargo(&[
                 "bench",
@@ -56,6 +71,7 @@ fn main() {
             ]));
             run(cargo(&[
                 "test",
+                "--release",
                 "--package",
                 "fnhost",
                 "--test",
@@ -65,7 +81,7 @@ fn main() {
                 "--nocapture",
             ]));
             for test in ["bench", "webhooks"] {
-                run(cargo(&[
+                let mut cmd = cargo(&[
                     "test",
                     "--package",
                     "fnhost-tests",
@@ -75,8 +91,11 @@ fn main() {
                     "--ignored",
                     "--nocapture",
                     "--test-threads=1",
-                ]));
+                ]);
+                cmd.env("TEST_FNHOST_BIN", &server);
+                run(cmd);
             }
+            println!("xtask: figures above measured at commit {}", commit());
         }
         _ => {
             eprintln!("usage: cargo xtask serve [ARGS...] | test | plugins | f1 | bench");
@@ -254,6 +273,26 @@ fn f1(root: &Path) {
         .arg(dataset.join("ground-truth.json"))
         .arg(&out);
     run(&mut score);
+}
+
+/// The commit the figures belong to, marked when the tree has changes.
+fn commit() -> String {
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .args(args)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+    };
+    let head = git(&["rev-parse", "--short", "HEAD"]).unwrap_or_else(|| "unknown".into());
+    let dirty =
+        git(&["status", "--porcelain", "--untracked-files=no"]).is_some_and(|s| !s.is_empty());
+    if dirty {
+        format!("{head} (with uncommitted changes)")
+    } else {
+        head
+    }
 }
 
 fn cargo(args: &[&str]) -> Command {
