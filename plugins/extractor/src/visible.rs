@@ -1,6 +1,7 @@
 //! Heuristics over the visible page, for what the markup does not say.
 
 use crate::dom::{Doc, BUTTON, CHROME, HIDDEN, LINK, OPTION, RELATED, STRIKE};
+use crate::text::Find as _;
 use crate::text::{
     availability_from_short_text, availability_from_text, has_currency_mark, is_buy_text, is_gtin,
     parse_current_price, Price,
@@ -90,7 +91,7 @@ fn has_word(hint: &str, words: &[&str]) -> bool {
             let priced = part.len() > 5 && (part.ends_with("price") || part.starts_with("price"));
             for w in words {
                 if part == *w
-                    || (w.len() >= 6 && part.contains(w))
+                    || (w.len() >= 6 && part.has(w))
                     || (priced
                         && part.len() > w.len()
                         && (part.starts_with(w) || part.ends_with(w)))
@@ -100,7 +101,7 @@ fn has_word(hint: &str, words: &[&str]) -> bool {
             }
         }
         for w in words {
-            if (w.contains('-') || w.contains('_')) && token.contains(w) {
+            if (w.contains('-') || w.contains('_')) && token.has(w) {
                 return true;
             }
         }
@@ -189,7 +190,7 @@ const PRICE_LABELS: &[&str] = &[
 
 fn has_price_label(text: &str) -> bool {
     let t = text.to_lowercase();
-    t.len() < 60 && PRICE_LABELS.iter().any(|l| t.contains(l))
+    t.len() < 60 && PRICE_LABELS.iter().any(|l| t.has(l))
 }
 
 /// The page's main price: elements named like a price and texts with a
@@ -260,7 +261,7 @@ fn compute_price_candidates(doc: &Doc) -> Vec<PriceFound> {
     let mut raws: Vec<Raw> = Vec::new();
     // Elements named like a price (split prices joined).
     for (i, e) in doc.els.iter().enumerate() {
-        if !e.hint.contains("price") && !e.hint.contains("amount") && !e.hint.contains("cost") {
+        if !e.hint.has("price") && !e.hint.has("amount") && !e.hint.has("cost") {
             continue;
         }
         if e.text_end <= e.text_start || e.text_end - e.text_start > 12 || e.flags & OPTION != 0 {
@@ -296,7 +297,7 @@ fn compute_price_candidates(doc: &Doc) -> Vec<PriceFound> {
         {
             continue;
         }
-        if doc.els[t.el].hint.contains("price") {
+        if doc.els[t.el].hint.has("price") {
             continue;
         }
         let mut raw = t.text.clone();
@@ -410,9 +411,7 @@ fn compute_price_candidates(doc: &Doc) -> Vec<PriceFound> {
         if e.el
             .value()
             .attr("id")
-            .map(|i| {
-                i.to_ascii_lowercase().contains("price") && !i.chars().any(|c| c.is_ascii_digit())
-            })
+            .map(|i| i.to_ascii_lowercase().has("price") && !i.chars().any(|c| c.is_ascii_digit()))
             .unwrap_or(false)
         {
             score += 2;
@@ -420,13 +419,13 @@ fn compute_price_candidates(doc: &Doc) -> Vec<PriceFound> {
         }
         let lower_raw = format!(" {}", r.raw.to_lowercase());
         if FROM_WORDS.iter().any(|w| {
-            lower_raw.contains(&format!(" {}", w))
-                || (w.len() > 3 && !w.is_ascii() && lower_raw.contains(w))
+            lower_raw.has(&format!(" {}", w)) || (w.len() > 3 && !w.is_ascii() && lower_raw.has(w))
         }) {
             score -= 2;
             notes.push("-from".into());
         }
-        if SAVE_WORDS.iter().any(|w| r.raw.to_lowercase().contains(w)) {
+        let raw_lower = r.raw.to_lowercase();
+        if SAVE_WORDS.iter().any(|w| raw_lower.has(w)) {
             score -= 2;
             notes.push("-save".into());
         }
@@ -441,7 +440,7 @@ fn compute_price_candidates(doc: &Doc) -> Vec<PriceFound> {
                 .attr("style")
                 .unwrap_or("")
                 .to_ascii_lowercase();
-        if style.contains("bold") || style.contains("font-size") || style.contains("font:") {
+        if style.has("bold") || style.has("font-size") || style.has("font:") {
             score += 1;
             notes.push(format!("+{}", 1));
         }
@@ -469,7 +468,7 @@ fn compute_price_candidates(doc: &Doc) -> Vec<PriceFound> {
             notes.push("-related".into());
         } else if ["related", "recommend", "similar", "carousel"]
             .iter()
-            .any(|w| far.contains(w))
+            .any(|w| far.has(w))
         {
             score -= 3;
             notes.push(format!("-{}", 5));
@@ -932,7 +931,7 @@ const STOCK_HINTS: &[&str] = &[
 pub fn availability(doc: &Doc) -> Option<(&'static str, &'static str)> {
     // Stock-named elements whose name repeats (one per seller or variant
     // row) speak of offers, not of the product.
-    let stock_named = |e: &crate::dom::El| STOCK_HINTS.iter().any(|w| e.hint.contains(w));
+    let stock_named = |e: &crate::dom::El| STOCK_HINTS.iter().any(|w| e.hint.has(w));
     let norm = |h: &str| {
         h.chars()
             .filter(|c| !c.is_ascii_digit())
@@ -977,7 +976,7 @@ pub fn availability(doc: &Doc) -> Option<(&'static str, &'static str)> {
             || (e.tag == "a"
                 && ["cart", "basket", "buy", "bag"]
                     .iter()
-                    .any(|w| e.hint.contains(w)));
+                    .any(|w| e.hint.has(w)));
         if !is_button || e.tag == "form" {
             continue;
         }
@@ -1156,8 +1155,8 @@ pub fn listing_cards(doc: &Doc) -> Vec<Card> {
                 }
             }
             let is_title = matches!(e.tag, "h2" | "h3" | "h4" | "h5")
-                || e.hint.contains("title")
-                || e.hint.contains("name");
+                || e.hint.has("title")
+                || e.hint.has("name");
             if is_title && e.text_end > e.text_start {
                 let t = doc.text_of(i, 200);
                 if t.len() > 2 && !crate::text::has_currency_mark(&t) {
@@ -1249,8 +1248,7 @@ pub fn brand(doc: &Doc) -> Option<String> {
         if e.flags & (RELATED | CHROME | HIDDEN | OPTION) != 0 || e.text_end <= e.text_start {
             continue;
         }
-        if !(e.hint.contains("brand") || e.hint.contains("byline")) || e.text_end - e.text_start > 4
-        {
+        if !(e.hint.has("brand") || e.hint.has("byline")) || e.text_end - e.text_start > 4 {
             continue;
         }
         let t = doc.text_of(i, 120);
