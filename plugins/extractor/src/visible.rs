@@ -4,7 +4,7 @@ use crate::dom::{Doc, BUTTON, CHROME, HIDDEN, LINK, OPTION, RELATED, STRIKE};
 use crate::text::Find as _;
 use crate::text::{
     availability_from_short_text, availability_from_text, has_currency_mark, is_buy_text, is_gtin,
-    parse_current_price, Price,
+    parse_current_price, Price, Words,
 };
 
 const GOOD_PRICE: &[&str] = &[
@@ -915,7 +915,7 @@ const WEAK_LABELS: &[&str] = &[
     "item code",
 ];
 
-const STOCK_HINTS: &[&str] = &[
+static STOCK_HINTS: Words = Words::new(&[
     "avail",
     "stock",
     "inventory",
@@ -924,14 +924,17 @@ const STOCK_HINTS: &[&str] = &[
     "nalich",
     "zalog",
     "sklad",
-];
+]);
+
+/// Hints of a link that works as a buy button.
+static CART_HINTS: Words = Words::new(&["cart", "basket", "buy", "bag"]);
 
 /// Availability as the visible page states it: stock messages first, then
 /// buy buttons, then short stock phrases anywhere in the main content.
 pub fn availability(doc: &Doc) -> Option<(&'static str, &'static str)> {
     // Stock-named elements whose name repeats (one per seller or variant
     // row) speak of offers, not of the product.
-    let stock_named = |e: &crate::dom::El| STOCK_HINTS.iter().any(|w| e.hint.has(w));
+    let stock_named = |e: &crate::dom::El| STOCK_HINTS.any_in(&e.hint);
     let norm = |h: &str| {
         h.chars()
             .filter(|c| !c.is_ascii_digit())
@@ -973,10 +976,7 @@ pub fn availability(doc: &Doc) -> Option<(&'static str, &'static str)> {
         let v = e.el.value();
         let is_button = e.flags & BUTTON != 0
             || e.tag == "button"
-            || (e.tag == "a"
-                && ["cart", "basket", "buy", "bag"]
-                    .iter()
-                    .any(|w| e.hint.has(w)));
+            || (e.tag == "a" && CART_HINTS.any_in(&e.hint));
         if !is_button || e.tag == "form" {
             continue;
         }
