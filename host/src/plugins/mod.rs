@@ -400,7 +400,7 @@ impl Plugins {
             .extractor_for(&page.url)
             .ok_or(PluginError::Unavailable)?;
         self.run(plugin, move |store, plugin, limits| {
-            calls::extract(store, plugin, limits, &page, &request)
+            calls::extract(store, plugin, limits, page, &request)
         })
         .await
     }
