@@ -74,8 +74,20 @@ fn memmem(hay: &[u8], needle: &[u8]) -> Option<usize> {
 /// and a slice comparison is a call to `memcmp`, which in WebAssembly is an
 /// ordinary (slow) function.
 #[inline]
-fn starts_with(hay: &[u8], prefix: &[u8]) -> bool {
+pub(crate) fn starts_with(hay: &[u8], prefix: &[u8]) -> bool {
     hay.len() >= prefix.len() && hay.iter().zip(prefix).all(|(a, b)| a == b)
+}
+
+/// `hay.ends_with(suffix)`, inline (see [`starts_with`]).
+#[inline]
+pub(crate) fn ends_with(hay: &[u8], suffix: &[u8]) -> bool {
+    hay.len() >= suffix.len() && starts_with(&hay[hay.len() - suffix.len()..], suffix)
+}
+
+/// `a == b`, inline (see [`starts_with`]).
+#[inline]
+pub(crate) fn same(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && starts_with(a, b)
 }
 
 /// A fixed set of words to look for in a text, all of them in one pass

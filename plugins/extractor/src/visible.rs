@@ -80,6 +80,10 @@ const BAD_PRICE: &[&str] = &[
 /// Whether a hint (class, id, ...) holds a word, as a whole part of a name or
 /// joined to "price" ("oldprice", "price-old", "was-price").
 fn has_word(hint: &str, words: &[&str]) -> bool {
+    // Byte comparisons written out (`text::same` and friends): this runs for
+    // every price candidate against dozens of words, and slice comparisons
+    // are `memcmp` calls in WebAssembly.
+    use crate::text::{ends_with, same, starts_with};
     for token in hint.split_ascii_whitespace() {
         if token.len() > 80 {
             continue;
@@ -88,20 +92,20 @@ fn has_word(hint: &str, words: &[&str]) -> bool {
             if part.is_empty() {
                 continue;
             }
-            let priced = part.len() > 5 && (part.ends_with("price") || part.starts_with("price"));
+            let p = part.as_bytes();
+            let priced = p.len() > 5 && (ends_with(p, b"price") || starts_with(p, b"price"));
             for w in words {
-                if part == *w
-                    || (w.len() >= 6 && part.has(w))
-                    || (priced
-                        && part.len() > w.len()
-                        && (part.starts_with(w) || part.ends_with(w)))
+                let wb = w.as_bytes();
+                if same(p, wb)
+                    || (wb.len() >= 6 && part.has(w))
+                    || (priced && p.len() > wb.len() && (starts_with(p, wb) || ends_with(p, wb)))
                 {
                     return true;
                 }
             }
         }
         for w in words {
-            if (w.contains('-') || w.contains('_')) && token.has(w) {
+            if w.bytes().any(|b| b == b'-' || b == b'_') && token.has(w) {
                 return true;
             }
         }
