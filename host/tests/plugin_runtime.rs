@@ -547,3 +547,23 @@ async fn a_burst_beyond_the_pool_waits_for_free_slots() {
         assert_eq!(call.unwrap().unwrap().records[0]["calls"], json!(1));
     }
 }
+
+/// On a multi-thread runtime a call runs in place (`block_in_place`); a
+/// current-thread runtime cannot give its thread away, so there calls go to
+/// the blocking pool. Both paths give fresh instances and the same results.
+#[tokio::test(flavor = "current_thread")]
+async fn calls_work_on_a_current_thread_runtime() {
+    let (plugins, _) = load(&config(None));
+    for _ in 0..3 {
+        let diff = plugins
+            .diff(vec![], vec![r#"{"sku":"A-1","price":"1.00"}"#.into()])
+            .await
+            .expect("diff");
+        assert_eq!(diff.added, ["sku:A-1"]);
+    }
+    let estimate = plugins
+        .estimate("tents under $200 from outdoor-gear.example")
+        .await
+        .expect("estimate");
+    assert!(estimate.parsed.is_object());
+}

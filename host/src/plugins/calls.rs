@@ -41,7 +41,7 @@ pub(crate) fn extract(
     store: &mut Store<Sandbox>,
     plugin: &Loaded,
     limits: &Limits,
-    page: &Page,
+    page: Page,
     request: &ExtractRequest,
 ) -> CallResult<Extraction> {
     let Prepared::Extractor(pre) = &plugin.prepared else {
@@ -49,11 +49,13 @@ pub(crate) fn extract(
     };
     use extractor::exports::fnhost::plugin::extraction::Request;
     use extractor::fnhost::plugin::types::Page as WitPage;
+    let page_url = page.url.clone();
+    // The page is moved, not copied: bodies run to megabytes.
     let wit_page = WitPage {
-        url: page.url.clone(),
+        url: page.url,
         status: page.status,
-        content_type: page.content_type.clone(),
-        body: page.body.clone(),
+        content_type: page.content_type,
+        body: page.body,
     };
     let hints = match &request.hints {
         Value::Null => "{}".to_owned(),
@@ -70,7 +72,7 @@ pub(crate) fn extract(
             .fnhost_plugin_extraction()
             .call_extract(&mut *store, &wit_page, &wit_request)?;
     Ok(plugin_result(out, limits)
-        .and_then(|r| check_extraction(r, limits, &page.url, plugin.info.id())))
+        .and_then(|r| check_extraction(r, limits, &page_url, plugin.info.id())))
 }
 
 pub(crate) fn diff(

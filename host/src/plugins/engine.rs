@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
+use wasmtime::{Config, Enabled, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
 
 /// How often the epoch advances. Deadlines are whole ticks, so a call may
 /// overrun its time limit by at most about one tick.
@@ -16,6 +16,9 @@ pub(crate) const EPOCH_TICK: Duration = Duration::from_millis(10);
 const CORE_INSTANCES_PER_COMPONENT: u32 = 16;
 const MEMORIES_PER_COMPONENT: u32 = 4;
 const TABLES_PER_COMPONENT: u32 = 16;
+
+/// Linear memory a pool slot keeps resident between calls (see `build`).
+const LINEAR_MEMORY_KEEP_RESIDENT: usize = 16 << 20;
 
 /// The wasm stack a call may use. Unbounded recursion hits this and traps.
 const MAX_WASM_STACK: usize = 1 << 20;
@@ -44,9 +47,20 @@ pub(crate) fn build(max_instances: u32, memory_limit: usize) -> anyhow::Result<E
         // The memory limit is enforced by the pool itself, besides the
         // store's limiter that reports it.
         .max_memory_size(memory_limit)
-        // Reset the first pages of a reused slot with memset instead of
-        // madvise: cheaper for the small heaps most calls touch.
-        .linear_memory_keep_resident(1 << 20)
+        // Every call gets a fresh instance, so every call's slot is reset
+        // when it returns. With the PAGEMAP_SCAN ioctl (Linux 6.7+; without
+        // it the setting does nothing) only the pages the call dirtied are
+        // reset: by memset up to `linear_memory_keep_resident`, the rest by
+        // madvise. Without it the whole kept region is memset on every
+        // return, which was most of a small call's cost (65 µs of a differ
+        // call, 17 µs with the scan).
+        .pagemap_scan(Enabled::Auto)
+        // Dirty pages up to this much are reset in place and stay resident
+        // for the slot's next call, instead of being released and faulted
+        // in again (page by page) on the next call. An extraction touches
+        // 3-11 MiB of linear memory; a slot keeps at most this much resident
+        // between calls.
+        .linear_memory_keep_resident(LINEAR_MEMORY_KEEP_RESIDENT)
         .table_keep_resident(1 << 16);
 
     let mut config = Config::new();

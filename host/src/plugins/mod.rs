@@ -13,8 +13,10 @@
 //!   `<data_dir>/plugin-cache/` ([`cache`]).
 //! - Every call gets a fresh instance from a pre-linked `InstancePre` and a
 //!   pooling allocator ([`engine`]), with a time limit (epoch deadline), a
-//!   memory limit and a bound on the size of what it returns; calls run on
-//!   tokio's blocking pool so the executor never blocks.
+//!   memory limit and a bound on the size of what it returns. A call runs
+//!   in place under `block_in_place` on a multi-thread runtime (tokio moves
+//!   the worker's other tasks to another thread meanwhile), on tokio's
+//!   blocking pool otherwise, so the executor never blocks.
 //!
 //! A plugin that traps, loops, recurses without end or exhausts its memory
 //! fails that one call with a [`PluginError`]; the host goes on serving.
@@ -400,7 +402,7 @@ impl Plugins {
             .extractor_for(&page.url)
             .ok_or(PluginError::Unavailable)?;
         self.run(plugin, move |store, plugin, limits| {
-            calls::extract(store, plugin, limits, &page, &request)
+            calls::extract(store, plugin, limits, page, &request)
         })
         .await
     }
@@ -477,7 +479,8 @@ impl Plugins {
         Ok(info)
     }
 
-    /// Runs one call on a blocking thread, holding a pool slot.
+    /// Runs one call off the executor (see the module documentation),
+    /// holding a pool slot.
     async fn run<R, F>(&self, plugin: Arc<Loaded>, call: F) -> Result<R, PluginError>
     where
         R: Send + 'static,
@@ -497,8 +500,26 @@ impl Plugins {
                 return Err(PluginError::Unavailable);
             }
         };
-        let inner = self.inner.clone();
         let id = plugin.info.id();
+        let multi_thread = tokio::runtime::Handle::try_current()
+            .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread);
+        if multi_thread {
+            // Run the call on this thread, which tokio gives up as a worker
+            // meanwhile (its other tasks move to another thread): no hop to
+            // a blocking thread and back, each of which waits for a core
+            // when the machine is busy.
+            let _permit = permit;
+            let inner = &self.inner;
+            let called = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                tokio::task::block_in_place(|| inner.call(&plugin, call))
+            }));
+            return called.unwrap_or_else(|_| {
+                tracing::error!(plugin = %id, "plugin call panicked in the host");
+                Err(PluginError::Unavailable)
+            });
+        }
+        // A current-thread runtime cannot give its only thread away.
+        let inner = self.inner.clone();
         let joined = tokio::task::spawn_blocking(move || {
             let _permit = permit;
             inner.call(&plugin, call)

@@ -1,7 +1,11 @@
 //! Time the extractor natively over a dataset folder: HTML parsing alone,
 //! then the whole extraction, in pages per second.
 //!
-//! usage: bench --dir DATASET_DIR [--rounds N]
+//! usage: bench --dir DATASET_DIR [--rounds N] [--dump FILE]
+//!
+//! `--dump FILE` writes every page's whole extraction (records, claim,
+//! links, notes) as JSON, to check that a speed change left the results as
+//! they were.
 
 use fnhost_extractor::{extract, Page, Request};
 use std::io::Read;
@@ -15,7 +19,7 @@ fn main() {
             .and_then(|i| args.get(i + 1))
             .cloned()
     };
-    let dir = arg("--dir").expect("usage: bench --dir DATASET_DIR [--rounds N]");
+    let dir = arg("--dir").expect("usage: bench --dir DATASET_DIR [--rounds N] [--dump FILE]");
     let rounds: usize = arg("--rounds").and_then(|r| r.parse().ok()).unwrap_or(3);
     let urls: serde_json::Map<String, serde_json::Value> = serde_json::from_str(
         &std::fs::read_to_string(format!("{dir}/urls.json")).expect("urls.json"),
@@ -46,6 +50,29 @@ fn main() {
         guidance: None,
         hints: &hints,
     };
+    if let Some(out) = arg("--dump") {
+        let mut all = serde_json::Map::new();
+        for (url, body) in &pages {
+            let page = Page {
+                url,
+                status: 200,
+                content_type: Some("text/html"),
+                body,
+            };
+            let found = match extract(&page, &request) {
+                Ok(x) => serde_json::json!({
+                    "records": x.records,
+                    "complete": x.complete,
+                    "links": x.links,
+                    "notes": x.notes,
+                }),
+                Err(e) => serde_json::json!({ "error": e }),
+            };
+            all.insert(url.clone(), found);
+        }
+        let text = serde_json::to_string_pretty(&all).expect("json");
+        std::fs::write(&out, text).expect("write the dump");
+    }
     let (mut parse, mut full) = (Duration::MAX, Duration::MAX);
     for _ in 0..rounds {
         let start = Instant::now();

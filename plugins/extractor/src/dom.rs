@@ -1,6 +1,7 @@
 //! One pass over the parsed HTML: every element with its heuristic hints and
 //! flags, and every visible text in document order.
 
+use crate::text::{Find as _, Words};
 use scraper::{ElementRef, Html, Node};
 
 pub const HIDDEN: u16 = 1;
@@ -49,7 +50,21 @@ pub struct Doc<'a> {
     pub title: String,
 }
 
-const RELATED_WORDS: &[&str] = &[
+/// Hint words that set flags, looked for in one pass (see [`Words`]).
+static FLAG_WORDS: Words = Words::new(&[
+    "line-through",
+    "strike",
+    "product",
+    "fraction",
+    "cent",
+    "decimal",
+]);
+const LINE_THROUGH: u64 = 1;
+const STRIKE_WORD: u64 = 1 << 1;
+const PRODUCT_WORD: u64 = 1 << 2;
+const FRACTION_WORDS: u64 = 0b111 << 3;
+
+static RELATED_WORDS: Words = Words::new(&[
     "related",
     "recommend",
     "similar",
@@ -68,7 +83,7 @@ const RELATED_WORDS: &[&str] = &[
     "sims-",
     "p13n",
     "suggest",
-];
+]);
 
 fn hint_of(el: &scraper::node::Element) -> String {
     let mut h = String::new();
@@ -81,17 +96,17 @@ fn hint_of(el: &scraper::node::Element) -> String {
             }
             "style" => {
                 let v = v.to_lowercase();
-                if v.contains("line-through") {
+                if v.has("line-through") {
                     h.push_str(" line-through ");
                 }
-                if v.replace(' ', "").contains("display:none") {
+                if v.replace(' ', "").has("display:none") {
                     h.push_str(" display-none ");
                 }
             }
             _ if k.starts_with("data-") => {
                 h.push_str(k);
                 h.push(' ');
-                if v.len() < 20 && k.contains("strike") && v == "true" {
+                if v.len() < 20 && k.has("strike") && v == "true" {
                     h.push_str(" strike ");
                 }
             }
@@ -102,7 +117,7 @@ fn hint_of(el: &scraper::node::Element) -> String {
 }
 
 fn is_hidden(el: &scraper::node::Element, hint: &str) -> bool {
-    if el.attr("hidden").is_some() || hint.contains("display-none") {
+    if el.attr("hidden").is_some() || hint.has("display-none") {
         return true;
     }
     if el.name() == "input"
@@ -145,9 +160,9 @@ impl<'a> Doc<'a> {
         match tag {
             "script" => {
                 let ty = e.attr("type").unwrap_or("").to_ascii_lowercase();
-                if ty.contains("ld+json") {
+                if ty.has("ld+json") {
                     self.jsonld.push(el.text().collect::<String>());
-                } else if !ty.contains("template") && !ty.contains("html") {
+                } else if !ty.has("template") && !ty.has("html") {
                     self.script_els.push(el);
                 }
                 return;
@@ -177,14 +192,12 @@ impl<'a> Doc<'a> {
             _ => {}
         }
         let hint = hint_of(e);
+        let found = FLAG_WORDS.found_in(&hint);
         let mut flags = inherited;
         if is_hidden(e, &hint) {
             flags |= HIDDEN;
         }
-        if matches!(tag, "del" | "s" | "strike")
-            || hint.contains("line-through")
-            || hint.contains("strike")
-        {
+        if matches!(tag, "del" | "s" | "strike") || found & (LINE_THROUGH | STRIKE_WORD) != 0 {
             flags |= STRIKE;
         }
         if tag == "button"
@@ -202,7 +215,7 @@ impl<'a> Doc<'a> {
         // header of a product block inside main/article/section).
         let chrome = match tag {
             "nav" | "aside" => true,
-            "header" | "footer" => flags & MAIN == 0 && !hint.contains("product"),
+            "header" | "footer" => flags & MAIN == 0 && found & PRODUCT_WORD == 0,
             _ => false,
         };
         if chrome {
@@ -214,14 +227,10 @@ impl<'a> Doc<'a> {
         if tag == "h1" {
             flags |= HEADING;
         }
-        if tag == "sup"
-            || hint.contains("fraction")
-            || hint.contains("cent")
-            || hint.contains("decimal")
-        {
+        if tag == "sup" || found & FRACTION_WORDS != 0 {
             flags |= SUP;
         }
-        if depth > 2 && RELATED_WORDS.iter().any(|w| hint.contains(w)) {
+        if depth > 2 && RELATED_WORDS.any_in(&hint) {
             flags |= RELATED;
         }
         let idx = self.els.len();
@@ -374,7 +383,7 @@ impl<'a> Doc<'a> {
             t.flags & (HIDDEN | CHROME | LINK | OPTION) == 0
                 && n >= 8
                 && n <= 300
-                && title.contains(&t.text.to_lowercase())
+                && title.has(&t.text.to_lowercase())
         })
     }
 

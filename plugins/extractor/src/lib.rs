@@ -23,6 +23,7 @@ mod visible;
 #[cfg(test)]
 mod tests;
 
+use crate::text::Find as _;
 use serde_json::{Map, Value};
 
 /// A page handed to the extractor.
@@ -142,7 +143,7 @@ pub fn extract(page: &Page, request: &Request) -> Result<Extraction, String> {
     // data.
     let json_body = page
         .content_type
-        .map(|c| c.to_ascii_lowercase().contains("json"))
+        .map(|c| c.to_ascii_lowercase().has("json"))
         .unwrap_or(false);
     if json_body {
         let values = schema::parse_jsonld(page.body);
@@ -265,7 +266,7 @@ pub fn extract(page: &Page, request: &Request) -> Result<Extraction, String> {
     let has_main = singles
         .iter()
         .any(|&i| url_matches(&cands[i].record) || heading_matches(&cands[i].record));
-    let is_listing = !og_type.contains("product")
+    let is_listing = !og_type.has("product")
         && !has_main
         && ((singles.is_empty() && listed.len() >= 2)
             || (distinct_singles >= 3 && listed.len() + singles.len() >= 3));
@@ -317,7 +318,7 @@ pub fn extract(page: &Page, request: &Request) -> Result<Extraction, String> {
     ]
     .iter()
     .any(|k| doc.meta(k).is_some());
-    if cands.is_empty() && !og_type.contains("product") && !ids.single && !meta_price {
+    if cands.is_empty() && !og_type.has("product") && !ids.single && !meta_price {
         let cards = visible::listing_cards(&doc);
         if !cards.is_empty() {
             let mut records = Vec::new();

@@ -2,6 +2,7 @@
 //! product pages of the same site. Absolute, deduplicated, bounded.
 
 use crate::dom::Doc;
+use crate::text::{Find as _, Words};
 
 pub const MAX_LINKS: usize = 100;
 
@@ -44,7 +45,7 @@ const NEXT_WORDS: &[&str] = &[
     "다음",
 ];
 
-const SKIP_WORDS: &[&str] = &[
+static SKIP_WORDS: Words = Words::new(&[
     "login",
     "logout",
     "signin",
@@ -71,7 +72,7 @@ const SKIP_WORDS: &[&str] = &[
     "pinterest.",
     "youtube.com",
     "linkedin.com",
-];
+]);
 
 fn page_number(url: &url::Url) -> Option<u32> {
     for (k, v) in url.query_pairs() {
@@ -112,6 +113,10 @@ pub fn catalog_links(
     let mut next: Vec<String> = Vec::new();
     let mut other: Vec<String> = Vec::new();
     let mut paginated = false;
+    // Membership of `next` and `other`, which keep the order: a page may
+    // link thousands of URLs, too many to search the lists for each.
+    let mut next_seen = std::collections::HashSet::new();
+    let mut other_seen = std::collections::HashSet::new();
     let host = base
         .host_str()
         .unwrap_or("")
@@ -133,7 +138,7 @@ pub fn catalog_links(
             continue;
         }
         let lower = h.to_ascii_lowercase();
-        if SKIP_WORDS.iter().any(|w| lower.contains(w)) {
+        if SKIP_WORDS.any_in(&lower) {
             continue;
         }
         let Ok(mut u) = base.join(h) else { continue };
@@ -168,15 +173,15 @@ pub fn catalog_links(
             || NEXT_WORDS
                 .iter()
                 .any(|w| label == *w || label.trim_end_matches(['›', '»', '>', ' ']) == *w)
-            || aria.contains("next")
-            || e.hint.contains("next") && e.hint.contains("pag")
+            || aria.has("next")
+            || e.hint.has("next") && e.hint.has("pag")
             || page_number(&u).map(|n| n == here + 1).unwrap_or(false);
         if is_next {
             paginated = true;
-            if !next.contains(&s) {
+            if next_seen.insert(s.clone()) {
                 next.push(s);
             }
-        } else if !other.contains(&s) && other.len() < MAX_LINKS * 3 {
+        } else if other.len() < MAX_LINKS * 3 && other_seen.insert(s.clone()) {
             other.push(s);
         }
     }

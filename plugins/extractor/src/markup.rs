@@ -1,6 +1,7 @@
 //! Microdata and RDFa, converted to the same JSON shape as JSON-LD so that
 //! one set of rules turns them into records.
 
+use crate::text::Find as _;
 use scraper::{ElementRef, Html, Node};
 use serde_json::{Map, Value};
 
@@ -185,9 +186,7 @@ fn top_level(
         }
         if let Some(t) = e.attr("typeof") {
             let t = t.to_string();
-            if (e.attr("property").is_none() || !in_rdfa)
-                && (t.contains("Product") || t.contains("Offer"))
-            {
+            if (e.attr("property").is_none() || !in_rdfa) && (t.has("Product") || t.has("Offer")) {
                 rdfa.push(Value::Object(item_of(c, true, 0)));
             }
             now_rdfa = true;

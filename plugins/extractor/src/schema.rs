@@ -2,6 +2,7 @@
 //! the conversion of schema.org nodes (from JSON-LD, microdata or RDFa, all
 //! brought to the same JSON shape) into records.
 
+use crate::text::Find as _;
 use crate::text::{
     clean_identifier, is_gtin, normalize_availability, normalize_condition, normalize_currency,
     parse_machine_price,
@@ -353,7 +354,7 @@ fn offer_price(o: &Map<String, Value>) -> Option<(String, Option<String>)> {
             if let Value::Object(so) = s {
                 // Skip list prices and shipping specifications.
                 let kind = get_str(so, "priceType").unwrap_or_default().to_lowercase();
-                if kind.contains("list") || kind.contains("strike") || kind.contains("msrp") {
+                if kind.has("list") || kind.has("strike") || kind.has("msrp") {
                     continue;
                 }
                 if let Some((p, c)) = offer_price(so) {

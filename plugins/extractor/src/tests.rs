@@ -952,3 +952,37 @@ fn currency_marks_detected() {
         assert!(!has_currency_mark(t), "{t}");
     }
 }
+
+#[test]
+fn find_and_words_agree_with_std() {
+    use crate::text::{Find, Words};
+    let long = format!("{}price-box{}", "x".repeat(1500), "ü".repeat(10));
+    let hays = [
+        "",
+        "p",
+        "product-price price--sale",
+        "carousel-item js-related",
+        "prix: 12,99 € — preis",
+        "ppppprice",
+        "特價 NT$1,299",
+        long.as_str(),
+    ];
+    let needles = [
+        "p", "price", "pprice", "related", "€", "特價", "x", "box", "ü", "", "zzz",
+    ];
+    for hay in hays {
+        for needle in needles {
+            assert_eq!(hay.find_str(needle), hay.find(needle), "{hay:?} {needle:?}");
+            assert_eq!(hay.has(needle), hay.contains(needle), "{hay:?} {needle:?}");
+        }
+        static WORDS: Words = Words::new(&["price", "related", "€", "box", "pp"]);
+        let words = ["price", "related", "€", "box", "pp"];
+        assert_eq!(WORDS.any_in(hay), words.iter().any(|w| hay.contains(w)));
+        let found = words
+            .iter()
+            .enumerate()
+            .filter(|(_, w)| hay.contains(*w))
+            .fold(0u64, |m, (i, _)| m | 1 << i);
+        assert_eq!(WORDS.found_in(hay), found, "{hay:?}");
+    }
+}

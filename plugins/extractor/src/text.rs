@@ -19,6 +19,132 @@ pub fn squash(s: &str) -> String {
     out
 }
 
+/// Substring search for the extractor's many short tests (class lists,
+/// labels, link targets), each against a handful of words.
+///
+/// `str::contains` and `str::find` set up a Two-Way searcher on every call.
+/// x86-64 skips that for short haystacks with an SSE2 path, but WebAssembly
+/// has none, and in the component those set-ups were a quarter of an
+/// extraction's time. A first-byte scan is cheaper at these lengths on both;
+/// long haystacks keep the standard search. Same results as `str::find`.
+pub trait Find {
+    /// The byte offset of the first occurrence of `needle`, like `str::find`.
+    fn find_str(&self, needle: &str) -> Option<usize>;
+
+    /// Whether `needle` occurs, like `str::contains`.
+    fn has(&self, needle: &str) -> bool {
+        self.find_str(needle).is_some()
+    }
+}
+
+/// Haystacks up to this many bytes are scanned directly.
+const SHORT_HAYSTACK: usize = 1024;
+
+impl Find for str {
+    #[inline]
+    fn find_str(&self, needle: &str) -> Option<usize> {
+        let (hay, needle) = (self.as_bytes(), needle.as_bytes());
+        let Some(&first) = needle.first() else {
+            return Some(0);
+        };
+        if hay.len() < needle.len() {
+            return None;
+        }
+        if hay.len() > SHORT_HAYSTACK {
+            return memmem(hay, needle);
+        }
+        // A match of a valid UTF-8 needle in valid UTF-8 text always starts
+        // on a character boundary, as `str::find` reports it.
+        (0..=hay.len() - needle.len()).find(|&i| hay[i] == first && starts_with(&hay[i..], needle))
+    }
+}
+
+fn memmem(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    // SAFETY: both come from `&str` in `find_str`.
+    let (hay, needle) = unsafe {
+        (
+            std::str::from_utf8_unchecked(hay),
+            std::str::from_utf8_unchecked(needle),
+        )
+    };
+    hay.find(needle)
+}
+
+/// `hay.starts_with(prefix)` as an inline loop: the needles are a few bytes,
+/// and a slice comparison is a call to `memcmp`, which in WebAssembly is an
+/// ordinary (slow) function.
+#[inline]
+pub(crate) fn starts_with(hay: &[u8], prefix: &[u8]) -> bool {
+    hay.len() >= prefix.len() && hay.iter().zip(prefix).all(|(a, b)| a == b)
+}
+
+/// `hay.ends_with(suffix)`, inline (see [`starts_with`]).
+#[inline]
+pub(crate) fn ends_with(hay: &[u8], suffix: &[u8]) -> bool {
+    hay.len() >= suffix.len() && starts_with(&hay[hay.len() - suffix.len()..], suffix)
+}
+
+/// `a == b`, inline (see [`starts_with`]).
+#[inline]
+pub(crate) fn same(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && starts_with(a, b)
+}
+
+/// A fixed set of words to look for in a text, all of them in one pass
+/// over it (rather than one search per word).
+pub struct Words {
+    words: &'static [&'static str],
+    /// Which bytes begin a word.
+    starts: [bool; 256],
+}
+
+impl Words {
+    /// At most 64 words, none of them empty.
+    pub const fn new(words: &'static [&'static str]) -> Words {
+        assert!(words.len() <= 64);
+        let mut starts = [false; 256];
+        let mut i = 0;
+        while i < words.len() {
+            let word = words[i].as_bytes();
+            assert!(!word.is_empty());
+            starts[word[0] as usize] = true;
+            i += 1;
+        }
+        Words { words, starts }
+    }
+
+    /// Whether any of the words occurs in `text`:
+    /// `words.iter().any(|w| text.contains(w))`.
+    pub fn any_in(&self, text: &str) -> bool {
+        let hay = text.as_bytes();
+        (0..hay.len()).any(|i| {
+            self.starts[hay[i] as usize]
+                && self
+                    .words
+                    .iter()
+                    .any(|w| w.as_bytes()[0] == hay[i] && starts_with(&hay[i..], w.as_bytes()))
+        })
+    }
+
+    /// Which of the words occur in `text`: bit `i` is set when word `i`
+    /// does.
+    pub fn found_in(&self, text: &str) -> u64 {
+        let hay = text.as_bytes();
+        let mut found = 0;
+        for i in 0..hay.len() {
+            if !self.starts[hay[i] as usize] {
+                continue;
+            }
+            for (n, w) in self.words.iter().enumerate() {
+                if w.as_bytes()[0] == hay[i] && starts_with(&hay[i..], w.as_bytes()) {
+                    found |= 1 << n;
+                }
+            }
+        }
+        found
+    }
+}
+
 fn is_group_space(c: char) -> bool {
     matches!(c, ' ' | '\u{a0}' | '\u{202f}' | '\u{2009}' | '\'' | '’')
 }
@@ -182,7 +308,7 @@ pub fn parse_current_price(text: &str) -> Option<Price> {
         "原价",
         "вместо",
     ];
-    if !former.iter().any(|w| lower.contains(w)) {
+    if !former.iter().any(|w| lower.has(w)) {
         return parse_price(text);
     }
     let mut last: Option<Price> = None;
@@ -393,9 +519,9 @@ pub fn has_currency_mark(text: &str) -> bool {
     // Signs and non-ASCII marks ("$", "€", "руб", "元") as substrings, only
     // when the text has such characters at all.
     if text.bytes().any(|b| b >= 0x80 || b == b'$' || b == b'/')
-        && SYMBOLS.iter().any(|(s, _)| {
-            s.chars().any(|c| !c.is_ascii_alphabetic() && c != '.') && text.contains(s)
-        })
+        && SYMBOLS
+            .iter()
+            .any(|(s, _)| s.chars().any(|c| !c.is_ascii_alphabetic() && c != '.') && text.has(s))
     {
         return true;
     }
@@ -431,7 +557,7 @@ pub fn refine_currency(code: &str, symbol_text: &str, host: &str, lang: &str) ->
         .to_string()
     };
     match code {
-        "USD" if !symbol_text.contains("US") => dollar("USD"),
+        "USD" if !symbol_text.has("US") => dollar("USD"),
         "SEK" => match tld {
             "no" => "NOK".into(),
             "dk" => "DKK".into(),
@@ -507,7 +633,7 @@ pub fn currency_from_context(host: &str, lang: &str) -> Option<String> {
         "ja" => "JPY",
         "ko" => "KRW",
         "zh" => {
-            if l.contains("tw") || l.contains("hant") {
+            if l.has("tw") || l.has("hant") {
                 "TWD"
             } else {
                 "CNY"
@@ -744,7 +870,7 @@ fn stock_phrase(text: &str) -> Option<(&'static str, bool, usize)> {
         if contains_phrase(&t, p) {
             // "not in stock", "nicht auf Lager", "no disponible" handled above;
             // guard against a negation right before the phrase.
-            let idx = t.find(p).unwrap_or(0);
+            let idx = t.find_str(p).unwrap_or(0);
             let before = &t[..idx];
             let neg = [
                 "not ", "no ", "nicht ", "non ", "pas ", "nie ", "není ", "nie je ",
@@ -760,7 +886,7 @@ fn stock_phrase(text: &str) -> Option<(&'static str, bool, usize)> {
 
 fn contains_phrase(hay: &str, needle: &str) -> bool {
     let mut start = 0;
-    while let Some(pos) = hay[start..].find(needle) {
+    while let Some(pos) = hay[start..].find_str(needle) {
         let abs = start + pos;
         let before_ok = hay[..abs]
             .chars()
@@ -867,7 +993,7 @@ pub fn clean_identifier(v: &str) -> Option<String> {
             t = t[prefix.len()..].trim();
         }
     }
-    if t.is_empty() || t.len() > 64 || t.contains("{{") || t.contains('<') {
+    if t.is_empty() || t.len() > 64 || t.has("{{") || t.contains('<') {
         return None;
     }
     if t.eq_ignore_ascii_case("null")

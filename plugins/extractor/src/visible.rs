@@ -1,9 +1,10 @@
 //! Heuristics over the visible page, for what the markup does not say.
 
 use crate::dom::{Doc, BUTTON, CHROME, HIDDEN, LINK, OPTION, RELATED, STRIKE};
+use crate::text::Find as _;
 use crate::text::{
     availability_from_short_text, availability_from_text, has_currency_mark, is_buy_text, is_gtin,
-    parse_current_price, Price,
+    parse_current_price, Price, Words,
 };
 
 const GOOD_PRICE: &[&str] = &[
@@ -79,6 +80,10 @@ const BAD_PRICE: &[&str] = &[
 /// Whether a hint (class, id, ...) holds a word, as a whole part of a name or
 /// joined to "price" ("oldprice", "price-old", "was-price").
 fn has_word(hint: &str, words: &[&str]) -> bool {
+    // Byte comparisons written out (`text::same` and friends): this runs for
+    // every price candidate against dozens of words, and slice comparisons
+    // are `memcmp` calls in WebAssembly.
+    use crate::text::{ends_with, same, starts_with};
     for token in hint.split_ascii_whitespace() {
         if token.len() > 80 {
             continue;
@@ -87,20 +92,20 @@ fn has_word(hint: &str, words: &[&str]) -> bool {
             if part.is_empty() {
                 continue;
             }
-            let priced = part.len() > 5 && (part.ends_with("price") || part.starts_with("price"));
+            let p = part.as_bytes();
+            let priced = p.len() > 5 && (ends_with(p, b"price") || starts_with(p, b"price"));
             for w in words {
-                if part == *w
-                    || (w.len() >= 6 && part.contains(w))
-                    || (priced
-                        && part.len() > w.len()
-                        && (part.starts_with(w) || part.ends_with(w)))
+                let wb = w.as_bytes();
+                if same(p, wb)
+                    || (wb.len() >= 6 && part.has(w))
+                    || (priced && p.len() > wb.len() && (starts_with(p, wb) || ends_with(p, wb)))
                 {
                     return true;
                 }
             }
         }
         for w in words {
-            if (w.contains('-') || w.contains('_')) && token.contains(w) {
+            if w.bytes().any(|b| b == b'-' || b == b'_') && token.has(w) {
                 return true;
             }
         }
@@ -189,7 +194,7 @@ const PRICE_LABELS: &[&str] = &[
 
 fn has_price_label(text: &str) -> bool {
     let t = text.to_lowercase();
-    t.len() < 60 && PRICE_LABELS.iter().any(|l| t.contains(l))
+    t.len() < 60 && PRICE_LABELS.iter().any(|l| t.has(l))
 }
 
 /// The page's main price: elements named like a price and texts with a
@@ -260,7 +265,7 @@ fn compute_price_candidates(doc: &Doc) -> Vec<PriceFound> {
     let mut raws: Vec<Raw> = Vec::new();
     // Elements named like a price (split prices joined).
     for (i, e) in doc.els.iter().enumerate() {
-        if !e.hint.contains("price") && !e.hint.contains("amount") && !e.hint.contains("cost") {
+        if !e.hint.has("price") && !e.hint.has("amount") && !e.hint.has("cost") {
             continue;
         }
         if e.text_end <= e.text_start || e.text_end - e.text_start > 12 || e.flags & OPTION != 0 {
@@ -296,7 +301,7 @@ fn compute_price_candidates(doc: &Doc) -> Vec<PriceFound> {
         {
             continue;
         }
-        if doc.els[t.el].hint.contains("price") {
+        if doc.els[t.el].hint.has("price") {
             continue;
         }
         let mut raw = t.text.clone();
@@ -410,9 +415,7 @@ fn compute_price_candidates(doc: &Doc) -> Vec<PriceFound> {
         if e.el
             .value()
             .attr("id")
-            .map(|i| {
-                i.to_ascii_lowercase().contains("price") && !i.chars().any(|c| c.is_ascii_digit())
-            })
+            .map(|i| i.to_ascii_lowercase().has("price") && !i.chars().any(|c| c.is_ascii_digit()))
             .unwrap_or(false)
         {
             score += 2;
@@ -420,13 +423,13 @@ fn compute_price_candidates(doc: &Doc) -> Vec<PriceFound> {
         }
         let lower_raw = format!(" {}", r.raw.to_lowercase());
         if FROM_WORDS.iter().any(|w| {
-            lower_raw.contains(&format!(" {}", w))
-                || (w.len() > 3 && !w.is_ascii() && lower_raw.contains(w))
+            lower_raw.has(&format!(" {}", w)) || (w.len() > 3 && !w.is_ascii() && lower_raw.has(w))
         }) {
             score -= 2;
             notes.push("-from".into());
         }
-        if SAVE_WORDS.iter().any(|w| r.raw.to_lowercase().contains(w)) {
+        let raw_lower = r.raw.to_lowercase();
+        if SAVE_WORDS.iter().any(|w| raw_lower.has(w)) {
             score -= 2;
             notes.push("-save".into());
         }
@@ -441,7 +444,7 @@ fn compute_price_candidates(doc: &Doc) -> Vec<PriceFound> {
                 .attr("style")
                 .unwrap_or("")
                 .to_ascii_lowercase();
-        if style.contains("bold") || style.contains("font-size") || style.contains("font:") {
+        if style.has("bold") || style.has("font-size") || style.has("font:") {
             score += 1;
             notes.push(format!("+{}", 1));
         }
@@ -469,7 +472,7 @@ fn compute_price_candidates(doc: &Doc) -> Vec<PriceFound> {
             notes.push("-related".into());
         } else if ["related", "recommend", "similar", "carousel"]
             .iter()
-            .any(|w| far.contains(w))
+            .any(|w| far.has(w))
         {
             score -= 3;
             notes.push(format!("-{}", 5));
@@ -916,7 +919,7 @@ const WEAK_LABELS: &[&str] = &[
     "item code",
 ];
 
-const STOCK_HINTS: &[&str] = &[
+static STOCK_HINTS: Words = Words::new(&[
     "avail",
     "stock",
     "inventory",
@@ -925,14 +928,17 @@ const STOCK_HINTS: &[&str] = &[
     "nalich",
     "zalog",
     "sklad",
-];
+]);
+
+/// Hints of a link that works as a buy button.
+static CART_HINTS: Words = Words::new(&["cart", "basket", "buy", "bag"]);
 
 /// Availability as the visible page states it: stock messages first, then
 /// buy buttons, then short stock phrases anywhere in the main content.
 pub fn availability(doc: &Doc) -> Option<(&'static str, &'static str)> {
     // Stock-named elements whose name repeats (one per seller or variant
     // row) speak of offers, not of the product.
-    let stock_named = |e: &crate::dom::El| STOCK_HINTS.iter().any(|w| e.hint.contains(w));
+    let stock_named = |e: &crate::dom::El| STOCK_HINTS.any_in(&e.hint);
     let norm = |h: &str| {
         h.chars()
             .filter(|c| !c.is_ascii_digit())
@@ -974,10 +980,7 @@ pub fn availability(doc: &Doc) -> Option<(&'static str, &'static str)> {
         let v = e.el.value();
         let is_button = e.flags & BUTTON != 0
             || e.tag == "button"
-            || (e.tag == "a"
-                && ["cart", "basket", "buy", "bag"]
-                    .iter()
-                    .any(|w| e.hint.contains(w)));
+            || (e.tag == "a" && CART_HINTS.any_in(&e.hint));
         if !is_button || e.tag == "form" {
             continue;
         }
@@ -1156,8 +1159,8 @@ pub fn listing_cards(doc: &Doc) -> Vec<Card> {
                 }
             }
             let is_title = matches!(e.tag, "h2" | "h3" | "h4" | "h5")
-                || e.hint.contains("title")
-                || e.hint.contains("name");
+                || e.hint.has("title")
+                || e.hint.has("name");
             if is_title && e.text_end > e.text_start {
                 let t = doc.text_of(i, 200);
                 if t.len() > 2 && !crate::text::has_currency_mark(&t) {
@@ -1249,8 +1252,7 @@ pub fn brand(doc: &Doc) -> Option<String> {
         if e.flags & (RELATED | CHROME | HIDDEN | OPTION) != 0 || e.text_end <= e.text_start {
             continue;
         }
-        if !(e.hint.contains("brand") || e.hint.contains("byline")) || e.text_end - e.text_start > 4
-        {
+        if !(e.hint.has("brand") || e.hint.has("byline")) || e.text_end - e.text_start > 4 {
             continue;
         }
         let t = doc.text_of(i, 120);
