@@ -95,7 +95,9 @@ pub struct PluginSettings {
     pub memory_limit_mib: usize,
     /// The most bytes a plugin call may return.
     pub max_output_bytes: usize,
-    /// Plugin instances alive at once.
+    /// Plugin instances alive at once (default: four per core). Calls past
+    /// it wait for a slot, first come first served: a few per core keeps the
+    /// cores busy while no call's latency balloons behind dozens of others.
     pub max_instances: u32,
     /// Compiled plugins are cached in `<cache_dir>/plugin-cache/` (default:
     /// the data directory). Servers may share one.
@@ -163,10 +165,16 @@ impl Default for PluginSettings {
             call_timeout_ms: 5_000,
             memory_limit_mib: 256,
             max_output_bytes: 16 * 1024 * 1024,
-            max_instances: 64,
+            max_instances: default_max_instances(),
             cache_dir: None,
         }
     }
+}
+
+/// Four plugin instances per core, at least eight.
+fn default_max_instances() -> u32 {
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    u32::try_from(cores * 4).unwrap_or(u32::MAX).max(8)
 }
 
 impl Config {
