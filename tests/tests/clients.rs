@@ -100,6 +100,8 @@ fn the_curl_walkthrough_answers_a_session_in_test_mode() {
     let b = c.get("/balance").json();
     assert_eq!(micros(&b["balance_usd"]), 20_000_000 - spent);
     assert_eq!(micros(&b["open_reserves_usd"]), 0);
+    let live = s.client(&acct.live).get("/balance").json();
+    assert_eq!(micros(&live["balance_usd"]), 20_000_000);
 }
 
 #[test]

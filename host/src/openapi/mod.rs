@@ -467,6 +467,18 @@ mod tests {
     }
 
     #[test]
+    fn every_emitted_event_type_has_a_documented_payload() {
+        let doc = document();
+        for event in crate::webhooks::EMITTED_EVENTS {
+            assert!(doc["webhooks"][*event]["post"].is_object(), "{event}");
+        }
+        assert_eq!(
+            doc["webhooks"].as_object().unwrap().len(),
+            crate::webhooks::EMITTED_EVENTS.len()
+        );
+    }
+
+    #[test]
     fn every_planned_route_is_documented_as_501() {
         let doc = document();
         for p in crate::planned::PLANNED {
