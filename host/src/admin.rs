@@ -70,7 +70,7 @@ fn account_of(tx: &redb::WriteTransaction, id: &str) -> anyhow::Result<Account> 
 /// Carry out an operation on the database.
 pub fn execute(store: &Store, op: AdminOp) -> anyhow::Result<Value> {
     if let AdminOp::Audit = op {
-        let audit = store.read(|tx| ledger::audit(tx))?;
+        let audit = store.read(ledger::audit)?;
         return Ok(serde_json::to_value(audit)?);
     }
     store.write(|tx| -> anyhow::Result<Value> {

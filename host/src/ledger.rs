@@ -209,7 +209,7 @@ pub fn reserve(
         purpose: purpose.to_string(),
         created_at: crate::time::now(),
     };
-    b.open_reserves = b.open_reserves + amount;
+    b.open_reserves += amount;
     append(
         tx,
         entry(
@@ -380,9 +380,9 @@ pub fn audit(tx: &redb::ReadTransaction) -> anyhow::Result<Audit> {
         let b = derived.entry(balance_key(&e.account, e.mode)).or_default();
         let res = e.reservation.clone().unwrap_or_default();
         match e.kind {
-            EntryKind::TopUp => b.balance = b.balance + e.amount,
+            EntryKind::TopUp => b.balance += e.amount,
             EntryKind::Reserve => {
-                b.open_reserves = b.open_reserves + e.amount;
+                b.open_reserves += e.amount;
                 per_reservation.entry(res).or_default().0 = e.amount;
             }
             EntryKind::Settle => {

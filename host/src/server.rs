@@ -94,7 +94,7 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
 
 /// Bring the database back to a consistent state after a crash.
 fn recover(store: &Store) -> anyhow::Result<()> {
-    let freed = store.write(|tx| crate::idempotency::release_unfinished(tx))?;
+    let freed = store.write(crate::idempotency::release_unfinished)?;
     if freed > 0 {
         tracing::info!(
             freed,

@@ -383,7 +383,7 @@ impl Run {
                 rows.push((identity, existing, record.clone()));
             }
             let cost = Micros(per_fetch.0 + per_record.0 * new_rows);
-            spent = spent + cost;
+            spent += cost;
             let claim = if extraction.complete && !truncated {
                 "complete"
             } else {
@@ -618,8 +618,8 @@ pub fn end_in(
     let before = crate::ledger::balance(tx, &s.account, s.mode)?;
     let r = crate::ledger::resolve(tx, &s.reservation, &s.turn_receipts)
         .map_err(|e| anyhow::anyhow!("{e}"))?;
-    s.settled = s.settled + r.settled;
-    s.released = s.released + r.released;
+    s.settled += r.settled;
+    s.released += r.released;
     s.turn_receipts.clear();
     s.ended_at = Some(crate::time::now());
     s.updated_at = crate::time::now();

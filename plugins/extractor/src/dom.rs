@@ -361,7 +361,7 @@ impl<'a> Doc<'a> {
         self.els
             .iter()
             .position(|e| visible(e) && e.flags & CHROME == 0)
-            .or_else(|| self.els.iter().position(|e| visible(e)))
+            .or_else(|| self.els.iter().position(visible))
     }
 
     /// Index of the first text of the main heading; without an h1, the first
@@ -381,8 +381,7 @@ impl<'a> Doc<'a> {
         self.texts.iter().position(|t| {
             let n = t.text.chars().count();
             t.flags & (HIDDEN | CHROME | LINK | OPTION) == 0
-                && n >= 8
-                && n <= 300
+                && (8..=300).contains(&n)
                 && title.has(&t.text.to_lowercase())
         })
     }

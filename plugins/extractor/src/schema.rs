@@ -340,7 +340,7 @@ fn offer_price(o: &Map<String, Value>) -> Option<(String, Option<String>)> {
                     .filter(|s| s.chars().all(|c| c.is_ascii_digit() || c == '.')),
                 other => scalar(other).and_then(|s| parse_machine_price(&s)),
             };
-            if let Some(p) = p.filter(|p| p.trim_start_matches(['0', '.']) != "") {
+            if let Some(p) = p.filter(|p| !p.trim_start_matches(['0', '.']).is_empty()) {
                 return Some((p, cur));
             }
         }

@@ -344,7 +344,7 @@ fn compute_price_candidates(doc: &Doc) -> Vec<PriceFound> {
         for _ in 0..3 {
             let Some(i) = cur else { break };
             let e = &doc.els[i];
-            sig.push_str(&e.tag);
+            sig.push_str(e.tag);
             sig.push(' ');
             sig.extend(e.hint.chars().filter(|c| !c.is_ascii_digit()));
             sig.push('/');
@@ -1155,7 +1155,7 @@ pub fn listing_cards(doc: &Doc) -> Vec<Card> {
                     name = v
                         .attr("alt")
                         .filter(|a| a.trim().len() > 2)
-                        .map(|a| crate::text::squash(a));
+                        .map(crate::text::squash);
                 }
             }
             let is_title = matches!(e.tag, "h2" | "h3" | "h4" | "h5")
