@@ -23,6 +23,8 @@ use fnhost::plugins::{ExtractRequest, Page, PluginConfig, Plugins};
 
 const LATENCY_CALLS: usize = 2000;
 const PASSES: usize = 3;
+/// A product page of the fixture site that test-mode sessions replay.
+const FIXTURE_PAGE: &str = "https://outdoor-gear.example/tents/summit-2p.html";
 
 fn main() -> anyhow::Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -84,6 +86,36 @@ fn main() -> anyhow::Result<()> {
                         .estimate("tents under $200 from outdoor-gear.example")
                         .await
                         .expect("estimate");
+                },
+            )
+            .await;
+            // The calls a test-mode session makes for each page: the replay
+            // of a recorded fixture page, then its extraction.
+            latency(
+                "instantiate + call, replay, one fixture page",
+                LATENCY_CALLS,
+                || async {
+                    plugins
+                        .replay(FIXTURE_PAGE)
+                        .await
+                        .expect("replay")
+                        .expect("a recorded page");
+                },
+            )
+            .await;
+            let page = plugins
+                .replay(FIXTURE_PAGE)
+                .await
+                .expect("replay")
+                .expect("a recorded page");
+            latency(
+                "instantiate + call, extractor, one fixture page (1 KB)",
+                LATENCY_CALLS,
+                || async {
+                    plugins
+                        .extract(page.clone(), ExtractRequest::new("product"))
+                        .await
+                        .expect("extract");
                 },
             )
             .await;

@@ -102,6 +102,10 @@ pub struct PluginSettings {
     /// Compiled plugins are cached in `<cache_dir>/plugin-cache/` (default:
     /// the data directory). Servers may share one.
     pub cache_dir: Option<PathBuf>,
+    /// MiB of checked plugin results kept in memory to answer a repeated
+    /// call (the same page, recording or query for the same component)
+    /// without running the plugin again; 0 runs every call.
+    pub memo_mib: u64,
 }
 
 impl Default for Config {
@@ -167,6 +171,7 @@ impl Default for PluginSettings {
             max_output_bytes: 16 * 1024 * 1024,
             max_instances: default_max_instances(),
             cache_dir: None,
+            memo_mib: 64,
         }
     }
 }
@@ -280,6 +285,7 @@ impl Config {
             memory_limit_bytes: self.plugins.memory_limit_mib * 1024 * 1024,
             max_output_bytes: self.plugins.max_output_bytes,
             max_instances: self.plugins.max_instances,
+            memo_bytes: self.plugins.memo_mib.saturating_mul(1024 * 1024),
         }
     }
 

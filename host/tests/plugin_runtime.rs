@@ -36,6 +36,8 @@ fn config(plugins_dir: Option<&Path>) -> PluginConfig {
         memory_limit_bytes: 64 << 20,
         max_output_bytes: 1 << 20,
         max_instances: 8,
+        // Off: these tests count on every call running its plugin.
+        memo_bytes: 0,
     }
 }
 
@@ -566,4 +568,67 @@ async fn calls_work_on_a_current_thread_runtime() {
         .await
         .expect("estimate");
     assert!(estimate.parsed.is_object());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_repeated_call_is_answered_from_the_memo_and_a_failure_never_is() {
+    let folder = "guest-panic";
+    let manifest = site_extractor(folder, "guest-panic.example");
+    let dir = plugins_dir(&[(folder, &manifest, Some("fnhost_test_guest_panic"))]);
+    let (plugins, _) = load(&PluginConfig {
+        memo_bytes: 1 << 20,
+        ..config(Some(dir.path()))
+    });
+    let stats = || {
+        let s = plugins.memo_stats();
+        (s.hits, s.misses)
+    };
+    let extract = |body: &'static str| {
+        plugins.extract(
+            page("https://shop.example/tent", body),
+            ExtractRequest::new("product"),
+        )
+    };
+    let first = extract(PRODUCT_PAGE).await.unwrap();
+    assert_eq!(stats(), (0, 1));
+    let again = extract(PRODUCT_PAGE).await.unwrap();
+    assert_eq!(stats(), (1, 1), "the same page again is a hit");
+    assert_eq!(first, again);
+
+    // Any difference in what goes in is another call.
+    let changed = PRODUCT_PAGE.replace("149.00", "139.00");
+    let changed: &'static str = Box::leak(changed.into_boxed_str());
+    let other = extract(changed).await.unwrap();
+    assert_eq!(stats(), (1, 2));
+    assert_ne!(first.records, other.records);
+    let guided = ExtractRequest {
+        guidance: Some("only tents".into()),
+        ..ExtractRequest::new("product")
+    };
+    plugins
+        .extract(page("https://shop.example/tent", PRODUCT_PAGE), guided)
+        .await
+        .unwrap();
+    assert_eq!(stats(), (1, 3), "guidance is part of the input");
+
+    // A failed call is not remembered: the plugin runs each time.
+    for _ in 0..2 {
+        let failed = plugins
+            .extract(
+                page("https://guest-panic.example/", "x"),
+                ExtractRequest::new("product"),
+            )
+            .await;
+        assert!(matches!(failed, Err(PluginError::Trap(_))), "{failed:?}");
+    }
+    assert_eq!(stats(), (1, 5));
+
+    // Replays and estimates are remembered the same way.
+    let url = "https://outdoor-gear.example/tents/summit-2p.html";
+    let replayed = plugins.replay(url).await.unwrap();
+    assert_eq!(plugins.replay(url).await.unwrap(), replayed);
+    let query = "tents under $200 from outdoor-gear.example";
+    let estimate = plugins.estimate(query).await.unwrap();
+    assert_eq!(plugins.estimate(query).await.unwrap(), estimate);
+    assert_eq!(stats(), (3, 7));
 }

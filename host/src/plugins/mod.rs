@@ -27,6 +27,7 @@ pub mod cache;
 mod calls;
 mod engine;
 pub mod manifest;
+mod memo;
 mod sandbox;
 mod types;
 
@@ -41,12 +42,14 @@ use wasmtime::component::{Component, Linker};
 use wasmtime::{Engine, Store};
 
 pub use cache::CacheUse;
+pub use memo::MemoStats;
 pub use types::{Estimate, ExtractRequest, Extraction, Page, PriceMove, RowDiff};
 
 use bindings::{
     differ::DifferPre, extractor::ExtractorPre, planner::PlannerPre, source::SourcePluginPre,
 };
 use cache::ArtifactCache;
+use memo::{Kept, Memo};
 use sandbox::Sandbox;
 
 /// The most records one extraction may return.
@@ -68,6 +71,8 @@ pub struct PluginConfig {
     pub max_output_bytes: usize,
     /// Plugin instances alive at once; further calls wait for a slot.
     pub max_instances: u32,
+    /// Bytes of checked results kept to answer repeated calls (0: none).
+    pub memo_bytes: u64,
 }
 
 impl Default for PluginConfig {
@@ -78,6 +83,7 @@ impl Default for PluginConfig {
             memory_limit_bytes: 256 << 20,
             max_output_bytes: 16 << 20,
             max_instances: 64,
+            memo_bytes: 0,
         }
     }
 }
@@ -232,6 +238,8 @@ struct Inner {
     /// failing on an exhausted pool.
     slots: Arc<Semaphore>,
     registry: RwLock<Registry>,
+    /// Checked results of earlier calls, by what went in.
+    memo: Memo,
 }
 
 /// Per-call bounds, from [`PluginConfig`].
@@ -352,6 +360,7 @@ impl Plugins {
             cache,
             limits,
             slots: Arc::new(Semaphore::new(config.max_instances.max(1) as usize)),
+            memo: Memo::new(config.memo_bytes),
             registry: RwLock::new(Registry::default()),
         };
 
@@ -381,11 +390,20 @@ impl Plugins {
     /// Parses a natural-language query with the planner.
     pub async fn estimate(&self, query: &str) -> Result<Estimate, PluginError> {
         let plugin = self.inner.plugin(Role::Planner)?;
+        let key = memo::Key::new("estimate", &plugin.info.sha256)
+            .add(query.as_bytes())
+            .finish();
+        if let Some(Kept::Estimate(e)) = self.inner.memo.get(&key) {
+            return Ok(e);
+        }
         let query = query.to_owned();
-        self.run(plugin, move |store, plugin, limits| {
-            calls::estimate(store, plugin, limits, &query)
-        })
-        .await
+        let estimate = self
+            .run(plugin, move |store, plugin, limits| {
+                calls::estimate(store, plugin, limits, &query)
+            })
+            .await?;
+        self.inner.memo.put(key, Kept::Estimate(estimate.clone()));
+        Ok(estimate)
     }
 
     /// Extracts records from a page with the extractor for its site (see
@@ -401,10 +419,27 @@ impl Plugins {
             .registry()
             .extractor_for(&page.url)
             .ok_or(PluginError::Unavailable)?;
-        self.run(plugin, move |store, plugin, limits| {
-            calls::extract(store, plugin, limits, page, &request)
-        })
-        .await
+        let key = memo::Key::new("extract", &plugin.info.sha256)
+            .add(page.url.as_bytes())
+            .add(&page.status.to_le_bytes())
+            .add_opt(page.content_type.as_deref())
+            .add(page.body.as_bytes())
+            .add(request.entity.as_bytes())
+            .add_opt(request.guidance.as_deref())
+            .add(request.hints.to_string().as_bytes())
+            .finish();
+        if let Some(Kept::Extraction(x)) = self.inner.memo.get(&key) {
+            return Ok(x);
+        }
+        let extraction = self
+            .run(plugin, move |store, plugin, limits| {
+                calls::extract(store, plugin, limits, page, &request)
+            })
+            .await?;
+        self.inner
+            .memo
+            .put(key, Kept::Extraction(extraction.clone()));
+        Ok(extraction)
     }
 
     /// Compares two row sets (each a list of JSON record objects).
@@ -423,11 +458,25 @@ impl Plugins {
     /// The recorded page for a URL, from the source (replay) plugin.
     pub async fn replay(&self, url: &str) -> Result<Option<Page>, PluginError> {
         let plugin = self.inner.plugin(Role::Source)?;
+        let key = memo::Key::new("replay", &plugin.info.sha256)
+            .add(url.as_bytes())
+            .finish();
+        if let Some(Kept::Replay(page)) = self.inner.memo.get(&key) {
+            return Ok(page);
+        }
         let url = url.to_owned();
-        self.run(plugin, move |store, plugin, limits| {
-            calls::replay(store, plugin, limits, &url)
-        })
-        .await
+        let page = self
+            .run(plugin, move |store, plugin, limits| {
+                calls::replay(store, plugin, limits, &url)
+            })
+            .await?;
+        self.inner.memo.put(key, Kept::Replay(page.clone()));
+        Ok(page)
+    }
+
+    /// How often repeated calls were answered from the memo.
+    pub fn memo_stats(&self) -> MemoStats {
+        self.inner.memo.stats()
     }
 
     /// The plugins in service: planner, generic extractor, site-specific
