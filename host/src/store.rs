@@ -241,11 +241,7 @@ impl Store {
     where
         E: From<anyhow::Error>,
     {
-        answer.map_err(|_| {
-            E::from(anyhow::anyhow!(
-                "database write failed: the writer dropped it (a panic in the write)"
-            ))
-        })?
+        answer.map_err(|_| dropped_write::<E>())?
     }
 
     /// Run `f` in a write transaction of its own on this thread and commit
@@ -307,6 +303,20 @@ impl Store {
         Store::wait(self.submit(false, f).await)
     }
 
+    /// `write_relaxed` through the writer thread, queued now and awaited
+    /// later (or polled): writes queued one after another apply in that
+    /// order, whatever their callers do meanwhile.
+    pub fn queue_relaxed<R, E>(
+        &self,
+        f: impl FnOnce(&WriteTransaction) -> Result<R, E> + Send + 'static,
+    ) -> Queued<R, E>
+    where
+        R: Send + 'static,
+        E: From<anyhow::Error> + Send + 'static,
+    {
+        Queued(self.submit(false, f))
+    }
+
     /// Run `f` in a read transaction. Reads never block writes.
     pub fn read<R, E>(&self, f: impl FnOnce(&ReadTransaction) -> Result<R, E>) -> Result<R, E>
     where
@@ -343,6 +353,35 @@ impl Store {
             .await
             .map_err(|e| E::from(anyhow::anyhow!("database task failed: {e}")))?
     }
+}
+
+/// A write queued with [`Store::queue_relaxed`].
+pub struct Queued<R, E>(oneshot::Receiver<Result<R, E>>);
+
+impl<R, E> Queued<R, E>
+where
+    E: From<anyhow::Error>,
+{
+    /// Its outcome once committed (or refused).
+    pub async fn wait(self) -> Result<R, E> {
+        Store::wait(self.0.await)
+    }
+
+    /// Its outcome if the writer has dealt with it, else `None`.
+    pub fn try_take(&mut self) -> Option<Result<R, E>> {
+        match self.0.try_recv() {
+            Err(oneshot::error::TryRecvError::Empty) => None,
+            Ok(out) => Some(out),
+            Err(oneshot::error::TryRecvError::Closed) => Some(Err(dropped_write())),
+        }
+    }
+}
+
+/// What a caller gets when the writer dropped its write unanswered.
+fn dropped_write<E: From<anyhow::Error>>() -> E {
+    E::from(anyhow::anyhow!(
+        "database write failed: the writer dropped it (a panic in the write)"
+    ))
 }
 
 fn init(db: &Database) -> anyhow::Result<()> {

@@ -4,6 +4,7 @@
 //!   rows, receipts, turns, stop).
 //! - `run`: one turn's run, from the planner to the terminal event.
 //! - `events`: the event log and the bus that wakes its readers.
+//! - `progress`: a run's pages and events on their way to the database.
 //! - `constraints`: rows checked against the parsed constraints.
 //! - `sources`: robots.txt, sitemaps and the crawl frontier.
 //! - `testmode`: the sentinels of fn_test_ keys.
@@ -11,6 +12,7 @@
 pub mod api;
 pub mod constraints;
 pub mod events;
+mod progress;
 pub mod run;
 pub mod sources;
 pub mod testmode;

@@ -17,6 +17,7 @@ use url::Url;
 
 use super::constraints::{self, Check};
 use super::events;
+use super::progress::{Effect, PageCommit, Progress, RowWrite};
 use super::sources::{sitemap_urls, Frontier, Robots};
 use super::testmode::{self, Sentinel};
 use super::{Session, Status};
@@ -26,7 +27,6 @@ use crate::limits::RunSlot;
 use crate::money::Micros;
 use crate::plugins::{ExtractRequest, Page};
 use crate::state::AppState;
-use crate::store::{self, Tables, RECEIPTS, ROWS, SESSION_RECEIPTS};
 
 /// How a run ended.
 #[derive(Debug, Clone, PartialEq)]
@@ -76,10 +76,13 @@ pub fn spawn(state: AppState, session: Session, slot: RunSlot) {
     tokio::spawn(async move {
         let id = session.id.clone();
         let mut run = Run {
+            progress: Progress::new(state.store.clone(), state.bus.clone(), &session.id),
             state: state.clone(),
+            rows: HashMap::new(),
+            row_count: session.row_count,
+            qualified: session.qualified,
             session,
             stop,
-            seen: HashMap::new(),
         };
         // A stop ends the run wherever it is waiting. A page commit already
         // under way still completes or sees the session ended, never half.
@@ -100,8 +103,20 @@ struct Run {
     /// A snapshot of the session; the stored one is the truth.
     session: Session,
     stop: watch::Receiver<bool>,
-    /// Row identity → row key, so a product seen twice is one row.
-    seen: HashMap<String, String>,
+    /// The run's writes, in order.
+    progress: Progress,
+    /// The rows of this run by identity, so a product seen twice is one row.
+    rows: HashMap<String, RowMark>,
+    /// The session's rows and qualified rows once the run's writes commit.
+    row_count: u64,
+    qualified: u64,
+}
+
+/// A row the run has written: its key and how it counted.
+struct RowMark {
+    key: String,
+    qualified: bool,
+    unchecked: bool,
 }
 
 impl Run {
@@ -109,24 +124,17 @@ impl Run {
         *self.stop.borrow()
     }
 
-    async fn event(&self, phase: &str, data: Value) -> anyhow::Result<()> {
-        let id = self.session.id.clone();
-        let phase = phase.to_string();
-        self.state
-            .store
-            .write_relaxed_async(move |tx| -> anyhow::Result<()> {
-                let mut s =
-                    super::get(tx, &id)?.ok_or_else(|| anyhow::anyhow!("session {id} vanished"))?;
-                events::append(tx, &mut s, &phase, data)?;
-                super::put(tx, &s)
-            })
-            .await?;
-        self.state.bus.publish();
-        Ok(())
+    async fn event(&mut self, phase: &'static str, data: Value) -> anyhow::Result<()> {
+        self.progress.push(Effect::Event { phase, data }).await
     }
 
     async fn execute(&mut self) -> Outcome {
-        match self.plan_and_crawl().await {
+        // What the run handed over is committed before its end is.
+        let outcome = match self.plan_and_crawl().await {
+            Ok(outcome) => self.progress.flush().await.map(|()| outcome),
+            Err(e) => Err(e),
+        };
+        match outcome {
             Ok(outcome) => outcome,
             Err(e) => {
                 tracing::error!(session = %self.session.id, error = %e, "run failed");
@@ -372,15 +380,16 @@ impl Run {
             let mut new_rows = 0i64;
             for record in extraction.records.iter() {
                 let identity = identity_of(record, &page.url);
-                let existing = self.seen.get(&identity).cloned();
-                if existing.is_none() {
+                let known =
+                    self.rows.contains_key(&identity) || rows.iter().any(|(i, _)| *i == identity);
+                if !known {
                     if per_record.0 * (new_rows + 1) > remaining.0 {
                         truncated = true;
                         break;
                     }
                     new_rows += 1;
                 }
-                rows.push((identity, existing, record.clone()));
+                rows.push((identity, record.clone()));
             }
             let cost = Micros(per_fetch.0 + per_record.0 * new_rows);
             spent += cost;
@@ -397,29 +406,22 @@ impl Run {
                     reason: "more records than max_spend_usd covers".into(),
                 });
             }
-            if let Some(n) = wanted {
-                let qualified = self
-                    .state
-                    .store
-                    .read(|tx| super::get(tx, &self.session.id))?
-                    .map(|s| s.qualified)
-                    .unwrap_or(0);
-                if qualified >= n {
-                    break;
-                }
+            if wanted.is_some_and(|n| self.qualified >= n) {
+                break;
             }
         }
         Ok(Outcome::Answered)
     }
 
-    /// One page's receipt, rows and events, in one transaction.
+    /// One page's receipt, rows and event, handed over to be committed
+    /// together. Rows get their keys and marks here, in page order.
     async fn commit_page(
         &mut self,
         page: &Fetched,
         extractor: &str,
         claim: &str,
         cost: Micros,
-        rows: Vec<(String, Option<String>, Map<String, Value>)>,
+        rows: Vec<(String, Map<String, Value>)>,
         parsed: &Value,
     ) -> anyhow::Result<()> {
         let receipt = crate::receipts::issue(
@@ -441,93 +443,90 @@ impl Run {
             },
         );
         let receipt_id = receipt["id"].as_str().unwrap_or_default().to_string();
-        let claim = claim.to_string();
         let domain = Url::parse(&page.url)
             .ok()
             .and_then(|u| u.host_str().map(str::to_string))
             .unwrap_or_default();
-        let id = self.session.id.clone();
-        let turn = self.session.turn;
-        let url = page.url.clone();
-        let parsed = parsed.clone();
-        // Not flushed on its own: the run's end flushes it. A crash before
-        // that rolls the page back whole (its receipt is then never billed).
-        let new_keys = self
-            .state
-            .store
-            .write_relaxed_async(move |tx| -> anyhow::Result<Vec<(String, String)>> {
-                let mut s = super::get(tx, &id)?.ok_or_else(|| anyhow::anyhow!("session {id} vanished"))?;
-                if !s.is_running() {
-                    anyhow::bail!("session {id} is no longer running");
+        let mut writes = Vec::with_capacity(rows.len());
+        let mut page_qualified = 0;
+        for (identity, record) in &rows {
+            let mut row = json!({
+                "turn": self.session.turn,
+                "source": { "domain": domain, "url": page.url, "receipt_id": receipt_id },
+                "record": record,
+            });
+            let (qualified, unchecked) = match constraints::check(record, parsed) {
+                Check::Checked {
+                    fulfillment,
+                    qualified,
+                } => {
+                    row["fulfillment"] = fulfillment;
+                    row["qualified"] = json!(qualified);
+                    (qualified, false)
                 }
-                store::put_json(tx, RECEIPTS, &receipt_id, &receipt)?;
-                tx.open_table(SESSION_RECEIPTS)?
-                    .insert(format!("{id}:{}", store::pad(s.receipts_signed + 1)).as_str(), receipt_id.as_str())?;
-                s.receipts_signed += 1;
-                s.sources += 1;
-                s.turn_receipts.push((receipt_id.clone(), cost));
-                let mut new_keys = Vec::new();
-                let mut page_qualified = 0;
-                for (identity, existing, record) in &rows {
-                    let check = constraints::check(record, &parsed);
-                    let mut row = json!({
-                        "turn": turn,
-                        "source": { "domain": domain, "url": url, "receipt_id": receipt_id },
-                        "record": record,
-                    });
-                    let (qualified, unchecked) = match &check {
-                        Check::Checked { fulfillment, qualified } => {
-                            row["fulfillment"] = fulfillment.clone();
-                            row["qualified"] = json!(qualified);
-                            (*qualified, false)
-                        }
-                        Check::Unchecked { fulfillment, reason } => {
-                            row["fulfillment"] = fulfillment.clone();
-                            row["qualified"] = json!(false);
-                            row["unchecked"] = json!(reason);
-                            (false, true)
-                        }
-                    };
-                    let key = match existing {
-                        Some(key) => {
-                            // Replace the earlier sighting: undo its counts first.
-                            let old: Option<Value> = tx.get_json(ROWS, key)?;
-                            if let Some(old) = old {
-                                if old["qualified"] == json!(true) {
-                                    s.qualified -= 1;
-                                }
-                                if old.get("unchecked").is_some() {
-                                    s.unchecked -= 1;
-                                }
-                            }
-                            key.clone()
-                        }
-                        None => {
-                            s.row_count += 1;
-                            s.records += 1;
-                            let key = format!("{id}:{}", store::pad(s.row_count));
-                            new_keys.push((identity.clone(), key.clone()));
-                            key
-                        }
-                    };
-                    if qualified {
-                        s.qualified += 1;
-                        page_qualified += 1;
-                    }
-                    if unchecked {
-                        s.unchecked += 1;
-                    }
-                    store::put_json(tx, ROWS, &key, &row)?;
+                Check::Unchecked {
+                    fulfillment,
+                    reason,
+                } => {
+                    row["fulfillment"] = fulfillment;
+                    row["qualified"] = json!(false);
+                    row["unchecked"] = json!(reason);
+                    (false, true)
                 }
-                events::append(tx, &mut s, "source", json!({ "url": url, "receipt_id": receipt_id, "records": rows.len(), "qualified": page_qualified, "claim": claim, "cost_usd": cost.to_json() }))?;
-                s.updated_at = crate::time::now();
-                super::put(tx, &s)?;
-                Ok(new_keys)
-            })
-            .await?;
-        self.seen.extend(new_keys);
-        self.state.bus.publish();
-        Ok(())
+            };
+            if qualified {
+                page_qualified += 1;
+            }
+            let mark = RowMark {
+                key: String::new(),
+                qualified,
+                unchecked,
+            };
+            let (key, new, before) = match self.rows.get_mut(identity) {
+                // Replace the earlier sighting: undo its counts.
+                Some(earlier) => {
+                    let before = (earlier.qualified, earlier.unchecked);
+                    let key = earlier.key.clone();
+                    *earlier = RowMark {
+                        key: key.clone(),
+                        ..mark
+                    };
+                    (key, false, before)
+                }
+                None => {
+                    self.row_count += 1;
+                    let key = format!("{}:{}", self.session.id, crate::store::pad(self.row_count));
+                    self.rows.insert(
+                        identity.clone(),
+                        RowMark {
+                            key: key.clone(),
+                            ..mark
+                        },
+                    );
+                    (key, true, (false, false))
+                }
+            };
+            let delta = |now: bool, before: bool| i64::from(now) - i64::from(before);
+            let qualified_delta = delta(qualified, before.0);
+            self.qualified = self.qualified.saturating_add_signed(qualified_delta);
+            writes.push(RowWrite {
+                key,
+                row,
+                new,
+                qualified_delta,
+                unchecked_delta: delta(unchecked, before.1),
+            });
+        }
+        let event = json!({ "url": page.url, "receipt_id": receipt_id, "records": rows.len(), "qualified": page_qualified, "claim": claim, "cost_usd": cost.to_json() });
+        self.progress
+            .push(Effect::Page(PageCommit {
+                receipt_id,
+                receipt,
+                cost,
+                rows: writes,
+                event,
+            }))
+            .await
     }
 }
 
