@@ -214,6 +214,9 @@ mod tests {
                 memo.get(&key).is_some()
             })
             .count();
-        assert!(kept > 0 && kept <= 64, "{kept} pages of 1 KB kept in 64 KiB");
+        assert!(
+            kept > 0 && kept <= 64,
+            "{kept} pages of 1 KB kept in 64 KiB"
+        );
     }
 }
