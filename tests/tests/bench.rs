@@ -7,6 +7,11 @@ use std::time::{Duration, Instant};
 use fnhost_tests::*;
 
 fn fast_server() -> Server {
+    fast_server_with(&[])
+}
+
+/// `fast_server` with further settings (applied after `BENCH_SERVER_ENV`).
+fn fast_server_with(env: &[(&str, &str)]) -> Server {
     let mut b = Server::builder();
     if let Ok(extra) = std::env::var("BENCH_SERVER_ENV") {
         for kv in extra.split_whitespace() {
@@ -15,11 +20,15 @@ fn fast_server() -> Server {
             }
         }
     }
-    b.env("FNHOST_RATE_LIMIT_PER_S", "10000000")
+    b = b
+        .env("FNHOST_RATE_LIMIT_PER_S", "10000000")
         .env("FNHOST_RATE_LIMIT_BURST", "10000000")
         .env("FNHOST_MAX_RUNS_IN_FLIGHT", "100000")
-        .env("FNHOST_LOG", "error")
-        .start()
+        .env("FNHOST_LOG", "error");
+    for (k, v) in env {
+        b = b.env(k, v);
+    }
+    b.start()
 }
 
 /// Peak resident memory of the server process (VmHWM), in MiB.
@@ -159,30 +168,49 @@ fn bench_api_throughput() {
     api_figure("GET /v1/balance           ", |b, k, c| {
         c.get(format!("{b}/balance")).bearer_auth(k)
     });
-    api_figure("POST /v1/sessions/estimate", |b, k, c| {
+    // Every query differs, so each request is a planner call (the results
+    // memo answers a query it has seen).
+    let n = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    api_figure("POST /v1/sessions/estimate", move |b, k, c| {
+        let i = n.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         c.post(format!("{b}/sessions/estimate"))
             .bearer_auth(k)
-            .json(&json!({"query": "tents under $200 from outdoor-gear.example"}))
+            .json(&json!({"query": format!("tents under ${} from outdoor-gear.example", 100 + i)}))
     });
 }
 
 #[test]
 #[ignore = "a benchmark: cargo xtask bench"]
 fn bench_test_mode_sessions_to_answered() {
-    let clients = 16;
+    sessions_figure("", &[]);
+    // The same with every plugin call run (no results memo): what sessions
+    // cost when no page repeats, as on a first crawl.
+    sessions_figure(", plugin memo off", &[("FNHOST_PLUGINS__MEMO_MIB", "0")]);
+}
+
+/// `BENCH_CLIENTS` (default 16) clients create 400 test-mode sessions
+/// between them; the figure runs from the first creation to the last
+/// session answered.
+fn sessions_figure(label: &str, env: &[(&str, &str)]) {
+    let clients: usize = std::env::var("BENCH_CLIENTS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or(16);
     let n = 400;
-    let (mut rates, mut rss) = (vec![], vec![]);
+    let (mut rates, mut created_rates, mut rss) = (vec![], vec![], vec![]);
     for round in 1..=rounds() {
-        let s = fast_server();
+        let s = fast_server_with(env);
         let a = s.account("100000");
         let c = s.client(&a.test);
         let started = Instant::now();
         let ids: Vec<String> = std::thread::scope(|scope| {
             let handles: Vec<_> = (0..clients)
-                .map(|_| {
+                .map(|i| {
                     let c = c.clone();
                     scope.spawn(move || {
-                        (0..n / clients)
+                        (i..n)
+                            .step_by(clients)
                             .map(|_| {
                                 let r = c.post("/sessions", json!({"query": "tents under $200 from outdoor-gear.example", "max_spend_usd": 1}));
                                 r.json()["id"].as_str().unwrap().to_string()
@@ -196,6 +224,7 @@ fn bench_test_mode_sessions_to_answered() {
                 .flat_map(|h| h.join().unwrap())
                 .collect()
         });
+        let created = ids.len() as f64 / started.elapsed().as_secs_f64();
         for id in &ids {
             let r = result(&c, id);
             assert_eq!(r["status"], "answered");
@@ -203,15 +232,17 @@ fn bench_test_mode_sessions_to_answered() {
         let secs = started.elapsed().as_secs_f64();
         let rate = ids.len() as f64 / secs;
         let peak = peak_rss_mib(&s);
-        println!("test-mode sessions created and run to answered, round {round}: {} in {secs:.2} s = {rate:.1} sessions/s ({clients} clients)  server peak RSS {peak:.1} MiB", ids.len());
+        println!("test-mode sessions created and run to answered{label}, round {round}: {} in {secs:.2} s = {rate:.1} sessions/s (created at {created:.1}/s, {clients} clients)  server peak RSS {peak:.1} MiB", ids.len());
         s.audit();
         rates.push(rate);
+        created_rates.push(created);
         rss.push(peak);
     }
     println!(
-        "test-mode sessions created and run to answered, MEDIAN of {}: {:.1} sessions/s  server peak RSS {:.1} MiB",
+        "test-mode sessions created and run to answered{label}, MEDIAN of {}: {:.1} sessions/s (created at {:.1}/s)  server peak RSS {:.1} MiB",
         rates.len(),
         median(rates),
+        median(created_rates),
         median(rss)
     );
 }
@@ -225,6 +256,9 @@ fn bench_live_pages_per_second() {
         .env("FNHOST_RATE_LIMIT_BURST", "100000")
         .env("FNHOST_MAX_RUNS_IN_FLIGHT", "100000")
         .env("FNHOST_LOG", "error")
+        // Every page fetched is extracted, as on a first crawl (the 40
+        // sessions read the same pages, which the memo would answer).
+        .env("FNHOST_PLUGINS__MEMO_MIB", "0")
         .start();
     let a = s.account("100000");
     let c = s.client(&a.live);

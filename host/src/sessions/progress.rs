@@ -174,3 +174,152 @@ fn adjust(count: u64, delta: i64) -> anyhow::Result<u64> {
         .checked_add_signed(delta)
         .ok_or_else(|| anyhow::anyhow!("a session count would go below zero"))
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::sessions::{Session, Status};
+    use crate::store::Tables;
+
+    fn running_session(store: &Store) -> Session {
+        let s: Session = serde_json::from_value(json!({
+            "id": "ses_t", "account": "acct_t", "mode": "test", "key_id": "key_t",
+            "status": "running", "stop": null, "error": null, "reason": null,
+            "turn": 1, "query": "tents", "guidance": null, "metadata": null,
+            "webhook_url": null, "parsed": {}, "max_spend": 1000000,
+            "reservation": "res_t", "turn_receipts": [], "settled": 0, "released": 0,
+            "records": 0, "qualified": 0, "unchecked": 0, "sources": 0,
+            "receipts_signed": 0, "row_count": 0, "last_seq": 0,
+            "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z",
+            "ended_at": null
+        }))
+        .unwrap();
+        store.write(|tx| super::super::put(tx, &s)).unwrap();
+        s
+    }
+
+    fn page(n: u64, rows: Vec<RowWrite>) -> Effect {
+        Effect::Page(PageCommit {
+            receipt_id: format!("rct_{n}"),
+            receipt: json!({ "id": format!("rct_{n}") }),
+            cost: Micros(2000),
+            rows,
+            event: json!({ "page": n }),
+        })
+    }
+
+    fn new_row(n: u64, qualified: bool) -> RowWrite {
+        RowWrite {
+            key: format!("ses_t:{}", store::pad(n)),
+            row: json!({ "n": n, "qualified": qualified }),
+            new: true,
+            qualified_delta: i64::from(qualified),
+            unchecked_delta: 0,
+        }
+    }
+
+    fn stored(store: &Store) -> Session {
+        store
+            .read(|tx| super::super::get(tx, "ses_t"))
+            .unwrap()
+            .unwrap()
+    }
+
+    fn phases(store: &Store) -> Vec<(u64, String, Value)> {
+        store
+            .read(|tx| events::after(tx, "ses_t", 0, 1000))
+            .unwrap()
+            .into_iter()
+            .map(|e| (e.seq, e.phase, e.data))
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn everything_handed_over_commits_in_order() {
+        let store = Store::in_memory().unwrap();
+        running_session(&store);
+        let mut progress = Progress::new(store.clone(), EventBus::default(), "ses_t");
+        // Pushed without waiting: later pages gather behind the first write.
+        for n in 1..=10u64 {
+            progress
+                .push(page(n, vec![new_row(n, n % 2 == 0)]))
+                .await
+                .unwrap();
+            if n == 5 {
+                let data = json!({ "url": "https://a.example/private/" });
+                progress
+                    .push(Effect::Event {
+                        phase: "skipped",
+                        data,
+                    })
+                    .await
+                    .unwrap();
+            }
+        }
+        // A row seen again is replaced in place, its mark undone.
+        let again = RowWrite {
+            new: false,
+            qualified_delta: -1,
+            ..new_row(2, false)
+        };
+        progress.push(page(11, vec![again])).await.unwrap();
+        progress.flush().await.unwrap();
+
+        let s = stored(&store);
+        assert_eq!(s.receipts_signed, 11);
+        assert_eq!(s.sources, 11);
+        assert_eq!(s.row_count, 10);
+        assert_eq!(s.records, 10);
+        assert_eq!(s.qualified, 4, "5 even rows qualified, one replaced");
+        assert_eq!(s.turn_receipts.len(), 11);
+        assert_eq!(s.last_seq, 12);
+        let events = phases(&store);
+        let seqs: Vec<u64> = events.iter().map(|e| e.0).collect();
+        assert_eq!(seqs, (1..=12).collect::<Vec<_>>());
+        assert_eq!(events[5].1, "skipped", "the event sits where it was pushed");
+        let pages: Vec<Value> = events
+            .iter()
+            .filter(|e| e.1 == "source")
+            .map(|e| e.2["page"].clone())
+            .collect();
+        assert_eq!(pages, (1..=11).map(|n| json!(n)).collect::<Vec<_>>());
+        let row2: Value = store
+            .read(|tx| tx.get_json(ROWS, &format!("ses_t:{}", store::pad(2))))
+            .unwrap()
+            .unwrap();
+        assert_eq!(row2["qualified"], json!(false));
+    }
+
+    #[tokio::test]
+    async fn nothing_is_written_after_the_session_ended() {
+        let store = Store::in_memory().unwrap();
+        let mut s = running_session(&store);
+        s.status = Status::Stopped;
+        store.write(|tx| super::super::put(tx, &s)).unwrap();
+        let mut progress = Progress::new(store.clone(), EventBus::default(), "ses_t");
+        progress
+            .push(page(1, vec![new_row(1, true)]))
+            .await
+            .unwrap_or(());
+        assert!(progress.flush().await.is_err());
+        let s = stored(&store);
+        assert_eq!((s.receipts_signed, s.row_count, s.last_seq), (0, 0, 0));
+        assert!(phases(&store).is_empty());
+    }
+
+    #[tokio::test]
+    async fn rows_out_of_step_with_the_session_are_refused_whole() {
+        let store = Store::in_memory().unwrap();
+        running_session(&store);
+        let mut progress = Progress::new(store.clone(), EventBus::default(), "ses_t");
+        // Row 2 before row 1: not the key the stored count gives.
+        progress
+            .push(page(1, vec![new_row(2, true)]))
+            .await
+            .unwrap_or(());
+        assert!(progress.flush().await.is_err());
+        assert_eq!(stored(&store).receipts_signed, 0);
+    }
+}
