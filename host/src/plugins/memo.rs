@@ -18,56 +18,44 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use quick_cache::sync::Cache;
 use quick_cache::Weighter;
+use serde::{de::DeserializeOwned, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::types::{Estimate, Extraction, Page};
+use super::types::Page;
 
-/// A remembered result, one variant per memoized call.
+/// What each entry costs besides its bytes: its key, the table's slot and
+/// the allocation.
+const ENTRY_OVERHEAD: u64 = 96;
+
+/// A kept result. Recorded pages are kept as they are (their text is
+/// nearly all they hold); other results as their JSON text, compact and as
+/// large as what it holds (a `serde_json::Value` in memory takes several
+/// times its text), so the bound is a bound on memory.
 #[derive(Clone)]
-pub(crate) enum Kept {
-    Estimate(Estimate),
-    Extraction(Extraction),
-    Replay(Option<Page>),
-}
-
-impl Kept {
-    /// Roughly the bytes the value holds (what the bound counts).
-    fn weight(&self) -> u64 {
-        let json = |v: &serde_json::Value| v.to_string().len();
-        let strings = |v: &[String]| v.iter().map(String::len).sum::<usize>();
-        let bytes = match self {
-            Kept::Estimate(e) => json(&e.parsed) + e.reason.len() + strings(&e.missing),
-            Kept::Extraction(x) => {
-                x.records
-                    .iter()
-                    .map(|r| json(&serde_json::Value::Object(r.clone())))
-                    .sum::<usize>()
-                    + strings(&x.links)
-                    + strings(&x.notes)
-                    + x.plugin.len()
-            }
-            Kept::Replay(Some(p)) => {
-                p.url.len() + p.body.len() + p.content_type.as_ref().map_or(0, String::len)
-            }
-            Kept::Replay(None) => 0,
-        };
-        // Each entry also costs its key, the map's slot and the allocations.
-        bytes as u64 + 128
-    }
+enum Kept {
+    Page(Option<Page>),
+    Json(Box<[u8]>),
 }
 
 #[derive(Clone)]
 struct ByBytes;
 
-impl Weighter<[u8; 32], (Kept, u64)> for ByBytes {
-    fn weight(&self, _key: &[u8; 32], value: &(Kept, u64)) -> u64 {
-        value.1
+impl Weighter<[u8; 32], Kept> for ByBytes {
+    fn weight(&self, _key: &[u8; 32], value: &Kept) -> u64 {
+        let bytes = match value {
+            Kept::Page(None) => 0,
+            Kept::Page(Some(p)) => {
+                p.url.len() + p.body.len() + p.content_type.as_ref().map_or(0, String::len)
+            }
+            Kept::Json(json) => json.len(),
+        };
+        bytes as u64 + ENTRY_OVERHEAD
     }
 }
 
 /// The memo: a byte-bounded cache of checked plugin results.
 pub(crate) struct Memo {
-    cache: Option<Cache<[u8; 32], (Kept, u64), ByBytes>>,
+    cache: Option<Cache<[u8; 32], Kept, ByBytes>>,
     hits: AtomicU64,
     misses: AtomicU64,
 }
@@ -83,9 +71,9 @@ impl Memo {
     /// A memo holding up to `bytes` of results; 0 keeps nothing.
     pub(crate) fn new(bytes: u64) -> Memo {
         // The cache sizes its table by an estimate of the entries it will
-        // hold; a few KiB per result is typical of pages and extractions.
+        // hold; about a KiB per result is typical of pages and extractions.
         let cache = (bytes > 0).then(|| {
-            let items = (bytes / 4096).clamp(16, 1 << 20) as usize;
+            let items = (bytes / 1024).clamp(16, 1 << 20) as usize;
             Cache::with_weighter(items, bytes, ByBytes)
         });
         Memo {
@@ -95,24 +83,43 @@ impl Memo {
         }
     }
 
-    pub(crate) fn get(&self, key: &[u8; 32]) -> Option<Kept> {
-        let cache = self.cache.as_ref()?;
-        match cache.get(key) {
-            Some((kept, _)) => {
-                self.hits.fetch_add(1, Ordering::Relaxed);
-                Some(kept)
-            }
-            None => {
-                self.misses.fetch_add(1, Ordering::Relaxed);
-                None
+    /// A kept result (kept with [`Memo::put`]).
+    pub(crate) fn get<T: DeserializeOwned>(&self, key: &[u8; 32]) -> Option<T> {
+        self.found(match self.cache.as_ref()?.get(key) {
+            Some(Kept::Json(json)) => serde_json::from_slice(&json).ok(),
+            _ => None,
+        })
+    }
+
+    /// A kept recorded page (kept with [`Memo::put_page`]).
+    pub(crate) fn get_page(&self, key: &[u8; 32]) -> Option<Option<Page>> {
+        self.found(match self.cache.as_ref()?.get(key) {
+            Some(Kept::Page(page)) => Some(page),
+            _ => None,
+        })
+    }
+
+    fn found<T>(&self, kept: Option<T>) -> Option<T> {
+        let counter = if kept.is_some() {
+            &self.hits
+        } else {
+            &self.misses
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+        kept
+    }
+
+    pub(crate) fn put<T: Serialize>(&self, key: [u8; 32], value: &T) {
+        if let Some(cache) = &self.cache {
+            if let Ok(json) = serde_json::to_vec(value) {
+                cache.insert(key, Kept::Json(json.into_boxed_slice()));
             }
         }
     }
 
-    pub(crate) fn put(&self, key: [u8; 32], kept: Kept) {
+    pub(crate) fn put_page(&self, key: [u8; 32], page: &Option<Page>) {
         if let Some(cache) = &self.cache {
-            let weight = kept.weight();
-            cache.insert(key, (kept, weight));
+            cache.insert(key, Kept::Page(page.clone()));
         }
     }
 
@@ -158,13 +165,13 @@ impl Key {
 mod tests {
     use super::*;
 
-    fn page(body: &str) -> Kept {
-        Kept::Replay(Some(Page {
+    fn page(body: &str) -> Option<Page> {
+        Some(Page {
             url: "https://a.example/".into(),
             status: 200,
             content_type: None,
             body: body.into(),
-        }))
+        })
     }
 
     #[test]
@@ -183,12 +190,9 @@ mod tests {
     fn answers_what_it_was_given_and_counts() {
         let memo = Memo::new(1 << 20);
         let key = Key::new("replay", "p").add(b"https://a.example/").finish();
-        assert!(memo.get(&key).is_none());
-        memo.put(key, page("hello"));
-        match memo.get(&key) {
-            Some(Kept::Replay(Some(p))) => assert_eq!(p.body, "hello"),
-            _ => panic!("the kept page"),
-        }
+        assert!(memo.get_page(&key).is_none());
+        memo.put_page(key, &page("hello"));
+        assert_eq!(memo.get_page(&key), Some(page("hello")));
         assert_eq!(memo.stats(), MemoStats { hits: 1, misses: 1 });
     }
 
@@ -196,8 +200,8 @@ mod tests {
     fn off_at_zero_bytes() {
         let memo = Memo::new(0);
         let key = Key::new("replay", "p").finish();
-        memo.put(key, page("hello"));
-        assert!(memo.get(&key).is_none());
+        memo.put_page(key, &page("hello"));
+        assert!(memo.get_page(&key).is_none());
     }
 
     #[test]
@@ -206,12 +210,12 @@ mod tests {
         let body = "x".repeat(1000);
         for i in 0..1000u32 {
             let key = Key::new("replay", "p").add(&i.to_le_bytes()).finish();
-            memo.put(key, page(&body));
+            memo.put_page(key, &page(&body));
         }
         let kept = (0..1000u32)
             .filter(|i| {
                 let key = Key::new("replay", "p").add(&i.to_le_bytes()).finish();
-                memo.get(&key).is_some()
+                memo.get_page(&key).is_some()
             })
             .count();
         assert!(

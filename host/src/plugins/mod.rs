@@ -49,7 +49,7 @@ use bindings::{
     differ::DifferPre, extractor::ExtractorPre, planner::PlannerPre, source::SourcePluginPre,
 };
 use cache::ArtifactCache;
-use memo::{Kept, Memo};
+use memo::Memo;
 use sandbox::Sandbox;
 
 /// The most records one extraction may return.
@@ -393,7 +393,7 @@ impl Plugins {
         let key = memo::Key::new("estimate", &plugin.info.sha256)
             .add(query.as_bytes())
             .finish();
-        if let Some(Kept::Estimate(e)) = self.inner.memo.get(&key) {
+        if let Some(e) = self.inner.memo.get(&key) {
             return Ok(e);
         }
         let query = query.to_owned();
@@ -402,7 +402,7 @@ impl Plugins {
                 calls::estimate(store, plugin, limits, &query)
             })
             .await?;
-        self.inner.memo.put(key, Kept::Estimate(estimate.clone()));
+        self.inner.memo.put(key, &estimate);
         Ok(estimate)
     }
 
@@ -428,7 +428,7 @@ impl Plugins {
             .add_opt(request.guidance.as_deref())
             .add(request.hints.to_string().as_bytes())
             .finish();
-        if let Some(Kept::Extraction(x)) = self.inner.memo.get(&key) {
+        if let Some(x) = self.inner.memo.get(&key) {
             return Ok(x);
         }
         let extraction = self
@@ -436,9 +436,7 @@ impl Plugins {
                 calls::extract(store, plugin, limits, page, &request)
             })
             .await?;
-        self.inner
-            .memo
-            .put(key, Kept::Extraction(extraction.clone()));
+        self.inner.memo.put(key, &extraction);
         Ok(extraction)
     }
 
@@ -461,7 +459,7 @@ impl Plugins {
         let key = memo::Key::new("replay", &plugin.info.sha256)
             .add(url.as_bytes())
             .finish();
-        if let Some(Kept::Replay(page)) = self.inner.memo.get(&key) {
+        if let Some(page) = self.inner.memo.get_page(&key) {
             return Ok(page);
         }
         let url = url.to_owned();
@@ -470,7 +468,7 @@ impl Plugins {
                 calls::replay(store, plugin, limits, &url)
             })
             .await?;
-        self.inner.memo.put(key, Kept::Replay(page.clone()));
+        self.inner.memo.put_page(key, &page);
         Ok(page)
     }
 

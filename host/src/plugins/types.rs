@@ -41,7 +41,7 @@ impl ExtractRequest {
 }
 
 /// The planner's reading of a query.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Estimate {
     /// False when spending could not honestly deliver.
     pub would_run: bool,
@@ -54,7 +54,7 @@ pub struct Estimate {
 }
 
 /// What an extractor found on a page.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Extraction {
     /// One JSON object per record (each checked by the host; the count is
     /// bounded by [`MAX_RECORDS`](super::MAX_RECORDS)). By convention the
