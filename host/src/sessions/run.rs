@@ -477,32 +477,22 @@ impl Run {
             if qualified {
                 page_qualified += 1;
             }
-            let mark = RowMark {
-                key: String::new(),
-                qualified,
-                unchecked,
-            };
             let (key, new, before) = match self.rows.get_mut(identity) {
                 // Replace the earlier sighting: undo its counts.
                 Some(earlier) => {
                     let before = (earlier.qualified, earlier.unchecked);
-                    let key = earlier.key.clone();
-                    *earlier = RowMark {
-                        key: key.clone(),
-                        ..mark
-                    };
-                    (key, false, before)
+                    (earlier.qualified, earlier.unchecked) = (qualified, unchecked);
+                    (earlier.key.clone(), false, before)
                 }
                 None => {
                     self.row_count += 1;
                     let key = format!("{}:{}", self.session.id, crate::store::pad(self.row_count));
-                    self.rows.insert(
-                        identity.clone(),
-                        RowMark {
-                            key: key.clone(),
-                            ..mark
-                        },
-                    );
+                    let mark = RowMark {
+                        key: key.clone(),
+                        qualified,
+                        unchecked,
+                    };
+                    self.rows.insert(identity.clone(), mark);
                     (key, true, (false, false))
                 }
             };
