@@ -865,3 +865,33 @@ fn record_captures_a_live_run_as_a_replayable_recording() {
     fnhost_replay::parse_recording(&std::fs::read_to_string(&out).unwrap())
         .expect("a valid recording");
 }
+
+#[test]
+fn a_run_asked_for_a_count_stops_reading_once_it_has_them() {
+    let s = Server::start();
+    let a = s.account("10");
+    let c = s.client(&a.test);
+    let all = c.post("/sessions", json!({"query": TENTS})).ok();
+    let all = result(&c, all["id"].as_str().unwrap());
+    let two = c
+        .post("/sessions", json!({"query": format!("2 {TENTS}")}))
+        .ok();
+    let id = two["id"].as_str().unwrap().to_string();
+    let two = result(&c, &id);
+    assert_eq!(two["status"], "answered", "{two}");
+    assert_eq!(two["qualified"], json!(2), "{two}");
+    assert!(
+        two["receipts"].as_array().unwrap().len() < all["receipts"].as_array().unwrap().len(),
+        "the counted run read as many pages as the full one: {two}"
+    );
+    // The session's counts are those of its stored rows.
+    let rows = c.get(&format!("/sessions/{id}/rows?limit=100")).ok();
+    let rows = rows["data"].as_array().unwrap();
+    let session = c.get(&format!("/sessions/{id}")).ok();
+    assert_eq!(session["records"], json!(rows.len()));
+    let qualified = rows
+        .iter()
+        .filter(|r| r["qualified"] == json!(true))
+        .count();
+    assert_eq!(session["qualified"], json!(qualified));
+}
