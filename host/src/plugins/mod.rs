@@ -17,6 +17,9 @@
 //!   in place under `block_in_place` on a multi-thread runtime (tokio moves
 //!   the worker's other tasks to another thread meanwhile), on tokio's
 //!   blocking pool otherwise, so the executor never blocks.
+//! - A planner, extractor or replay call made before with the same
+//!   component and the same input is answered from the results memo
+//!   (`memo`, `plugins.memo_mib`) without running the plugin again.
 //!
 //! A plugin that traps, loops, recurses without end or exhausts its memory
 //! fails that one call with a [`PluginError`]; the host goes on serving.
