@@ -63,7 +63,7 @@ pub const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
 
 /// A handle on the database, cheap to clone.
 ///
-/// The writes of request paths (`write_async`, `write_relaxed_async`) go
+/// The writes of request paths (`write_async`, `queue_relaxed`) go
 /// through one writer thread (redb allows one write transaction at a time
 /// anyway), which takes the writes queued while it was busy as one batch
 /// and gives them a single fsync (group commit):
@@ -289,18 +289,6 @@ impl Store {
             self.inner.keys_generation.fetch_add(1, Ordering::SeqCst);
         }
         Ok(out)
-    }
-
-    /// `write_relaxed` through the writer thread, awaited.
-    pub async fn write_relaxed_async<R, E>(
-        &self,
-        f: impl FnOnce(&WriteTransaction) -> Result<R, E> + Send + 'static,
-    ) -> Result<R, E>
-    where
-        R: Send + 'static,
-        E: From<anyhow::Error> + Send + 'static,
-    {
-        Store::wait(self.submit(false, f).await)
     }
 
     /// `write_relaxed` through the writer thread, queued now and awaited

@@ -151,7 +151,7 @@ fn apply(tx: &redb::WriteTransaction, id: &str, effects: Vec<Effect>) -> anyhow:
                         // Only the run writes rows while it runs, so the keys
                         // it chose follow the stored count.
                         anyhow::ensure!(
-                            row.key == format!("{id}:{}", store::pad(s.row_count)),
+                            row.key == row_key(id, s.row_count),
                             "row {} out of step with the session's {} rows",
                             row.key,
                             s.row_count
@@ -167,6 +167,11 @@ fn apply(tx: &redb::WriteTransaction, id: &str, effects: Vec<Effect>) -> anyhow:
     }
     s.updated_at = crate::time::now();
     super::put(tx, &s)
+}
+
+/// The key of a session's `n`th row (from 1).
+pub(super) fn row_key(session: &str, n: u64) -> String {
+    format!("{session}:{}", store::pad(n))
 }
 
 fn adjust(count: u64, delta: i64) -> anyhow::Result<u64> {
@@ -212,7 +217,7 @@ mod tests {
 
     fn new_row(n: u64, qualified: bool) -> RowWrite {
         RowWrite {
-            key: format!("ses_t:{}", store::pad(n)),
+            key: row_key("ses_t", n),
             row: json!({ "n": n, "qualified": qualified }),
             new: true,
             qualified_delta: i64::from(qualified),
@@ -286,7 +291,7 @@ mod tests {
             .collect();
         assert_eq!(pages, (1..=11).map(|n| json!(n)).collect::<Vec<_>>());
         let row2: Value = store
-            .read(|tx| tx.get_json(ROWS, &format!("ses_t:{}", store::pad(2))))
+            .read(|tx| tx.get_json(ROWS, &row_key("ses_t", 2)))
             .unwrap()
             .unwrap();
         assert_eq!(row2["qualified"], json!(false));

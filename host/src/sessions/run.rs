@@ -8,7 +8,7 @@
 //! start ends orphaned runs (`recover_orphans`) and settles exactly the
 //! receipts that were committed.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Map, Value};
@@ -17,7 +17,7 @@ use url::Url;
 
 use super::constraints::{self, Check};
 use super::events;
-use super::progress::{Effect, PageCommit, Progress, RowWrite};
+use super::progress::{row_key, Effect, PageCommit, Progress, RowWrite};
 use super::sources::{sitemap_urls, Frontier, Robots};
 use super::testmode::{self, Sentinel};
 use super::{Session, Status};
@@ -79,8 +79,6 @@ pub fn spawn(state: AppState, session: Session, slot: RunSlot) {
             progress: Progress::new(state.store.clone(), state.bus.clone(), &session.id),
             state: state.clone(),
             rows: HashMap::new(),
-            row_count: session.row_count,
-            qualified: session.qualified,
             session,
             stop,
         };
@@ -107,9 +105,6 @@ struct Run {
     progress: Progress,
     /// The rows of this run by identity, so a product seen twice is one row.
     rows: HashMap<String, RowMark>,
-    /// The session's rows and qualified rows once the run's writes commit.
-    row_count: u64,
-    qualified: u64,
 }
 
 /// A row the run has written: its key and how it counted.
@@ -122,6 +117,13 @@ struct RowMark {
 impl Run {
     fn stopped(&self) -> bool {
         *self.stop.borrow()
+    }
+
+    /// The session's qualified rows once the run's writes commit: those of
+    /// earlier turns and this run's.
+    fn qualified(&self) -> u64 {
+        let here = self.rows.values().filter(|row| row.qualified).count();
+        self.session.qualified + here as u64
     }
 
     async fn event(&mut self, phase: &'static str, data: Value) -> anyhow::Result<()> {
@@ -378,11 +380,11 @@ impl Run {
             let mut rows = Vec::new();
             let mut truncated = false;
             let mut new_rows = 0i64;
+            // Identities new on this page, so a product listed twice is billed once.
+            let mut on_page = HashSet::new();
             for record in extraction.records.iter() {
                 let identity = identity_of(record, &page.url);
-                let known =
-                    self.rows.contains_key(&identity) || rows.iter().any(|(i, _)| *i == identity);
-                if !known {
+                if !self.rows.contains_key(&identity) && on_page.insert(identity.clone()) {
                     if per_record.0 * (new_rows + 1) > remaining.0 {
                         truncated = true;
                         break;
@@ -406,7 +408,7 @@ impl Run {
                     reason: "more records than max_spend_usd covers".into(),
                 });
             }
-            if wanted.is_some_and(|n| self.qualified >= n) {
+            if wanted.is_some_and(|n| self.qualified() >= n) {
                 break;
             }
         }
@@ -485,8 +487,8 @@ impl Run {
                     (earlier.key.clone(), false, before)
                 }
                 None => {
-                    self.row_count += 1;
-                    let key = format!("{}:{}", self.session.id, crate::store::pad(self.row_count));
+                    let n = self.session.row_count + self.rows.len() as u64 + 1;
+                    let key = row_key(&self.session.id, n);
                     let mark = RowMark {
                         key: key.clone(),
                         qualified,
@@ -497,13 +499,11 @@ impl Run {
                 }
             };
             let delta = |now: bool, before: bool| i64::from(now) - i64::from(before);
-            let qualified_delta = delta(qualified, before.0);
-            self.qualified = self.qualified.saturating_add_signed(qualified_delta);
             writes.push(RowWrite {
                 key,
                 row,
                 new,
-                qualified_delta,
+                qualified_delta: delta(qualified, before.0),
                 unchecked_delta: delta(unchecked, before.1),
             });
         }
