@@ -34,6 +34,7 @@ pub fn app(state: AppState) -> Router {
         .route("/docs/errors/{code}", get(error_page))
         .route("/healthz", get(|| async { "ok" }))
         .fallback(middleware::not_found)
+        .layer(axum::middleware::from_fn(middleware::detach))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             middleware::conventions,

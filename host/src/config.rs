@@ -43,6 +43,19 @@ pub struct Config {
     /// Names answered without DNS (like curl's --resolve), checked like any
     /// other answer: `{"hooks.example" = ["203.0.113.7"]}`.
     pub resolve_overrides: std::collections::HashMap<String, Vec<std::net::IpAddr>>,
+    pub faults: Faults,
+}
+
+/// Fault injection, for drills and tests only; everything off by default.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Faults {
+    /// A run whose query contains this text panics after its first page
+    /// commits (the watchdog and the run's own guard must end it).
+    pub run_panic_marker: Option<String>,
+    /// A run whose query contains this text is lost: its task ends at once
+    /// without ending the session (the watchdog must).
+    pub run_lost_marker: Option<String>,
 }
 
 /// What runs cost. See docs/PRICING.md.
@@ -126,6 +139,7 @@ impl Default for Config {
             plugins: PluginSettings::default(),
             search_provider_url: None,
             resolve_overrides: Default::default(),
+            faults: Faults::default(),
         }
     }
 }
@@ -145,7 +159,7 @@ impl Default for FetchConfig {
         FetchConfig {
             max_page_bytes: 5 * 1024 * 1024,
             timeout_s: 10,
-            max_pages_per_turn: 20,
+            max_pages_per_turn: 500,
             max_turns: 5,
             user_agent: "fnhost/0.1 (+catalog extraction)".into(),
         }

@@ -5,7 +5,9 @@
 //! (`{id: url}`). The output maps every page id to `{price, currency, sku,
 //! availability, brand, mpn, gtin}` taken from the extraction's first record
 //! (a product page's main product, by convention), `null` where absent, the
-//! shape `product-f1` scores.
+//! shape `product-f1` scores. With `--list` it maps every page id to
+//! `{kind, records}`: the page's kind (`product`, `listing`, `other`) and
+//! every record it yields, each with [`LIST_ATTRIBUTES`] (`null` where absent).
 
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -29,11 +31,26 @@ pub const ATTRIBUTES: [&str; 7] = [
     "gtin",
 ];
 
-/// Pages extracted at once (each call runs on its own blocking thread).
-const CONCURRENCY: usize = 4;
+/// The attributes of each record written with `--list`, in order.
+pub const LIST_ATTRIBUTES: [&str; 5] = ["name", "price", "currency", "url", "availability"];
+
+/// What is written for each page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    /// The first record's scored attributes.
+    MainProduct,
+    /// The page kind and every record.
+    List,
+}
+
+/// Pages extracted at once: each call runs on its own blocking thread, so
+/// two per core keep every core busy while one call waits for a slot.
+fn concurrency() -> usize {
+    std::thread::available_parallelism().map_or(4, |n| n.get() * 2)
+}
 
 /// Extracts every page of `dir` and writes the predictions to `out`.
-pub async fn run(plugins: &Plugins, dir: &Path, out: &Path) -> anyhow::Result<()> {
+pub async fn run(plugins: &Plugins, dir: &Path, out: &Path, shape: Shape) -> anyhow::Result<()> {
     let urls_path = dir.join("urls.json");
     let urls: BTreeMap<String, String> = serde_json::from_slice(
         &std::fs::read(&urls_path)
@@ -52,11 +69,11 @@ pub async fn run(plugins: &Plugins, dir: &Path, out: &Path) -> anyhow::Result<()
         .map(|(id, path)| {
             let url = urls.get(&id).cloned();
             async move {
-                let row = predict(plugins, &path, url).await;
+                let row = predict(plugins, &path, url, shape).await;
                 (id, row)
             }
         })
-        .buffer_unordered(CONCURRENCY)
+        .buffer_unordered(concurrency())
         .collect()
         .await;
 
@@ -66,7 +83,10 @@ pub async fn run(plugins: &Plugins, dir: &Path, out: &Path) -> anyhow::Result<()
         let row = row.unwrap_or_else(|e| {
             failed += 1;
             tracing::warn!(page = %id, "extraction failed: {e:#}");
-            empty_row()
+            match shape {
+                Shape::MainProduct => empty_row(),
+                Shape::List => serde_json::json!({ "kind": "other", "records": [] }),
+            }
         });
         predictions.insert(id, row);
     }
@@ -116,7 +136,12 @@ pub fn read_page(path: &Path) -> anyhow::Result<String> {
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
-async fn predict(plugins: &Plugins, path: &Path, url: Option<String>) -> anyhow::Result<Value> {
+async fn predict(
+    plugins: &Plugins,
+    path: &Path,
+    url: Option<String>,
+    shape: Shape,
+) -> anyhow::Result<Value> {
     let body = read_page(path)?;
     let url = url.unwrap_or_default();
     let page = Page {
@@ -128,6 +153,14 @@ async fn predict(plugins: &Plugins, path: &Path, url: Option<String>) -> anyhow:
     let extraction = plugins
         .extract(page, ExtractRequest::new("product"))
         .await?;
+    if shape == Shape::List {
+        let records: Vec<Value> = extraction
+            .records
+            .iter()
+            .map(|r| row_of(r, &LIST_ATTRIBUTES))
+            .collect();
+        return Ok(serde_json::json!({ "kind": extraction.kind.as_str(), "records": records }));
+    }
     Ok(extraction
         .records
         .first()
@@ -146,8 +179,13 @@ fn empty_row() -> Value {
 
 /// The scored attributes of a record, each a string or null.
 fn row(record: &Map<String, Value>) -> Value {
+    row_of(record, &ATTRIBUTES)
+}
+
+/// `attributes` of a record, each a string or null.
+fn row_of(record: &Map<String, Value>, attributes: &[&str]) -> Value {
     let mut out = Map::new();
-    for attribute in ATTRIBUTES {
+    for &attribute in attributes {
         let value = record
             .get(attribute)
             .and_then(scalar)

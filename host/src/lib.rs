@@ -26,6 +26,7 @@ pub mod server;
 pub mod sessions;
 pub mod state;
 pub mod store;
+pub mod supervise;
 pub mod targets;
 pub mod time;
 pub mod webhooks;

@@ -44,6 +44,10 @@ enum Command {
         dir: PathBuf,
         #[arg(long)]
         out: PathBuf,
+        /// Write every record of each page with the page's kind:
+        /// `{id: {"kind": ..., "records": [{name, price, currency, url, availability}, ...]}}`.
+        #[arg(long)]
+        list: bool,
     },
     /// Run one live session in-process and save the pages it fetched as a
     /// recording for test mode (plugins/replay/recordings/).
@@ -174,12 +178,17 @@ fn main() -> anyhow::Result<()> {
             config.allow_private_targets |= allow_private_targets;
             tokio::runtime::Runtime::new()?.block_on(fnhost::server::serve(config))
         }
-        Command::Extract { dir, out } => tokio::runtime::Runtime::new()?.block_on(async {
+        Command::Extract { dir, out, list } => tokio::runtime::Runtime::new()?.block_on(async {
             let (plugins, _) = fnhost::plugins::Plugins::load(
                 &config.plugin_config(),
                 &config.plugin_cache_root(),
             )?;
-            fnhost::extract_cmd::run(&plugins, &dir, &out).await
+            let shape = if list {
+                fnhost::extract_cmd::Shape::List
+            } else {
+                fnhost::extract_cmd::Shape::MainProduct
+            };
+            fnhost::extract_cmd::run(&plugins, &dir, &out, shape).await
         }),
         Command::Record {
             query,

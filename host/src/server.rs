@@ -67,6 +67,13 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     let state = AppState::new(config, store.clone(), plugins, signer);
     // Resumes every message still queued from before a restart.
     state.webhooks.start(&state)?;
+    // Ends, within seconds, any session left running without a run.
+    {
+        let state = state.clone();
+        crate::supervise::supervise("sessions watchdog", move || {
+            crate::sessions::watchdog::watch(state.clone())
+        });
+    }
     // Bound before the address is announced, so admin commands work as
     // soon as the server says it is up.
     #[cfg(unix)]

@@ -35,6 +35,9 @@ pub const IDEMPOTENCY: TableDefinition<&str, &[u8]> = TableDefinition::new("idem
 pub const SESSIONS: TableDefinition<&str, &[u8]> = TableDefinition::new("sessions");
 /// Listing index: `account:mode:<created micros, 20 digits>:<id>` → id.
 pub const SESSION_INDEX: TableDefinition<&str, &str> = TableDefinition::new("session_index");
+/// Sessions marked running, by id: what the watchdog checks against the
+/// live runs without reading every session.
+pub const RUNNING_SESSIONS: TableDefinition<&str, &str> = TableDefinition::new("running_sessions");
 /// A session's event log: `session_id:<seq, 10 digits>` → event.
 pub const EVENTS: TableDefinition<&str, &[u8]> = TableDefinition::new("session_events");
 /// A session's rows: `session_id:<n, 10 digits>` → row.
@@ -384,6 +387,7 @@ fn init(db: &Database) -> anyhow::Result<()> {
     tx.open_table(IDEMPOTENCY)?;
     tx.open_table(SESSIONS)?;
     tx.open_table(SESSION_INDEX)?;
+    tx.open_table(RUNNING_SESSIONS)?;
     tx.open_table(EVENTS)?;
     tx.open_table(ROWS)?;
     tx.open_table(RECEIPTS)?;

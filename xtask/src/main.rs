@@ -124,7 +124,7 @@ fn build_python_example() {
         "app.py",
         "test_app.py",
         "build.sh",
-        "../../../wit/fnhost-plugin.wit",
+        "../../../wit/0.1.0/fnhost-plugin.wit",
     ];
     let target =
         std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| PathBuf::from("target"), PathBuf::from);

@@ -178,7 +178,7 @@ def read_page(url, body):
 
 try:
     # Present only when componentize-py builds the component (or after
-    # `componentize-py -d ../../../wit -w extractor bindings .`).
+    # `componentize-py -d ../../../wit/0.1.0 -w extractor bindings .`).
     from wit_world import exports
     from wit_world.exports.extraction import ExtractionResult, Request
     from wit_world.imports.types import Claim, Page

@@ -31,5 +31,5 @@ cd "$here"
 PYTHONDONTWRITEBYTECODE=1 python3 -m unittest --quiet test_app
 mkdir -p "$(dirname "$out")"
 # Written beside OUT and renamed, so that a failed build leaves no component.
-"$tool" -d ../../../wit -w extractor componentize app -o "$out.tmp"
+"$tool" -d ../../../wit/0.1.0 -w extractor componentize app -o "$out.tmp"
 mv "$out.tmp" "$out"

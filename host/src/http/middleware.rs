@@ -72,3 +72,29 @@ pub async fn conventions(State(state): State<AppState>, mut req: Request, next: 
 pub async fn not_found() -> Response {
     ApiError::NotFound.into_response()
 }
+
+/// A request that may change state runs in a task of its own, which the
+/// connection does not own: when the client hangs up, hyper drops the
+/// request's future, but the task goes on, so whatever the request commits
+/// is followed through (the run it starts, its end, its events and
+/// webhooks). Reads are not detached: nothing they do outlives them, and a
+/// long poll or a stream should end with its client. A panic in a handler
+/// is answered 500 `internal` and never reaches the connection.
+pub async fn detach(req: Request, next: Next) -> Response {
+    if req.method().is_safe() {
+        return next.run(req).await;
+    }
+    match tokio::spawn(next.run(req)).await {
+        Ok(response) => response,
+        Err(e) => {
+            if e.is_panic() {
+                let panic = e.into_panic();
+                tracing::error!(
+                    panic = crate::sessions::run::panic_text(&*panic),
+                    "a request handler panicked"
+                );
+            }
+            ApiError::Internal(anyhow::anyhow!("the request handler failed")).into_response()
+        }
+    }
+}

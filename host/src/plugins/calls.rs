@@ -5,9 +5,9 @@
 use serde_json::{Map, Value};
 use wasmtime::{Store, Trap};
 
-use super::bindings::{differ, extractor, planner, source};
+use super::bindings::{differ, extractor, extractor_v2, planner, source};
 use super::sandbox::Sandbox;
-use super::types::{Estimate, ExtractRequest, Extraction, Page, PriceMove, RowDiff};
+use super::types::{Estimate, ExtractRequest, Extraction, Page, PageKind, PriceMove, RowDiff};
 use super::{Limits, Loaded, PluginError, Prepared, MAX_LINKS, MAX_RECORDS};
 
 /// The outer error is wasmtime's (a trap, an interrupt), classified by the
@@ -44,35 +44,94 @@ pub(crate) fn extract(
     page: Page,
     request: &ExtractRequest,
 ) -> CallResult<Extraction> {
-    let Prepared::Extractor(pre) = &plugin.prepared else {
-        return Ok(Err(PluginError::Unavailable));
-    };
-    use extractor::exports::fnhost::plugin::extraction::Request;
-    use extractor::fnhost::plugin::types::Page as WitPage;
     let page_url = page.url.clone();
-    // The page is moved, not copied: bodies run to megabytes.
-    let wit_page = WitPage {
-        url: page.url,
-        status: page.status,
-        content_type: page.content_type,
-        body: page.body,
-    };
     let hints = match &request.hints {
         Value::Null => "{}".to_owned(),
         hints => hints.to_string(),
     };
-    let wit_request = Request {
-        entity: request.entity.clone(),
-        guidance: request.guidance.clone(),
-        hints,
-    };
-    let instance = pre.instantiate(&mut *store)?;
-    let out =
-        instance
-            .fnhost_plugin_extraction()
-            .call_extract(&mut *store, &wit_page, &wit_request)?;
-    Ok(plugin_result(out, limits)
-        .and_then(|r| check_extraction(r, limits, &page_url, plugin.info.id())))
+    let plugin_id = plugin.info.id();
+    match &plugin.prepared {
+        Prepared::ExtractorV2(pre) => {
+            use extractor_v2::exports::fnhost::plugin::extraction::Request;
+            use extractor_v2::fnhost::plugin::types::{
+                Claim, Page as WitPage, PageKind as WitKind,
+            };
+            // The page is moved, not copied: bodies run to megabytes.
+            let wit_page = WitPage {
+                url: page.url,
+                status: page.status,
+                content_type: page.content_type,
+                body: page.body,
+            };
+            let wit_request = Request {
+                entity: request.entity.clone(),
+                guidance: request.guidance.clone(),
+                hints,
+            };
+            let instance = pre.instantiate(&mut *store)?;
+            let out = instance.fnhost_plugin_extraction().call_extract(
+                &mut *store,
+                &wit_page,
+                &wit_request,
+            )?;
+            Ok(plugin_result(out, limits).and_then(|out| {
+                let kind = match out.kind {
+                    WitKind::Product => PageKind::Product,
+                    WitKind::Listing => PageKind::Listing,
+                    WitKind::Other => PageKind::Other,
+                };
+                let raw = RawExtraction {
+                    records: out.records,
+                    complete: matches!(out.claim, Claim::Complete),
+                    next_pages: out.next_pages,
+                    links: out.links,
+                    notes: out.notes,
+                };
+                check_extraction(raw, Some(kind), limits, &page_url, plugin_id)
+            }))
+        }
+        Prepared::Extractor(pre) => {
+            use extractor::exports::fnhost::plugin::extraction::Request;
+            use extractor::fnhost::plugin::types::{Claim, Page as WitPage};
+            let wit_page = WitPage {
+                url: page.url,
+                status: page.status,
+                content_type: page.content_type,
+                body: page.body,
+            };
+            let wit_request = Request {
+                entity: request.entity.clone(),
+                guidance: request.guidance.clone(),
+                hints,
+            };
+            let instance = pre.instantiate(&mut *store)?;
+            let out = instance.fnhost_plugin_extraction().call_extract(
+                &mut *store,
+                &wit_page,
+                &wit_request,
+            )?;
+            Ok(plugin_result(out, limits).and_then(|out| {
+                let raw = RawExtraction {
+                    records: out.records,
+                    complete: matches!(out.claim, Claim::Complete),
+                    next_pages: Vec::new(),
+                    links: out.links,
+                    notes: out.notes,
+                };
+                check_extraction(raw, None, limits, &page_url, plugin_id)
+            }))
+        }
+        _ => Ok(Err(PluginError::Unavailable)),
+    }
+}
+
+/// An extraction as either contract version returns it, before checking.
+struct RawExtraction {
+    records: Vec<String>,
+    complete: bool,
+    next_pages: Vec<String>,
+    links: Vec<String>,
+    notes: Vec<String>,
 }
 
 pub(crate) fn diff(
@@ -156,18 +215,22 @@ fn check_estimate(
 }
 
 fn check_extraction(
-    out: extractor::exports::fnhost::plugin::extraction::ExtractionResult,
+    out: RawExtraction,
+    kind: Option<PageKind>,
     limits: &Limits,
     page_url: &str,
     plugin: String,
 ) -> Result<Extraction, PluginError> {
-    use extractor::fnhost::plugin::types::Claim;
-    if out.records.len() > MAX_RECORDS || out.links.len() > MAX_LINKS {
+    if out.records.len() > MAX_RECORDS
+        || out.links.len() > MAX_LINKS
+        || out.next_pages.len() > MAX_LINKS
+    {
         return Err(PluginError::OutputTooLarge);
     }
     let mut budget = Budget::new(limits);
     budget.strings(&out.records)?;
     budget.strings(&out.links)?;
+    budget.strings(&out.next_pages)?;
     budget.strings(&out.notes)?;
     let records = out
         .records
@@ -179,8 +242,10 @@ fn check_extraction(
         })
         .collect::<Result<Vec<_>, _>>()?;
     Ok(Extraction {
+        kind: kind.unwrap_or_else(|| PageKind::from_record_count(records.len())),
+        next_pages: absolute_links(page_url, out.next_pages),
         records,
-        complete: matches!(out.claim, Claim::Complete),
+        complete: out.complete,
         links: absolute_links(page_url, out.links),
         notes: out.notes,
         plugin,

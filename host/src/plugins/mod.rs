@@ -46,10 +46,11 @@ use wasmtime::{Engine, Store};
 
 pub use cache::CacheUse;
 pub use memo::MemoStats;
-pub use types::{Estimate, ExtractRequest, Extraction, Page, PriceMove, RowDiff};
+pub use types::{Estimate, ExtractRequest, Extraction, Page, PageKind, PriceMove, RowDiff};
 
 use bindings::{
-    differ::DifferPre, extractor::ExtractorPre, planner::PlannerPre, source::SourcePluginPre,
+    differ::DifferPre, extractor::ExtractorPre, extractor_v2::ExtractorPre as ExtractorV2Pre,
+    planner::PlannerPre, source::SourcePluginPre,
 };
 use cache::ArtifactCache;
 use memo::Memo;
@@ -149,7 +150,7 @@ impl Role {
     pub fn world(self) -> &'static str {
         match self {
             Role::Planner => "fnhost:plugin/planner@0.1.0",
-            Role::Extractor => "fnhost:plugin/extractor@0.1.0",
+            Role::Extractor => "fnhost:plugin/extractor@0.2.0 or @0.1.0",
             Role::Differ => "fnhost:plugin/differ@0.1.0",
             Role::Source => "fnhost:plugin/source-plugin@0.1.0",
         }
@@ -257,7 +258,10 @@ pub(crate) struct Limits {
 /// A component prepared for fast instantiation, typed by its role.
 pub(crate) enum Prepared {
     Planner(PlannerPre<Sandbox>),
+    /// An extractor of contract 0.1.0 (records only).
     Extractor(ExtractorPre<Sandbox>),
+    /// An extractor of contract 0.2.0 (page kind and next pages too).
+    ExtractorV2(ExtractorV2Pre<Sandbox>),
     Differ(DifferPre<Sandbox>),
     Source(SourcePluginPre<Sandbox>),
 }
@@ -615,7 +619,11 @@ impl Inner {
         };
         let prepared = match role {
             Role::Planner => Prepared::Planner(PlannerPre::new(pre).map_err(wrong_world)?),
-            Role::Extractor => Prepared::Extractor(ExtractorPre::new(pre).map_err(wrong_world)?),
+            // The newest contract first; components built against 0.1.0 still load.
+            Role::Extractor => match ExtractorV2Pre::new(pre.clone()) {
+                Ok(v2) => Prepared::ExtractorV2(v2),
+                Err(_) => Prepared::Extractor(ExtractorPre::new(pre).map_err(wrong_world)?),
+            },
             Role::Differ => Prepared::Differ(DifferPre::new(pre).map_err(wrong_world)?),
             Role::Source => Prepared::Source(SourcePluginPre::new(pre).map_err(wrong_world)?),
         };

@@ -56,6 +56,13 @@ pub struct Estimate {
 /// What an extractor found on a page.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Extraction {
+    /// What the page is. Extractors of contract 0.1.0 do not say: their page
+    /// is a product page when they return one record, a listing when more.
+    #[serde(default)]
+    pub kind: PageKind,
+    /// The URLs that continue a listing (absolute, http(s), in order).
+    #[serde(default)]
+    pub next_pages: Vec<String>,
     /// One JSON object per record (each checked by the host; the count is
     /// bounded by [`MAX_RECORDS`](super::MAX_RECORDS)). By convention the
     /// first record of a product page is its main product.
@@ -95,4 +102,36 @@ pub struct PriceMove {
     pub after: String,
     /// The currency of both prices (ISO 4217), when known.
     pub currency: Option<String>,
+}
+
+/// What a page is, as its extractor says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PageKind {
+    /// One main product.
+    Product,
+    /// Many products: a category, collection, search-result or brand page.
+    Listing,
+    /// Neither.
+    #[default]
+    Other,
+}
+
+impl PageKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PageKind::Product => "product",
+            PageKind::Listing => "listing",
+            PageKind::Other => "other",
+        }
+    }
+
+    /// The kind of a 0.1.0 extractor's page, from its record count.
+    pub fn from_record_count(n: usize) -> PageKind {
+        match n {
+            0 => PageKind::Other,
+            1 => PageKind::Product,
+            _ => PageKind::Listing,
+        }
+    }
 }

@@ -100,7 +100,13 @@ async fn plan(
     Ok(Some(estimate))
 }
 
-/// Pages a turn expects to read and what that costs.
+/// Products a listing page is expected to show, for estimates.
+const EXPECTED_ROWS_PER_LISTING: u64 = 24;
+
+/// Pages a turn expects to read and what that costs. A run reads a catalog
+/// through its listings: per source, its entry page and first listing, then
+/// one listing page per `EXPECTED_ROWS_PER_LISTING` rows asked for (three
+/// listing pages when no count is asked), each row billed once.
 fn price(state: &AppState, parsed: &Value, would_run: bool, cap: Micros) -> (u32, Micros) {
     if !would_run {
         return (0, Micros::ZERO);
@@ -109,10 +115,15 @@ fn price(state: &AppState, parsed: &Value, would_run: bool, cap: Micros) -> (u32
         .as_array()
         .map(|a| a.len())
         .unwrap_or(1)
-        .max(1) as u32;
-    let passes = (sources * 5).min(state.config.fetch.max_pages_per_turn);
-    let per_page = state.config.per_fetch().0 + 10 * state.config.per_record().0;
-    (passes, Micros(per_page * passes as i64).min(cap))
+        .max(1) as u64;
+    let (listings, rows) = match parsed["constraints"]["count"].as_u64() {
+        Some(n) => (n.div_ceil(EXPECTED_ROWS_PER_LISTING).max(1), n),
+        None => (3 * sources, 3 * sources * EXPECTED_ROWS_PER_LISTING),
+    };
+    let pages = (2 * sources + listings).min(u64::from(state.config.fetch.max_pages_per_turn));
+    let cost =
+        state.config.per_fetch().0 * pages as i64 + state.config.per_record().0 * rows as i64;
+    (pages as u32, Micros(cost).min(cap))
 }
 
 /// Free, always callable: what the planner makes of a query, and whether
@@ -342,6 +353,9 @@ async fn create_session(
     let st = state.clone();
     let idem = idem.cloned();
     let planned = estimate.clone();
+    // Claimed before the commit: from then on the session is never running
+    // without a claim the watchdog can see.
+    let claim = state.runs.claim(&session.id);
     // The reservation, the session, its first events and the idempotent
     // response commit together.
     let session = state
@@ -364,7 +378,7 @@ async fn create_session(
     state.bus.publish();
     let session = match estimate {
         Some(e) if e.would_run => {
-            run::spawn(state.clone(), session.clone(), slot);
+            run::spawn(state.clone(), session.clone(), slot, claim);
             session
         }
         Some(e) => {
@@ -929,6 +943,7 @@ async fn add_turn(
     let st = state.clone();
     let sid = session.id.clone();
     let idem = idem.cloned();
+    let claim = state.runs.claim(&sid);
     let session = state
         .store
         .write_async(move |tx| -> Result<Session, ApiError> {
@@ -974,7 +989,7 @@ async fn add_turn(
         })
         .await?;
     state.bus.publish();
-    run::spawn(state.clone(), session.clone(), slot);
+    run::spawn(state.clone(), session.clone(), slot, claim);
     Ok(session)
 }
 

@@ -16,13 +16,14 @@ mod progress;
 pub mod run;
 pub mod sources;
 pub mod testmode;
+pub mod watchdog;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
 use crate::accounts::Mode;
 use crate::money::Micros;
-use crate::store::{self, Tables, SESSIONS, SESSION_INDEX};
+use crate::store::{self, Tables, RUNNING_SESSIONS, SESSIONS, SESSION_INDEX};
 
 /// The states of SPEC §3.2.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -178,12 +179,30 @@ pub fn get(tx: &impl Tables, id: &str) -> anyhow::Result<Option<Session>> {
     tx.get_json(SESSIONS, id)
 }
 
-/// Store a session (and its listing index entry on first write).
+/// Store a session (and its listing index entry on first write), and keep
+/// the set of running sessions in step with its status.
 pub fn put(tx: &redb::WriteTransaction, s: &Session) -> anyhow::Result<()> {
     store::put_json(tx, SESSIONS, &s.id, s)?;
     tx.open_table(SESSION_INDEX)?
         .insert(index_key(s).as_str(), s.id.as_str())?;
+    let mut running = tx.open_table(RUNNING_SESSIONS)?;
+    if s.is_running() {
+        running.insert(s.id.as_str(), "")?;
+    } else {
+        running.remove(s.id.as_str())?;
+    }
     Ok(())
+}
+
+/// The ids of sessions marked running (from the running set).
+pub fn running_ids(tx: &redb::ReadTransaction) -> anyhow::Result<Vec<String>> {
+    use redb::ReadableTable;
+    let table = tx.open_table(RUNNING_SESSIONS)?;
+    let mut ids = Vec::new();
+    for row in table.iter()? {
+        ids.push(row?.0.value().to_string());
+    }
+    Ok(ids)
 }
 
 /// A page of an account's sessions in one mode, newest first.

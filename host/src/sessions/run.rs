@@ -18,14 +18,14 @@ use url::Url;
 use super::constraints::{self, Check};
 use super::events;
 use super::progress::{row_key, Effect, PageCommit, Progress, RowWrite};
-use super::sources::{sitemap_urls, Frontier, Robots};
+use super::sources::{normalize, sitemap_urls, Frontier, Priority, Robots};
 use super::testmode::{self, Sentinel};
 use super::{Session, Status};
 use crate::accounts::Mode;
 use crate::fetch::{FetchError, Fetched};
 use crate::limits::RunSlot;
 use crate::money::Micros;
-use crate::plugins::{ExtractRequest, Page};
+use crate::plugins::{ExtractRequest, Page, PageKind};
 use crate::state::AppState;
 
 /// How a run ended.
@@ -37,31 +37,87 @@ pub enum Outcome {
     Stopped { stop: &'static str, reason: String },
 }
 
-/// Runs in flight: their stop switches.
+/// Runs in flight: their stop switches, by session.
+///
+/// A session is claimed *before* the transaction that marks it running
+/// commits, and the claim lives as long as its run task (it is dropped when
+/// the task ends, however it ends). So a session stored as running with no
+/// claim has lost its run, and the watchdog ends it.
 #[derive(Clone, Default)]
 pub struct Runs {
-    stops: Arc<Mutex<HashMap<String, watch::Sender<bool>>>>,
+    inner: Arc<Mutex<RunsInner>>,
+}
+
+#[derive(Default)]
+struct RunsInner {
+    next: u64,
+    /// Claims by session: normally one; two requests racing to start a turn
+    /// both hold one until the loser's transaction refuses it.
+    stops: HashMap<String, Vec<(u64, watch::Sender<bool>)>>,
+}
+
+/// A session's claim on its run; dropping it unregisters the run.
+pub struct RunClaim {
+    runs: Runs,
+    session: String,
+    generation: u64,
+    stop: watch::Receiver<bool>,
+}
+
+impl Drop for RunClaim {
+    fn drop(&mut self) {
+        let mut inner = self.runs.inner.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(claims) = inner.stops.get_mut(&self.session) {
+            claims.retain(|(g, _)| *g != self.generation);
+            if claims.is_empty() {
+                inner.stops.remove(&self.session);
+            }
+        }
+    }
 }
 
 impl Runs {
-    fn register(&self, session: &str) -> watch::Receiver<bool> {
+    /// Claim a session's run before committing it as running.
+    pub fn claim(&self, session: &str) -> RunClaim {
         let (tx, rx) = watch::channel(false);
-        self.stops
-            .lock()
-            .expect("runs lock")
-            .insert(session.to_string(), tx);
-        rx
+        let mut inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        inner.next += 1;
+        let generation = inner.next;
+        inner
+            .stops
+            .entry(session.to_string())
+            .or_default()
+            .push((generation, tx));
+        RunClaim {
+            runs: self.clone(),
+            session: session.to_string(),
+            generation,
+            stop: rx,
+        }
     }
 
-    fn unregister(&self, session: &str) {
-        self.stops.lock().expect("runs lock").remove(session);
+    /// Is a run task (or a request about to start one) alive for a session?
+    pub fn is_live(&self, session: &str) -> bool {
+        self.inner
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .stops
+            .contains_key(session)
     }
 
     /// Ask a run to stop. False when no such run is in flight.
     pub fn stop(&self, session: &str) -> bool {
-        match self.stops.lock().expect("runs lock").get(session) {
-            Some(tx) => {
-                let _ = tx.send(true);
+        match self
+            .inner
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .stops
+            .get(session)
+        {
+            Some(claims) => {
+                for (_, tx) in claims {
+                    let _ = tx.send(true);
+                }
                 true
             }
             None => false,
@@ -69,12 +125,20 @@ impl Runs {
     }
 }
 
-/// Start the run of a session's current turn in the background.
-pub fn spawn(state: AppState, session: Session, slot: RunSlot) {
-    let stop = state.runs.register(&session.id);
-    let mut stop_signal = stop.clone();
+/// Start the run of a session's current turn in a task of its own: it
+/// owns the claim and the slot, so neither outlives it, and a panic inside
+/// the run ends the session as error (code internal) instead of leaving it
+/// running.
+pub fn spawn(state: AppState, session: Session, slot: RunSlot, claim: RunClaim) {
     tokio::spawn(async move {
+        use futures::FutureExt;
         let id = session.id.clone();
+        if faults_match(&state.config.faults.run_lost_marker, &session.query) {
+            tracing::warn!(session = %id, "fault injection: the run is lost");
+            return;
+        }
+        let stop = claim.stop.clone();
+        let mut stop_signal = stop.clone();
         let mut run = Run {
             progress: Progress::new(state.store.clone(), state.bus.clone(), &session.id),
             state: state.clone(),
@@ -84,16 +148,38 @@ pub fn spawn(state: AppState, session: Session, slot: RunSlot) {
         };
         // A stop ends the run wherever it is waiting. A page commit already
         // under way still completes or sees the session ended, never half.
+        let execute = std::panic::AssertUnwindSafe(run.execute()).catch_unwind();
         let outcome = tokio::select! {
-            outcome = run.execute() => outcome,
+            outcome = execute => outcome.unwrap_or_else(|panic| {
+                tracing::error!(session = %id, panic = panic_text(&*panic), "a run panicked; it ends as error");
+                Outcome::Error { code: "internal", message: "the run failed unexpectedly".into() }
+            }),
             _ = stop_signal.wait_for(|stop| *stop) => Outcome::Stopped { stop: "stopped", reason: "stopped on request".into() },
         };
+        drop(run);
         if let Err(e) = finish(&state, &id, outcome).await {
-            tracing::error!(session = %id, error = %e, "failed to end a run");
+            // The watchdog ends it once the claim is gone.
+            tracing::error!(session = %id, error = %e, "failed to end a run; the watchdog will");
         }
-        state.runs.unregister(&id);
+        drop(claim);
         drop(slot);
     });
+}
+
+/// Does a fault-injection marker (set and not empty) occur in a query?
+fn faults_match(marker: &Option<String>, query: &str) -> bool {
+    marker
+        .as_deref()
+        .is_some_and(|m| !m.is_empty() && query.contains(m))
+}
+
+/// The message of a caught panic.
+pub fn panic_text(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".into())
 }
 
 struct Run {
@@ -107,9 +193,10 @@ struct Run {
     rows: HashMap<String, RowMark>,
 }
 
-/// A row the run has written: its key and how it counted.
+/// A row the run has written: its key, its record and how it counted.
 struct RowMark {
     key: String,
+    record: Map<String, Value>,
     qualified: bool,
     unchecked: bool,
 }
@@ -276,15 +363,21 @@ impl Run {
         for sitemap in sitemap_list.iter().take(3) {
             if let Ok(Some(page)) = self.get(sitemap).await {
                 frontier.mark_seen(sitemap);
-                for loc in sitemap_urls(&page.body).into_iter().take(200) {
-                    frontier.push(&loc, 1);
+                for loc in sitemap_urls(&page.body).into_iter().take(MAX_SITEMAP_URLS) {
+                    frontier.push_as(&loc, 1, Priority::Sitemap);
                 }
             }
         }
 
         let mut spent = Micros::ZERO;
         let mut pages = 0u32;
+        // Product pages whose rows a listing already gave, with every field
+        // the constraints check: not worth a fetch.
+        let mut covered: HashSet<String> = HashSet::new();
         while let Some((url, depth)) = frontier.pop() {
+            if covered.contains(&url) {
+                continue;
+            }
             if self.stopped() {
                 return Ok(Outcome::Stopped {
                     stop: "stopped",
@@ -362,6 +455,8 @@ impl Run {
                     )
                     .await?;
                     crate::plugins::Extraction {
+                        kind: crate::plugins::PageKind::Other,
+                        next_pages: vec![],
                         records: vec![],
                         complete: false,
                         links: vec![],
@@ -370,6 +465,24 @@ impl Run {
                     }
                 }
             };
+            // A listing is walked page by page; its next pages are not deeper.
+            for next in &extraction.next_pages {
+                frontier.push_as(next, depth, Priority::Next);
+            }
+            if extraction.kind == PageKind::Listing {
+                for record in &extraction.records {
+                    let Some(product) = product_page(record, &page.url) else {
+                        continue;
+                    };
+                    // A constraint the listing cannot answer (a brand or a
+                    // condition it does not show) is read from the product page.
+                    if matches!(constraints::check(record, &parsed), Check::Unchecked { .. }) {
+                        frontier.push_as(&product, depth + 1, Priority::Next);
+                    } else {
+                        covered.insert(product);
+                    }
+                }
+            }
             for link in &extraction.links {
                 if depth < 2 {
                     frontier.push(link, depth + 1);
@@ -384,6 +497,14 @@ impl Run {
             let mut on_page = HashSet::new();
             for record in extraction.records.iter() {
                 let identity = identity_of(record, &page.url);
+                // A product read again (its listing's row, then its page) is
+                // one row: what the later page says wins, the rest is kept.
+                let mut record = record.clone();
+                if let Some(earlier) = self.rows.get(&identity) {
+                    for (k, v) in &earlier.record {
+                        record.entry(k.clone()).or_insert_with(|| v.clone());
+                    }
+                }
                 if !self.rows.contains_key(&identity) && on_page.insert(identity.clone()) {
                     if per_record.0 * (new_rows + 1) > remaining.0 {
                         truncated = true;
@@ -391,7 +512,7 @@ impl Run {
                     }
                     new_rows += 1;
                 }
-                rows.push((identity, record.clone()));
+                rows.push((identity, record));
             }
             let cost = Micros(per_fetch.0 + per_record.0 * new_rows);
             spent += cost;
@@ -402,6 +523,7 @@ impl Run {
             };
             self.commit_page(&page, &extraction.plugin, claim, cost, rows, &parsed)
                 .await?;
+            self.injected_panic().await?;
             if truncated {
                 return Ok(Outcome::Stopped {
                     stop: "spend-budget",
@@ -413,6 +535,20 @@ impl Run {
             }
         }
         Ok(Outcome::Answered)
+    }
+
+    /// Fault injection for drills and tests (`faults.run_panic_marker`): a
+    /// run whose query holds the marker panics once its first page has
+    /// committed.
+    async fn injected_panic(&mut self) -> anyhow::Result<()> {
+        if faults_match(
+            &self.state.config.faults.run_panic_marker,
+            &self.session.query,
+        ) {
+            self.progress.flush().await?;
+            panic!("fault injection: faults.run_panic_marker");
+        }
+        Ok(())
     }
 
     /// One page's receipt, rows and event, handed over to be committed
@@ -484,6 +620,7 @@ impl Run {
                 Some(earlier) => {
                     let before = (earlier.qualified, earlier.unchecked);
                     (earlier.qualified, earlier.unchecked) = (qualified, unchecked);
+                    earlier.record = record.clone();
                     (earlier.key.clone(), false, before)
                 }
                 None => {
@@ -491,6 +628,7 @@ impl Run {
                     let key = row_key(&self.session.id, n);
                     let mark = RowMark {
                         key: key.clone(),
+                        record: record.clone(),
                         qualified,
                         unchecked,
                     };
@@ -544,6 +682,16 @@ pub fn seed_origin(parsed: &Value) -> Option<String> {
     Url::parse(&first)
         .ok()
         .map(|u| u.origin().ascii_serialization())
+}
+
+/// The most sitemap entries a run queues.
+const MAX_SITEMAP_URLS: usize = 10_000;
+
+/// The product page a listing's record links to, as the frontier keys it.
+fn product_page(record: &Map<String, Value>, page_url: &str) -> Option<String> {
+    let href = record.get("url").and_then(Value::as_str)?.trim();
+    let url = Url::parse(page_url).ok()?.join(href).ok()?;
+    Some(normalize(&url))
 }
 
 /// A row's identity: its product page URL when it names one, else its codes, else its name.

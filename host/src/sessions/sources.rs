@@ -124,19 +124,38 @@ pub fn sitemap_urls(xml: &str) -> Vec<String> {
     out
 }
 
-/// Pages to visit, each once, breadth first, within the seeds' sites.
+/// Pages to visit, each once, within the seeds' sites. Three queues, taken
+/// in order: the pages that continue a listing (so a catalog is walked page
+/// by page) and product pages needed to check a row; the pages found by
+/// following links, breadth first; and the pages a sitemap lists, read only
+/// when the links run out (a sitemap often lists every product page, which
+/// the listings already show).
 #[derive(Debug, Default)]
 pub struct Frontier {
+    front: VecDeque<(String, u32)>,
     queue: VecDeque<(String, u32)>,
+    fallback: VecDeque<(String, u32)>,
     seen: HashSet<String>,
+    visited: HashSet<String>,
     sites: HashSet<String>,
 }
 
 /// The key a page is visited under: no fragment.
-fn normalize(url: &Url) -> String {
+pub fn normalize(url: &Url) -> String {
     let mut u = url.clone();
     u.set_fragment(None);
     u.to_string()
+}
+
+/// Which queue a page joins.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Priority {
+    /// A listing's next page, or a product page a row needs.
+    Next,
+    /// A link followed from a page.
+    Link,
+    /// A sitemap entry.
+    Sitemap,
 }
 
 impl Frontier {
@@ -157,6 +176,13 @@ impl Frontier {
 
     /// Queue a page at `depth` unless seen or off-site. Returns whether queued.
     pub fn push(&mut self, url: &str, depth: u32) -> bool {
+        self.push_as(url, depth, Priority::Link)
+    }
+
+    /// Queue a page in the queue of `priority`. A page already queued in a
+    /// lower queue moves up when asked for as `Next`; a visited page never
+    /// comes back.
+    pub fn push_as(&mut self, url: &str, depth: u32, priority: Priority) -> bool {
         let Ok(parsed) = Url::parse(url) else {
             return false;
         };
@@ -164,26 +190,45 @@ impl Frontier {
             return false;
         }
         let key = normalize(&parsed);
-        if !self.seen.insert(key.clone()) {
+        if self.visited.contains(&key) {
             return false;
         }
-        self.queue.push_back((key, depth));
+        if !self.seen.insert(key.clone()) && priority != Priority::Next {
+            return false;
+        }
+        match priority {
+            Priority::Next => self.front.push_back((key, depth)),
+            Priority::Link => self.queue.push_back((key, depth)),
+            Priority::Sitemap => self.fallback.push_back((key, depth)),
+        }
         true
     }
 
     /// Mark a URL as visited without queueing it (robots.txt, sitemaps).
     pub fn mark_seen(&mut self, url: &str) {
         if let Ok(u) = Url::parse(url) {
-            self.seen.insert(normalize(&u));
+            let key = normalize(&u);
+            self.seen.insert(key.clone());
+            self.visited.insert(key);
         }
     }
 
+    /// The next page to visit, which counts as visited from now on.
     pub fn pop(&mut self) -> Option<(String, u32)> {
-        self.queue.pop_front()
+        loop {
+            let next = self
+                .front
+                .pop_front()
+                .or_else(|| self.queue.pop_front())
+                .or_else(|| self.fallback.pop_front())?;
+            if self.visited.insert(next.0.clone()) {
+                return Some(next);
+            }
+        }
     }
 
     pub fn is_empty(&self) -> bool {
-        self.queue.is_empty()
+        self.front.is_empty() && self.queue.is_empty() && self.fallback.is_empty()
     }
 }
 

@@ -79,7 +79,7 @@ pub fn start(wake: Arc<Notify>, sweep: Arc<AtomicBool>, state: AppState) -> anyh
         wake,
         sweep,
     });
-    tokio::spawn(worker.run());
+    crate::supervise::supervise("webhook deliveries", move || worker.clone().run());
     Ok(())
 }
 
@@ -89,6 +89,25 @@ fn now_ms() -> i64 {
 
 fn due_of(key: &str) -> i64 {
     key.get(..20).and_then(|d| d.parse().ok()).unwrap_or(0)
+}
+
+/// A delivery under way: dropping it frees its outbox entry and permit.
+struct InFlight {
+    worker: Arc<Worker>,
+    key: String,
+    permit: Option<tokio::sync::OwnedSemaphorePermit>,
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.worker
+            .in_flight
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&self.key);
+        drop(self.permit.take());
+        self.worker.wake.notify_one();
+    }
 }
 
 impl Worker {
@@ -158,13 +177,18 @@ impl Worker {
             };
             self.in_flight.lock().unwrap().insert(key.clone());
             let me = self.clone();
+            // The guard frees the entry however the task ends (a panic
+            // included), so the message stays queued and is tried again.
+            let guard = InFlight {
+                worker: me.clone(),
+                key: key.clone(),
+                permit: Some(permit),
+            };
             tokio::spawn(async move {
                 if let Err(e) = me.deliver(&key, entry).await {
                     tracing::error!(error = ?e, key = %key, "webhooks: delivery bookkeeping failed; the message stays queued");
                 }
-                me.in_flight.lock().unwrap().remove(&key);
-                drop(permit);
-                me.wake.notify_one();
+                drop(guard);
             });
         }
         Ok(next)

@@ -1,6 +1,6 @@
 //! The WebAssembly component face of the differ. Only compiled for wasm32.
 
-wit_bindgen::generate!({ path: "../../wit", world: "differ" });
+wit_bindgen::generate!({ path: "../../wit/0.1.0", world: "differ" });
 
 use exports::fnhost::plugin::diffing::{ChangedRow, Guest, PriceMove, RowDiff};
 

@@ -1,10 +1,10 @@
 //! The WebAssembly component face of the extractor: converts WIT values to
 //! the library's types and back. Only compiled for wasm32.
 
-wit_bindgen::generate!({ path: "../../wit", world: "extractor" });
+wit_bindgen::generate!({ path: "../../wit/0.2.0", world: "extractor" });
 
 use exports::fnhost::plugin::extraction::{ExtractionResult, Guest, Request};
-use fnhost::plugin::types::{Claim, Page};
+use fnhost::plugin::types::{Claim, Page, PageKind};
 
 struct Component;
 
@@ -24,6 +24,12 @@ impl Guest for Component {
         };
         let found = crate::extract(&page, &request)?;
         Ok(ExtractionResult {
+            kind: match found.kind {
+                crate::PageKind::Product => PageKind::Product,
+                crate::PageKind::Listing => PageKind::Listing,
+                crate::PageKind::Other => PageKind::Other,
+            },
+            next_pages: found.next_pages,
             records: found
                 .records
                 .iter()

@@ -346,6 +346,22 @@ impl<'a> Doc<'a> {
         })
     }
 
+    /// Inline scripts typed as JSON (application/json and the like, not
+    /// JSON-LD): their id and text. Embedded shop state lives there.
+    pub fn json_scripts(&self) -> Vec<(Option<&'a str>, String)> {
+        self.script_els
+            .iter()
+            .filter(|el| {
+                let v = el.value();
+                v.attr("type")
+                    .map(|t| t.to_ascii_lowercase().has("json"))
+                    .unwrap_or(false)
+                    || v.attr("id") == Some("__NEXT_DATA__")
+            })
+            .map(|el| (el.value().attr("id"), el.text().collect::<String>()))
+            .collect()
+    }
+
     pub fn meta(&self, key: &str) -> Option<&str> {
         self.metas
             .iter()

@@ -79,7 +79,18 @@ fn page_number(url: &url::Url) -> Option<u32> {
         let k = k.to_ascii_lowercase();
         if matches!(
             k.as_str(),
-            "page" | "p" | "pg" | "pagenumber" | "page_number" | "pageindex" | "pagina" | "seite"
+            "page"
+                | "p"
+                | "pg"
+                | "paged"
+                | "pageno"
+                | "pagenum"
+                | "pagenumber"
+                | "page_number"
+                | "pageindex"
+                | "currentpage"
+                | "pagina"
+                | "seite"
         ) {
             if let Ok(n) = v.parse() {
                 return Some(n);
@@ -97,22 +108,61 @@ fn page_number(url: &url::Url) -> Option<u32> {
     None
 }
 
-/// Catalog links of a page and whether the page is one of several pages.
-/// `listed` are URLs the page's markup lists (ItemList entries): they come
-/// right after the next-page links.
+/// Labels of buttons and links that load the next part of a list.
+const MORE_WORDS: &[&str] = &[
+    "load more",
+    "show more",
+    "view more",
+    "see more",
+    "more products",
+    "more results",
+    "mehr laden",
+    "mehr anzeigen",
+    "weitere laden",
+    "weitere artikel",
+    "voir plus",
+    "afficher plus",
+    "charger plus",
+    "cargar más",
+    "ver más",
+    "mostrar más",
+    "carica altri",
+    "mostra altri",
+    "carregar mais",
+    "ver mais",
+    "meer laden",
+    "toon meer",
+];
+
+/// Further catalog pages of a page.
+pub struct CatalogLinks {
+    /// Next pages first, then ItemList URLs, then other same-site links.
+    pub links: Vec<String>,
+    /// The list's next page(s): rel=next, next/load-more links, then the
+    /// numbered pages after the current one in page order.
+    pub next: Vec<String>,
+}
+
+/// Catalog links of a page and its next pages. `listed` are URLs the
+/// page's markup lists (ItemList entries): they come right after the
+/// next-page links.
 pub fn catalog_links(
     doc: &Doc,
     base: &Option<url::Url>,
     page_url: &str,
     listed: &[String],
-) -> (Vec<String>, bool) {
+) -> CatalogLinks {
     let Some(base) = base else {
-        return (Vec::new(), false);
+        return CatalogLinks {
+            links: Vec::new(),
+            next: Vec::new(),
+        };
     };
     let here = page_number(base).unwrap_or(1);
     let mut next: Vec<String> = Vec::new();
+    // Numbered pages after this one, with their number.
+    let mut numbered: Vec<(u32, String)> = Vec::new();
     let mut other: Vec<String> = Vec::new();
-    let mut paginated = false;
     // Membership of `next` and `other`, which keep the order: a page may
     // link thousands of URLs, too many to search the lists for each.
     let mut next_seen = std::collections::HashSet::new();
@@ -126,6 +176,12 @@ pub fn catalog_links(
         let v = e.el.value();
         let href = match e.tag {
             "a" | "link" => v.attr("href"),
+            // "Load more" buttons name their target in a data attribute.
+            "button" => v
+                .attr("data-href")
+                .or_else(|| v.attr("data-url"))
+                .or_else(|| v.attr("data-next-url"))
+                .or_else(|| v.attr("data-next")),
             _ => None,
         };
         let Some(href) = href else { continue };
@@ -163,29 +219,43 @@ pub fn catalog_links(
             continue;
         }
         // Next-page labels are short: one or two texts.
-        let label = if e.tag == "a" && e.text_end - e.text_start <= 2 {
+        let label = if matches!(e.tag, "a" | "button") && e.text_end - e.text_start <= 2 {
             doc.text_of(i, 40).to_lowercase()
         } else {
             String::new()
         };
         let aria = v.attr("aria-label").unwrap_or("").to_ascii_lowercase();
+        let number = page_number(&u);
+        let later = number.map(|n| n > here).unwrap_or(false);
+        let more = later && MORE_WORDS.iter().any(|w| label.has(w) || aria.has(w));
         let is_next = rel.split_whitespace().any(|r| r == "next")
             || NEXT_WORDS
                 .iter()
                 .any(|w| label == *w || label.trim_end_matches(['›', '»', '>', ' ']) == *w)
             || aria.has("next")
             || e.hint.has("next") && e.hint.has("pag")
-            || page_number(&u).map(|n| n == here + 1).unwrap_or(false);
+            || more
+            || number.map(|n| n == here + 1).unwrap_or(false);
+        // A numbered page link: its label is its number, or it sits in a
+        // pagination block.
+        let numbered_link = later
+            && e.tag == "a"
+            && (label.trim().parse::<u32>().ok() == number || doc.ancestor_hints(i, 4).has("pag"));
         if is_next {
-            paginated = true;
             if next_seen.insert(s.clone()) {
                 next.push(s);
+            }
+        } else if numbered_link {
+            if next_seen.insert(s.clone()) {
+                numbered.push((number.unwrap_or(u32::MAX), s));
             }
         } else if other.len() < MAX_LINKS * 3 && other_seen.insert(s.clone()) {
             other.push(s);
         }
     }
-    let mut out = next;
+    numbered.sort_by_key(|(n, _)| *n);
+    next.extend(numbered.into_iter().map(|(_, s)| s));
+    let mut out = next.clone();
     for l in listed {
         if let Ok(mut u) = base.join(l.trim()) {
             u.set_fragment(None);
@@ -209,5 +279,6 @@ pub fn catalog_links(
         }
     }
     out.truncate(MAX_LINKS);
-    (out, paginated)
+    next.truncate(MAX_LINKS);
+    CatalogLinks { links: out, next }
 }

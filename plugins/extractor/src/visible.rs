@@ -7,7 +7,7 @@ use crate::text::{
     parse_current_price, Price, Words,
 };
 
-const GOOD_PRICE: &[&str] = &[
+pub(crate) const GOOD_PRICE: &[&str] = &[
     "sale", "current", "final", "our", "special", "now", "actual", "selling", "deal", "promo",
     "offer", "main", "buybox", "big", "large", "new", "active", "hero", "primary",
 ];
@@ -79,7 +79,7 @@ const BAD_PRICE: &[&str] = &[
 
 /// Whether a hint (class, id, ...) holds a word, as a whole part of a name or
 /// joined to "price" ("oldprice", "price-old", "was-price").
-fn has_word(hint: &str, words: &[&str]) -> bool {
+pub(crate) fn has_word(hint: &str, words: &[&str]) -> bool {
     // Byte comparisons written out (`text::same` and friends): this runs for
     // every price candidate against dozens of words, and slice comparisons
     // are `memcmp` calls in WebAssembly.

@@ -1,6 +1,6 @@
 //! The WebAssembly component face of the planner. Only compiled for wasm32.
 
-wit_bindgen::generate!({ path: "../../wit", world: "planner" });
+wit_bindgen::generate!({ path: "../../wit/0.1.0", world: "planner" });
 
 use exports::fnhost::plugin::planning::{Guest, Plan as Estimate};
 

@@ -1,6 +1,6 @@
 //! The WebAssembly component face of the replay source. Only compiled for wasm32.
 
-wit_bindgen::generate!({ path: "../../wit", world: "source-plugin" });
+wit_bindgen::generate!({ path: "../../wit/0.1.0", world: "source-plugin" });
 
 use exports::fnhost::plugin::source::Guest;
 use fnhost::plugin::types::Page;

@@ -4,7 +4,7 @@
 
 // Generates the Rust types and the `Guest` trait of the world from the WIT
 // package (a path relative to this crate's Cargo.toml).
-wit_bindgen::generate!({ path: "../../../wit", world: "extractor" });
+wit_bindgen::generate!({ path: "../../../wit/0.1.0", world: "extractor" });
 
 use exports::fnhost::plugin::extraction::{ExtractionResult, Guest, Request};
 use fnhost::plugin::types::{Claim, Page};

@@ -2,7 +2,7 @@
 
 #[cfg(target_arch = "wasm32")]
 mod component {
-    wit_bindgen::generate!({ path: "../../../wit", world: "extractor" });
+    wit_bindgen::generate!({ path: "../../../wit/0.1.0", world: "extractor" });
 
     use exports::fnhost::plugin::extraction::{ExtractionResult, Guest, Request};
     use fnhost::plugin::types::Page;

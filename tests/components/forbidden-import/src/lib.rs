@@ -4,7 +4,7 @@
 #[cfg(target_arch = "wasm32")]
 mod component {
     wit_bindgen::generate!({
-        path: ["../../../wit", "wit"],
+        path: ["../../../wit/0.1.0", "wit"],
         world: "fnhost:evil/evil-extractor",
         generate_all,
     });

@@ -2,7 +2,7 @@
 
 #[cfg(target_arch = "wasm32")]
 mod component {
-    wit_bindgen::generate!({ path: "../../../wit", world: "differ" });
+    wit_bindgen::generate!({ path: "../../../wit/0.1.0", world: "differ" });
 
     use exports::fnhost::plugin::diffing::{Guest, RowDiff};
 

@@ -1,0 +1,59 @@
+//! The watchdog: no session stays `running` without a run.
+//!
+//! Every session is claimed in [`Runs`](super::run::Runs) before the
+//! transaction that marks it running commits, and the claim lives as long as
+//! its run task. Once a second, the watchdog compares the running set in the
+//! store with the claims; a session found running and unclaimed on two
+//! checks in a row (so never one whose claim was dropped a moment ago, after
+//! its end committed) has lost its run: a spawn that never happened, a task
+//! that died, a bug not yet found. It is ended as error (code internal) like
+//! any other end: its committed receipts settle, the rest of its
+//! reservation is released, the terminal event and webhook follow.
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use super::run::{finish, Outcome};
+use crate::state::AppState;
+
+/// How often the running set is checked; an orphan ends within two periods.
+pub const PERIOD: Duration = Duration::from_secs(1);
+
+/// Check forever (the caller supervises this task).
+pub async fn watch(state: AppState) {
+    let mut suspects = HashSet::new();
+    loop {
+        tokio::time::sleep(PERIOD).await;
+        match check(&state, &suspects).await {
+            Ok(next) => suspects = next,
+            Err(e) => tracing::error!(error = ?e, "watchdog: checking the running sessions failed"),
+        }
+    }
+}
+
+/// One check: end the suspects still unclaimed, return the new suspects.
+async fn check(state: &AppState, suspects: &HashSet<String>) -> anyhow::Result<HashSet<String>> {
+    let running = state.store.read_async(super::running_ids).await?;
+    let mut next = HashSet::new();
+    for id in running {
+        if state.runs.is_live(&id) {
+            continue;
+        }
+        if !suspects.contains(&id) {
+            next.insert(id);
+            continue;
+        }
+        tracing::error!(session = %id, "watchdog: a session was running without a run; ending it");
+        let outcome = Outcome::Error {
+            code: "internal",
+            message: "the run was lost; its signed receipts were settled and the rest released"
+                .into(),
+        };
+        // `finish` ends it only if it is still running when its transaction runs.
+        if let Err(e) = finish(state, &id, outcome).await {
+            tracing::error!(session = %id, error = ?e, "watchdog: ending a lost run failed; retrying");
+            next.insert(id);
+        }
+    }
+    Ok(next)
+}

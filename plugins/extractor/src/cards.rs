@@ -1,0 +1,440 @@
+//! The fields of one product card of a listing (a subtree of the page):
+//! link, name, current and former price, stock, image, sku and brand.
+
+use crate::dom::{Doc, BUTTON, HIDDEN, STRIKE};
+use crate::text::Find as _;
+use crate::text::{
+    availability_from_short_text, has_currency_mark, is_buy_text, parse_current_price,
+    parse_machine_price, refine_currency,
+};
+use crate::visible::has_word;
+use serde_json::{Map, Value};
+
+/// Hint words of a former price shown next to the current one.
+const LIST_WORDS: &[&str] = &[
+    "old",
+    "was",
+    "strike",
+    "striked",
+    "regular",
+    "before",
+    "original",
+    "compare",
+    "crossed",
+    "rrp",
+    "msrp",
+    "uvp",
+    "listprice",
+    "list-price",
+    "list_price",
+    "strikethrough",
+    "line-through",
+    "crossout",
+    "barred",
+];
+
+/// Hint words of amounts that are not the product's price.
+const OTHER_AMOUNT_WORDS: &[&str] = &[
+    "ship",
+    "shipping",
+    "delivery",
+    "save",
+    "saving",
+    "savings",
+    "discount",
+    "unit",
+    "per",
+    "instal",
+    "installment",
+    "month",
+    "monthly",
+    "tax",
+    "points",
+    "coupon",
+    "percent",
+];
+
+/// Text that makes an amount a former price ("Was $20", "RRP £30").
+const LIST_TEXT: &[&str] = &[
+    "was ",
+    "was:",
+    "rrp",
+    "uvp",
+    "msrp",
+    "statt",
+    "regular price",
+    "list price",
+    "compare at",
+    "originally",
+    "instead of",
+    "au lieu de",
+];
+
+/// Text that makes an amount something else than a price.
+const OTHER_TEXT: &[&str] = &[
+    "save", "% off", "saving", "/kg", "/ kg", "/100", "per ", "/month", "/mo", "shipping",
+];
+
+/// Hint words that mark a card's name element.
+fn is_name_hint(hint: &str) -> bool {
+    hint.split(|c: char| !c.is_ascii_alphanumeric())
+        .any(|w| matches!(w, "title" | "name" | "productname" | "producttitle"))
+        || hint.has("product-title")
+        || hint.has("product-name")
+        || hint.has("product_title")
+        || hint.has("product_name")
+}
+
+fn usable_href(h: &str) -> bool {
+    let l = h.trim().to_ascii_lowercase();
+    !(l.is_empty()
+        || l.starts_with('#')
+        || l.starts_with("javascript")
+        || l.starts_with("mailto:")
+        || l.starts_with("tel:")
+        || l.has("add-to-cart")
+        || l.has("add_to_cart")
+        || l.has("wishlist")
+        || l.has("/cart"))
+}
+
+/// An absolute URL without its fragment.
+pub fn absolute(base: &Option<url::Url>, href: &str) -> Option<String> {
+    let b = base.as_ref()?;
+    let mut u = b.join(href.trim()).ok()?;
+    if u.scheme() != "http" && u.scheme() != "https" {
+        return None;
+    }
+    u.set_fragment(None);
+    Some(u.to_string())
+}
+
+/// The first usable link of a card, absolute.
+pub fn card_link(doc: &Doc, card: usize, base: &Option<url::Url>) -> Option<String> {
+    (card..doc.els[card].el_end).find_map(|i| {
+        let e = &doc.els[i];
+        if e.tag != "a" {
+            return None;
+        }
+        e.el.value()
+            .attr("href")
+            .filter(|h| usable_href(h))
+            .and_then(|h| absolute(base, h))
+    })
+}
+
+struct Amount {
+    value: String,
+    currency: Option<String>,
+    raw: String,
+    list: bool,
+    sale: bool,
+}
+
+fn as_f64(v: &str) -> f64 {
+    v.parse().unwrap_or(0.0)
+}
+
+/// The amounts shown in a card, in order.
+fn amounts(doc: &Doc, card: usize) -> Vec<Amount> {
+    let e = &doc.els[card];
+    let mut out: Vec<Amount> = Vec::new();
+    // Machine values (Magento `data-price-amount`, `data-price-type`).
+    for i in card..e.el_end {
+        let v = doc.els[i].el.value();
+        if let Some(p) = v.attr("data-price-amount").and_then(parse_machine_price) {
+            let ty = v.attr("data-price-type").unwrap_or("").to_ascii_lowercase();
+            out.push(Amount {
+                value: p,
+                currency: None,
+                raw: String::new(),
+                list: has_word(&ty, LIST_WORDS) || doc.els[i].flags & STRIKE != 0,
+                sale: false,
+            });
+        }
+    }
+    if !out.is_empty() {
+        // The visible text gives the currency.
+        let cur = (e.text_start..e.text_end).find_map(|k| {
+            let t = &doc.texts[k].text;
+            if t.len() <= 40 && has_currency_mark(t) {
+                parse_current_price(t).and_then(|p| p.currency.map(|c| (c, t.clone())))
+            } else {
+                None
+            }
+        });
+        if let Some((c, raw)) = cur {
+            for a in &mut out {
+                a.currency = Some(c.clone());
+                a.raw = raw.clone();
+            }
+        }
+        return out;
+    }
+    let mut done_els: Vec<usize> = Vec::new();
+    for k in e.text_start..e.text_end {
+        let t = &doc.texts[k];
+        if t.flags & HIDDEN != 0 || t.text.len() > 80 || !t.text.bytes().any(|b| b.is_ascii_digit())
+        {
+            continue;
+        }
+        let el = &doc.els[t.el];
+        let hints = doc.ancestor_hints(t.el, 2);
+        let priced_el = el.hint.has("price") || el.hint.has("amount");
+        let raw = if has_currency_mark(&t.text) {
+            t.text.clone()
+        } else if priced_el && !done_els.contains(&t.el) {
+            done_els.push(t.el);
+            doc.text_of(t.el, 80)
+        } else {
+            continue;
+        };
+        let lower = raw.to_lowercase();
+        if OTHER_TEXT.iter().any(|w| lower.has(w)) || has_word(&el.hint, OTHER_AMOUNT_WORDS) {
+            continue;
+        }
+        let Some(p) = parse_current_price(&raw) else {
+            continue;
+        };
+        if as_f64(&p.value) <= 0.0 {
+            continue;
+        }
+        let former_in_text = LIST_TEXT.iter().any(|w| lower.has(w))
+            || (k > e.text_start && {
+                let prev = doc.texts[k - 1].text.to_lowercase();
+                prev.len() < 30 && LIST_TEXT.iter().any(|w| prev.has(w.trim_end()))
+            });
+        // "was $20 now $15" in one text: parse_current_price took the
+        // current one, so the text is not a former price.
+        let former_only = former_in_text && !lower.has("now") && !has_two_amounts(&raw);
+        let list = t.flags & STRIKE != 0 || has_word(&hints, LIST_WORDS) || former_only;
+        let sale = has_word(&el.hint, &["sale", "special", "now", "final", "current", "promo"]);
+        out.push(Amount {
+            value: p.value,
+            currency: p.currency,
+            raw,
+            list,
+            sale,
+        });
+    }
+    out
+}
+
+fn has_two_amounts(raw: &str) -> bool {
+    let mut n = 0;
+    let mut in_num = false;
+    for c in raw.chars() {
+        let d = c.is_ascii_digit();
+        if d && !in_num {
+            n += 1;
+        }
+        in_num = d || (in_num && matches!(c, '.' | ','));
+    }
+    n >= 2
+}
+
+/// The current price of a card, its former price when shown, and the raw
+/// text the currency came from.
+fn prices(doc: &Doc, card: usize) -> Option<(Amount, Option<String>)> {
+    let all = amounts(doc, card);
+    let mut current: Vec<&Amount> = all.iter().filter(|a| !a.list).collect();
+    let former: Vec<&Amount> = all.iter().filter(|a| a.list).collect();
+    if current.is_empty() {
+        current = former.clone();
+    }
+    let mut pick = *current.first()?;
+    let mut list_price = None;
+    // Two unmarked amounts where one is named as the sale price.
+    if let Some(s) = current.iter().find(|a| a.sale) {
+        if let Some(o) = current
+            .iter()
+            .find(|a| !a.sale && as_f64(&a.value) > as_f64(&s.value))
+        {
+            list_price = Some(o.value.clone());
+        }
+        pick = s;
+    }
+    if list_price.is_none() {
+        list_price = former
+            .iter()
+            .find(|a| as_f64(&a.value) > as_f64(&pick.value))
+            .map(|a| a.value.clone());
+    }
+    Some((
+        Amount {
+            value: pick.value.clone(),
+            currency: pick
+                .currency
+                .clone()
+                .or_else(|| all.iter().find_map(|a| a.currency.clone())),
+            raw: pick.raw.clone(),
+            list: false,
+            sale: pick.sale,
+        },
+        list_price,
+    ))
+}
+
+fn put(r: &mut Map<String, Value>, k: &str, v: Option<String>) {
+    if let Some(v) = v {
+        let v = crate::text::squash(&v);
+        if !v.is_empty() && !r.contains_key(k) {
+            r.insert(k.to_string(), Value::String(v));
+        }
+    }
+}
+
+/// Whether a text reads as a name (not a price, stock note or button).
+fn name_like(t: &str) -> bool {
+    let n = t.chars().count();
+    (3..=300).contains(&n)
+        && !(has_currency_mark(t) && t.bytes().any(|b| b.is_ascii_digit()))
+        && availability_from_short_text(t).is_none()
+        && !is_buy_text(t)
+}
+
+/// Read a card's fields into a record.
+pub fn read_card(
+    doc: &Doc,
+    card: usize,
+    base: &Option<url::Url>,
+    host: &str,
+) -> Map<String, Value> {
+    let mut r = Map::new();
+    let end = doc.els[card].el_end;
+    let url = card_link(doc, card, base);
+    let mut heading: Option<String> = None;
+    let mut named: Option<String> = None;
+    let mut anchor_text: Option<String> = None;
+    let mut alt: Option<String> = None;
+    let mut image: Option<String> = None;
+    let mut sku: Option<String> = None;
+    let mut brand: Option<String> = None;
+    let mut buy = false;
+    for i in card..end {
+        let e = &doc.els[i];
+        let v = e.el.value();
+        if e.flags & HIDDEN != 0 && e.tag != "img" && e.tag != "meta" {
+            continue;
+        }
+        let has_text = e.text_end > e.text_start;
+        match e.tag {
+            "a" if anchor_text.is_none() => {
+                let same = v.attr("href").and_then(|h| absolute(base, h)) == url;
+                if same && url.is_some() {
+                    anchor_text = doc.texts[e.text_start..e.text_end]
+                        .iter()
+                        .map(|t| t.text.as_str())
+                        .find(|t| name_like(t))
+                        .map(String::from)
+                        .or_else(|| v.attr("title").filter(|t| name_like(t)).map(String::from));
+                }
+            }
+            "img" if image.is_none() => {
+                let src = v
+                    .attr("data-src")
+                    .or_else(|| v.attr("data-lazy-src"))
+                    .or_else(|| v.attr("data-original"))
+                    .or_else(|| v.attr("src"))
+                    .or_else(|| {
+                        v.attr("srcset")
+                            .or_else(|| v.attr("data-srcset"))
+                            .and_then(|s| s.split_whitespace().next())
+                    })
+                    .filter(|s| !s.trim().is_empty() && !s.trim_start().starts_with("data:"));
+                image = src.and_then(|s| absolute(base, s));
+                alt = v.attr("alt").filter(|a| name_like(a)).map(String::from);
+            }
+            _ => {}
+        }
+        if i != card && has_text {
+            if named.is_none()
+                && (v.attr("itemprop") == Some("name") || is_name_hint(&e.hint))
+                && !e.hint.has("brand")
+                && e.text_end - e.text_start <= 4
+            {
+                named = Some(doc.text_of(i, 300)).filter(|t| name_like(t));
+            }
+            if heading.is_none() && matches!(e.tag, "h2" | "h3" | "h4" | "h5" | "h6") {
+                heading = Some(doc.text_of(i, 300)).filter(|t| name_like(t));
+            }
+            if brand.is_none()
+                && (e.hint.has("brand") || e.hint.has("vendor") || e.hint.has("manufacturer"))
+                && e.text_end - e.text_start <= 2
+            {
+                let t = doc.text_of(i, 100);
+                brand = crate::visible::clean_brand(&t)
+                    .or(Some(t))
+                    .filter(|b| b.chars().count() <= 60 && !b.is_empty());
+            }
+        }
+        if sku.is_none() {
+            sku = v
+                .attr("data-product_sku")
+                .or_else(|| v.attr("data-product-sku"))
+                .or_else(|| v.attr("data-sku"))
+                .and_then(crate::text::clean_identifier);
+            if sku.is_none() && v.attr("itemprop") == Some("sku") {
+                sku = v
+                    .attr("content")
+                    .map(String::from)
+                    .or_else(|| Some(doc.text_of(i, 60)))
+                    .and_then(|s| crate::text::clean_identifier(&s));
+            }
+        }
+        if (e.flags & BUTTON != 0 || e.tag == "a")
+            && v.attr("disabled").is_none()
+            && !v
+                .attr("class")
+                .map(|c| c.has("disabled"))
+                .unwrap_or(false)
+        {
+            let label = doc.text_of(i, 80);
+            let label = if label.is_empty() {
+                v.attr("value").or_else(|| v.attr("aria-label")).unwrap_or("").to_string()
+            } else {
+                label
+            };
+            if is_buy_text(&label) {
+                buy = true;
+            }
+        }
+    }
+    put(&mut r, "name", named.or(heading).or(anchor_text).or(alt));
+    put(&mut r, "url", url);
+    if let Some((p, list)) = prices(doc, card) {
+        put(&mut r, "price", Some(p.value.clone()));
+        if let Some(c) = &p.currency {
+            put(&mut r, "currency", Some(refine_currency(c, &p.raw, host, &doc.lang)));
+        }
+        put(&mut r, "list_price", list);
+    }
+    // Stock: a stock note in the card, the card's own state class, or a buy
+    // button.
+    let e = &doc.els[card];
+    let stated = (e.text_start..e.text_end).find_map(|k| {
+        let t = &doc.texts[k];
+        if t.flags & HIDDEN != 0 || t.text.chars().count() > 60 {
+            return None;
+        }
+        availability_from_short_text(&t.text)
+    });
+    let by_class = e
+        .hint
+        .split(|c: char| c.is_whitespace())
+        .find_map(|w| match w {
+            "outofstock" | "out-of-stock" | "sold-out" | "soldout" | "is-sold-out" => {
+                Some("OutOfStock")
+            }
+            "instock" | "in-stock" => Some("InStock"),
+            _ => None,
+        });
+    let avail = stated
+        .or(by_class)
+        .or(if buy { Some("InStock") } else { None });
+    put(&mut r, "availability", avail.map(String::from));
+    put(&mut r, "image", image);
+    put(&mut r, "sku", sku);
+    put(&mut r, "brand", brand);
+    r
+}

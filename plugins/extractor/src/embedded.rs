@@ -1,0 +1,423 @@
+//! Product lists in the state that shops embed in their pages: Next.js
+//! `__NEXT_DATA__`, Nuxt and other `window.__STATE__ = {...}` globals,
+//! Shopify product JSON and other `application/json` scripts, and JSON in
+//! `data-*` attributes. Products are recognised by shape (a name and a
+//! price), not by site.
+
+use crate::dom::Doc;
+use crate::text::{clean_identifier, normalize_availability, normalize_currency, parse_machine_price};
+use crate::text::Find as _;
+use serde_json::{Map, Value};
+
+/// Words in a JSON path that mark lists of other products.
+const OTHER_PATH_WORDS: &[&str] = &[
+    "recommend",
+    "related",
+    "recent",
+    "similar",
+    "upsell",
+    "crosssell",
+    "cross_sell",
+    "alsobought",
+    "also_bought",
+    "sponsored",
+    "viewed",
+    "cart",
+    "wishlist",
+    "bestseller",
+    "trending",
+];
+
+/// Globals that hold a page's state as plain JSON.
+const STATE_GLOBALS: &[&str] = &[
+    "window.__NUXT__",
+    "window.__INITIAL_STATE__",
+    "window.__PRELOADED_STATE__",
+    "window.__STATE__",
+    "window.__APP_STATE__",
+    "window.__DATA__",
+];
+
+fn first_str(o: &Map<String, Value>, keys: &[&str]) -> Option<String> {
+    keys.iter().find_map(|k| match o.get(*k) {
+        Some(Value::String(s)) if !s.trim().is_empty() => Some(s.trim().to_string()),
+        Some(Value::Number(n)) => Some(n.to_string()),
+        Some(Value::Object(inner)) => first_str(inner, &["name", "title", "value", "src", "url"]),
+        _ => None,
+    })
+}
+
+const NAME_KEYS: &[&str] = &[
+    "name",
+    "title",
+    "productName",
+    "product_name",
+    "displayName",
+    "display_name",
+];
+const PRICE_KEYS: &[&str] = &[
+    "price",
+    "salePrice",
+    "sale_price",
+    "currentPrice",
+    "current_price",
+    "finalPrice",
+    "final_price",
+    "priceValue",
+    "price_amount",
+    "sellingPrice",
+    "minPrice",
+    "prices",
+    "priceRange",
+    "pricing",
+];
+const LIST_KEYS: &[&str] = &[
+    "compare_at_price",
+    "compareAtPrice",
+    "listPrice",
+    "list_price",
+    "regularPrice",
+    "regular_price",
+    "originalPrice",
+    "original_price",
+    "wasPrice",
+    "was_price",
+    "oldPrice",
+    "old_price",
+    "msrp",
+];
+
+/// A price value: a number, a numeric string, or an object holding one.
+fn price_value(v: &Value, depth: usize) -> Option<(String, Option<String>)> {
+    if depth > 3 {
+        return None;
+    }
+    match v {
+        Value::Number(n) => {
+            let s = n.to_string();
+            parse_machine_price(&s).map(|p| (p, None))
+        }
+        Value::String(s) => {
+            let t = s.trim();
+            if t.is_empty() || !t.bytes().any(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            if t.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
+                parse_machine_price(t).map(|p| (p, None))
+            } else {
+                crate::text::parse_price(t).map(|p| (p.value, p.currency))
+            }
+        }
+        Value::Object(o) => {
+            let cur = first_str(o, &["currency", "currencyCode", "currency_code", "priceCurrency"])
+                .and_then(|c| normalize_currency(&c));
+            for k in [
+                "current", "sale", "final", "value", "amount", "min", "price", "minVariantPrice",
+                "raw", "selling", "regular",
+            ] {
+                if let Some((p, c)) = o.get(k).and_then(|x| price_value(x, depth + 1)) {
+                    return Some((p, c.or(cur)));
+                }
+            }
+            None
+        }
+        Value::Array(a) => a.first().and_then(|x| price_value(x, depth + 1)),
+        _ => None,
+    }
+}
+
+/// Whether an object looks like a product: a name and a price.
+fn looks_like_product(o: &Map<String, Value>) -> bool {
+    first_str(o, NAME_KEYS).is_some()
+        && PRICE_KEYS
+            .iter()
+            .any(|k| o.get(*k).and_then(|v| price_value(v, 0)).is_some())
+}
+
+/// Shopify's product objects give prices in cents.
+fn in_cents(o: &Map<String, Value>) -> bool {
+    o.contains_key("handle")
+        && (o.contains_key("variants") || o.contains_key("price_min"))
+        && matches!(o.get("price"), Some(Value::Number(n)) if n.is_u64())
+}
+
+fn cents(p: &str) -> String {
+    let v: f64 = p.parse().unwrap_or(0.0) / 100.0;
+    format!("{:.2}", v)
+}
+
+fn put(r: &mut Map<String, Value>, k: &str, v: Option<String>) {
+    if let Some(v) = v {
+        let v = crate::text::squash(&v);
+        if !v.is_empty() && !r.contains_key(k) {
+            r.insert(k.to_string(), Value::String(v));
+        }
+    }
+}
+
+/// A record from a product-shaped object. `url` is left relative (or a
+/// bare handle/slug under the key `slug`) for the caller to resolve.
+pub fn record_of(o: &Map<String, Value>) -> Map<String, Value> {
+    let mut r = Map::new();
+    put(&mut r, "name", first_str(o, NAME_KEYS));
+    let cents_shape = in_cents(o);
+    let mut currency = None;
+    for k in PRICE_KEYS {
+        if let Some((p, c)) = o.get(*k).and_then(|v| price_value(v, 0)) {
+            let p = if cents_shape { cents(&p) } else { p };
+            put(&mut r, "price", Some(p));
+            currency = c;
+            break;
+        }
+    }
+    for k in LIST_KEYS {
+        if let Some((p, _)) = o.get(*k).and_then(|v| price_value(v, 0)) {
+            let p = if cents_shape { cents(&p) } else { p };
+            let higher = match (p.parse::<f64>(), r.get("price").and_then(|v| v.as_str())) {
+                (Ok(l), Some(c)) => l > c.parse::<f64>().unwrap_or(f64::MAX),
+                _ => false,
+            };
+            if higher {
+                put(&mut r, "list_price", Some(p));
+            }
+            break;
+        }
+    }
+    put(
+        &mut r,
+        "currency",
+        currency.or_else(|| {
+            first_str(o, &["currency", "priceCurrency", "currencyCode", "currency_code"])
+                .and_then(|c| normalize_currency(&c))
+        }),
+    );
+    put(
+        &mut r,
+        "url",
+        first_str(
+            o,
+            &[
+                "url", "href", "link", "productUrl", "product_url", "canonicalUrl", "pdpUrl",
+                "path",
+            ],
+        ),
+    );
+    if !r.contains_key("url") {
+        if let Some(h) = first_str(o, &["handle"]) {
+            put(&mut r, "slug", Some(format!("/products/{}", h)));
+        } else {
+            put(&mut r, "slug", first_str(o, &["slug", "urlKey", "url_key"]));
+        }
+    }
+    put(
+        &mut r,
+        "sku",
+        first_str(o, &["sku", "SKU", "productSku", "product_sku", "itemSku"])
+            .and_then(|s| clean_identifier(&s)),
+    );
+    if !r.contains_key("sku") {
+        if let Some(Value::Array(vs)) = o.get("variants") {
+            if let Some(Value::Object(v)) = vs.first() {
+                put(
+                    &mut r,
+                    "sku",
+                    first_str(v, &["sku"]).and_then(|s| clean_identifier(&s)),
+                );
+            }
+        }
+    }
+    let image = first_str(
+        o,
+        &[
+            "image", "imageUrl", "image_url", "img", "thumbnail", "featured_image", "featuredImage",
+        ],
+    )
+    .or_else(|| match o.get("images") {
+        Some(Value::Array(a)) => a.first().and_then(|x| match x {
+            Value::String(s) => Some(s.clone()),
+            Value::Object(io) => first_str(io, &["src", "url"]),
+            _ => None,
+        }),
+        _ => None,
+    });
+    put(&mut r, "image", image.filter(|i| !i.starts_with("data:")));
+    put(
+        &mut r,
+        "brand",
+        first_str(o, &["brand", "vendor", "manufacturer", "brandName"]),
+    );
+    let avail = first_str(o, &["availability", "stockStatus", "stock_status", "inventoryStatus"])
+        .and_then(|a| normalize_availability(&a))
+        .or_else(|| {
+            ["inStock", "in_stock", "available", "isAvailable", "is_in_stock"]
+                .iter()
+                .find_map(|k| o.get(*k).and_then(|v| v.as_bool()))
+                .map(|b| if b { "InStock" } else { "OutOfStock" }.to_string())
+        })
+        .or_else(|| {
+            ["soldOut", "sold_out", "isSoldOut", "outOfStock"]
+                .iter()
+                .find_map(|k| o.get(*k).and_then(|v| v.as_bool()))
+                .map(|b| if b { "OutOfStock" } else { "InStock" }.to_string())
+        });
+    put(&mut r, "availability", avail);
+    r
+}
+
+/// A list of products found in the data: its JSON path and its records.
+#[derive(Debug)]
+pub struct Found {
+    pub path: String,
+    pub records: Vec<Map<String, Value>>,
+}
+
+/// Arrays of at least two product-shaped objects in a JSON value.
+fn product_arrays(v: &Value, path: &mut String, out: &mut Vec<Found>, depth: usize, budget: &mut usize) {
+    if depth > 24 || *budget == 0 {
+        return;
+    }
+    *budget -= 1;
+    match v {
+        Value::Array(a) => {
+            let objs: Vec<&Map<String, Value>> = a.iter().filter_map(|x| x.as_object()).collect();
+            let products: Vec<&Map<String, Value>> =
+                objs.iter().copied().filter(|o| looks_like_product(o)).collect();
+            if products.len() >= 2 && products.len() * 2 >= objs.len() {
+                out.push(Found {
+                    path: path.clone(),
+                    records: products.iter().map(|o| record_of(o)).collect(),
+                });
+                return;
+            }
+            // Lists of wrappers ({"node": {...}}, {"product": {...}}).
+            let inner: Vec<&Map<String, Value>> = objs
+                .iter()
+                .filter_map(|o| {
+                    ["node", "product", "item", "data"]
+                        .iter()
+                        .find_map(|k| o.get(*k).and_then(|x| x.as_object()))
+                })
+                .filter(|o| looks_like_product(o))
+                .collect();
+            if inner.len() >= 2 && inner.len() * 2 >= objs.len() {
+                out.push(Found {
+                    path: path.clone(),
+                    records: inner.iter().map(|o| record_of(o)).collect(),
+                });
+                return;
+            }
+            for x in a.iter().take(500) {
+                product_arrays(x, path, out, depth + 1, budget);
+            }
+        }
+        Value::Object(o) => {
+            for (k, x) in o {
+                if !matches!(x, Value::Array(_) | Value::Object(_)) {
+                    continue;
+                }
+                let len = path.len();
+                path.push('/');
+                path.push_str(k);
+                product_arrays(x, path, out, depth + 1, budget);
+                path.truncate(len);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn is_other_path(path: &str) -> bool {
+    let p = path.to_ascii_lowercase();
+    OTHER_PATH_WORDS.iter().any(|w| p.has(w))
+}
+
+/// The JSON of a `window.X = {...}` assignment in the inline scripts.
+fn state_globals(scripts: &str) -> Vec<Value> {
+    let mut out = Vec::new();
+    for g in STATE_GLOBALS {
+        let Some(at) = scripts.find(g) else { continue };
+        let rest = scripts[at + g.len()..].trim_start();
+        let Some(rest) = rest.strip_prefix('=') else {
+            continue;
+        };
+        let rest = rest.trim_start();
+        if !rest.starts_with('{') && !rest.starts_with('[') {
+            continue;
+        }
+        let mut stream = serde_json::Deserializer::from_str(rest).into_iter::<Value>();
+        if let Some(Ok(v)) = stream.next() {
+            out.push(v);
+        }
+    }
+    out
+}
+
+/// Product lists in the page's embedded state, best first: lists outside
+/// recommendation-like paths, then the longest.
+pub fn lists(doc: &Doc) -> Vec<Found> {
+    let mut values: Vec<(String, Value)> = Vec::new();
+    for (id, text) in doc.json_scripts() {
+        if text.len() > 8_000_000 {
+            continue;
+        }
+        if let Ok(v) = serde_json::from_str::<Value>(text.trim()) {
+            values.push((id.unwrap_or("script").to_string(), v));
+        }
+    }
+    for v in state_globals(doc.scripts()) {
+        values.push(("state".into(), v));
+    }
+    let mut out = Vec::new();
+    for (name, v) in &values {
+        let mut path = name.clone();
+        let mut budget = 200_000;
+        product_arrays(v, &mut path, &mut out, 0, &mut budget);
+    }
+    // One product object per script (Shopify `data-product-json` on each
+    // card) makes a list too.
+    let singles: Vec<Map<String, Value>> = values
+        .iter()
+        .filter_map(|(_, v)| v.as_object())
+        .map(|o| o.get("product").and_then(|p| p.as_object()).unwrap_or(o))
+        .filter(|o| looks_like_product(o))
+        .map(record_of)
+        .collect();
+    if singles.len() >= 2 {
+        out.push(Found {
+            path: "scripts".into(),
+            records: singles,
+        });
+    }
+    out.retain(|f| !is_other_path(&f.path));
+    out.sort_by_key(|f| std::cmp::Reverse(f.records.len()));
+    out
+}
+
+/// Products in `data-*` attributes holding JSON (`data-product='{...}'`),
+/// with the element that carries each, in page order.
+pub fn data_attributes(doc: &Doc) -> Vec<(usize, Map<String, Value>)> {
+    let mut out = Vec::new();
+    for (i, e) in doc.els.iter().enumerate() {
+        for (k, v) in e.el.value().attrs() {
+            if !k.starts_with("data-") {
+                continue;
+            }
+            let t = v.trim_start();
+            if !t.starts_with('{') || t.len() > 100_000 {
+                continue;
+            }
+            if let Ok(Value::Object(o)) = serde_json::from_str::<Value>(v) {
+                let o = o
+                    .get("product")
+                    .and_then(|p| p.as_object())
+                    .cloned()
+                    .unwrap_or(o);
+                if looks_like_product(&o) {
+                    out.push((i, record_of(&o)));
+                    break;
+                }
+            }
+        }
+    }
+    out
+}

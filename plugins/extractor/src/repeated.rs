@@ -1,0 +1,224 @@
+//! The main list of a page without product data: sibling subtrees of the
+//! same shape that each carry a link and a price (the record regions of
+//! MDR/DEPTA, found in one pass over the flat element array).
+
+use crate::dom::{Doc, CHROME, HIDDEN, MAIN, RELATED};
+use crate::text::{has_currency_mark, Find as _};
+use std::collections::HashMap;
+
+/// Headings of lists that are not the page's own ("You may also like").
+const OTHER_LIST_PHRASES: &[&str] = &[
+    "you may also like",
+    "you might also like",
+    "you may like",
+    "you might like",
+    "also like",
+    "related product",
+    "related items",
+    "customers also",
+    "customers who bought",
+    "customers who viewed",
+    "also bought",
+    "also viewed",
+    "recently viewed",
+    "similar product",
+    "similar items",
+    "frequently bought",
+    "recommended for you",
+    "recommended products",
+    "recommendations",
+    "sponsored",
+    "people also",
+    "complete the look",
+    "das könnte",
+    "ähnliche",
+    "zuletzt angesehen",
+    "vous aimerez",
+    "produits similaires",
+    "récemment consultés",
+    "te puede interesar",
+    "productos relacionados",
+    "potrebbe piacerti",
+    "prodotti correlati",
+];
+
+/// Whether a short text names a list of other products.
+pub fn names_other_list(text: &str) -> bool {
+    let t = text.to_lowercase();
+    t.len() < 100 && OTHER_LIST_PHRASES.iter().any(|p| t.has(p))
+}
+
+/// Advertising containers, by whole words of their class or id.
+fn is_ad_hint(hint: &str) -> bool {
+    hint.split(|c: char| !c.is_ascii_alphanumeric()).any(|w| {
+        matches!(
+            w,
+            "ad" | "ads" | "advert" | "adverts" | "advertisement" | "sponsored" | "promoted"
+        )
+    })
+}
+
+/// Whether an element sits in a part of the page that holds other products
+/// (recommendations, recently viewed, ads) or in the page chrome.
+pub fn in_other_region(doc: &Doc, el: usize) -> bool {
+    let e = &doc.els[el];
+    if e.flags & (CHROME | RELATED | HIDDEN) != 0 {
+        return true;
+    }
+    let mut cur = Some(el);
+    let mut n = 0;
+    while let Some(i) = cur {
+        if n > 12 {
+            break;
+        }
+        let a = &doc.els[i];
+        if is_ad_hint(&a.hint) || a.hint.has("recently") || a.hint.has("also-like") {
+            return true;
+        }
+        // A heading just before the container (or its first text) that
+        // names another list.
+        if n <= 4 {
+            let from = a.text_start.saturating_sub(2);
+            let to = (a.text_start + 1).min(a.text_end).max(a.text_start);
+            if doc.texts[from..to].iter().any(|t| names_other_list(&t.text)) {
+                return true;
+            }
+        }
+        cur = a.parent;
+        n += 1;
+    }
+    false
+}
+
+/// Per-element counts over subtrees, by prefix sums over the flat arrays.
+struct Counts {
+    links: Vec<u32>,
+    prices: Vec<u32>,
+}
+
+impl Counts {
+    fn new(doc: &Doc) -> Counts {
+        let mut links = Vec::with_capacity(doc.els.len() + 1);
+        links.push(0);
+        for e in &doc.els {
+            let is_link = e.tag == "a"
+                && e.el
+                    .value()
+                    .attr("href")
+                    .map(|h| {
+                        let h = h.trim();
+                        !h.is_empty() && !h.starts_with('#') && !h.starts_with("javascript")
+                    })
+                    .unwrap_or(false);
+            links.push(links.last().unwrap() + is_link as u32);
+        }
+        let mut prices = Vec::with_capacity(doc.texts.len() + 1);
+        prices.push(0);
+        for t in &doc.texts {
+            let is_price = t.flags & HIDDEN == 0
+                && t.text.len() <= 80
+                && t.text.bytes().any(|b| b.is_ascii_digit())
+                && (doc.els[t.el].hint.has("price") || has_currency_mark(&t.text));
+            prices.push(prices.last().unwrap() + is_price as u32);
+        }
+        Counts { links, prices }
+    }
+
+    fn links(&self, doc: &Doc, i: usize) -> u32 {
+        self.links[doc.els[i].el_end] - self.links[i]
+    }
+
+    fn prices(&self, doc: &Doc, i: usize) -> u32 {
+        let e = &doc.els[i];
+        self.prices[e.text_end] - self.prices[e.text_start]
+    }
+}
+
+/// The shape of an element: its tag and first class name, digits dropped.
+fn shape(doc: &Doc, i: usize) -> String {
+    let e = &doc.els[i];
+    let class = e
+        .el
+        .value()
+        .attr("class")
+        .and_then(|c| c.split_whitespace().next())
+        .unwrap_or("");
+    let mut s = String::with_capacity(e.tag.len() + class.len() + 1);
+    s.push_str(e.tag);
+    s.push('.');
+    s.extend(class.chars().filter(|c| !c.is_ascii_digit()));
+    s
+}
+
+/// The cards of the page's main list, in page order, or nothing.
+/// `min` is the fewest cards that make a list.
+pub fn main_list(doc: &Doc, min: usize) -> Vec<usize> {
+    if doc.els.len() < 4 {
+        return Vec::new();
+    }
+    let counts = Counts::new(doc);
+    let mut groups: HashMap<(usize, String), Vec<usize>> = HashMap::new();
+    for (i, e) in doc.els.iter().enumerate() {
+        let Some(p) = e.parent else { continue };
+        if e.flags & HIDDEN != 0 || counts.links(doc, i) == 0 || counts.prices(doc, i) == 0 {
+            continue;
+        }
+        groups.entry((p, shape(doc, i))).or_default().push(i);
+    }
+    let mut best: Option<(i64, usize, Vec<usize>)> = None;
+    for ((parent, _), members) in groups.iter() {
+        if members.len() < 2 {
+            continue;
+        }
+        let n = members.len() as i64;
+        // Cards hold one product: a few prices each. Members that each hold
+        // many prices are sections of the page, not cards.
+        let prices: u32 = members.iter().map(|&m| counts.prices(doc, m)).sum();
+        let per = prices as f64 / n as f64;
+        let mut score = n * 10;
+        if per > 4.0 {
+            score -= 30;
+        }
+        if doc.els[*parent].flags & MAIN != 0 {
+            score += 5;
+        }
+        if best.as_ref().map(|b| score > b.0 || (score == b.0 && *parent < b.1)) != Some(false) {
+            if in_other_region(doc, *parent) {
+                continue;
+            }
+            best = Some((score, *parent, members.clone()));
+        }
+    }
+    let Some((_, parent, mut members)) = best else {
+        return Vec::new();
+    };
+    // Cards laid out in rows: the same group under the parent's siblings.
+    if let Some(gp) = doc.els[parent].parent {
+        let row_shape = shape(doc, parent);
+        let card_shape = shape(doc, members[0]);
+        let mut rows: Vec<usize> = groups
+            .keys()
+            .filter(|(p, s)| {
+                *p != parent
+                    && *s == card_shape
+                    && doc.els[*p].parent == Some(gp)
+                    && shape(doc, *p) == row_shape
+                    && !in_other_region(doc, *p)
+            })
+            .map(|(p, _)| *p)
+            .collect();
+        if !rows.is_empty() {
+            rows.push(parent);
+            rows.sort_unstable();
+            members = rows
+                .iter()
+                .flat_map(|&p| groups[&(p, card_shape.clone())].iter().copied())
+                .collect();
+        }
+    }
+    members.sort_unstable();
+    if members.len() < min {
+        return Vec::new();
+    }
+    members
+}
