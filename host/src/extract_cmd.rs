@@ -82,7 +82,7 @@ pub async fn run(plugins: &Plugins, dir: &Path, out: &Path, shape: Shape) -> any
     for (id, row) in results {
         let row = row.unwrap_or_else(|e| {
             failed += 1;
-            tracing::warn!(page = %id, "extraction failed: {e:#}");
+            eprintln!("page {id}: extraction failed: {e:#}");
             match shape {
                 Shape::MainProduct => empty_row(),
                 Shape::List => serde_json::json!({ "kind": "other", "records": [] }),

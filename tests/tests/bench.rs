@@ -282,3 +282,40 @@ fn bench_live_pages_per_second() {
     println!("live runs against a loopback fixture site: {} sessions, {pages} pages fetched and receipted in {secs:.2} s = {:.1} pages/s", ids.len(), pages as f64 / secs);
     s.audit();
 }
+
+/// A run reading the generated 5,200-product catalog through its 130
+/// listing pages (test mode): products per second and dollars per 1,000
+/// products.
+#[test]
+#[ignore]
+fn bench_catalog_run() {
+    let s = fast_server();
+    let a = s.account("1000");
+    let c = s.client(&a.test);
+    let mut rates = Vec::new();
+    let mut last = Value::Null;
+    for _ in 0..rounds() {
+        let started = Instant::now();
+        let r = c.post(
+            "/sessions",
+            json!({ "query": "lamps from big-catalog.example", "max_spend_usd": 10 }),
+        );
+        let id = r.json()["id"].as_str().unwrap().to_string();
+        let session = wait_for(600, || {
+            let s = c.get(&format!("/sessions/{id}")).ok();
+            (s["status"] != "running").then_some(s)
+        });
+        let secs = started.elapsed().as_secs_f64();
+        rates.push(session["records"].as_f64().unwrap() / secs);
+        last = session;
+    }
+    let products = last["records"].as_f64().unwrap();
+    let dollars = micros(&last["settled_usd"]) as f64 / 1e6;
+    println!(
+        "catalog run (big-catalog.example, test mode): {products} products from {} pages, median {:.0} products/s, ${:.4} per 1,000 products (${dollars:.4} in all), peak RSS {:.1} MiB",
+        last["receipts_signed"],
+        median(rates),
+        dollars / products * 1000.0,
+        peak_rss_mib(&s)
+    );
+}

@@ -61,6 +61,7 @@ fn main() {
             let server = std::env::var_os("CARGO_TARGET_DIR")
                 .map_or(server, |t| PathBuf::from(t).join("release/fnhost"));
             println!("xtask: commit {}", commit());
+            extraction_figures(&root, &server);
             // Figures, not assertions: each prints what it measured.
             run(cargo(&[
                 "bench",
@@ -273,6 +274,91 @@ fn f1(root: &Path) {
         .arg(dataset.join("ground-truth.json"))
         .arg(&out);
     run(&mut score);
+}
+
+/// `fnhost extract` (every core, the plugin in the host's runtime) beside
+/// extruct (PyPI, one process, in the bench's own venv) over the same
+/// folders of saved pages, in the same run: pages/s and MB/s of each.
+fn extraction_figures(root: &Path, server: &Path) {
+    let shared = root.join("../shared/datasets");
+    let folders: Vec<PathBuf> = ["product-pages", "listing-pages"]
+        .iter()
+        .map(|d| shared.join(d))
+        .filter(|d| d.join("urls.json").exists())
+        .collect();
+    if folders.is_empty() {
+        println!(
+            "xtask: no saved page folders under {}; extraction figures skipped",
+            shared.display()
+        );
+        return;
+    }
+    let target =
+        std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
+    let venv = target.join("bench-py");
+    let python = venv.join("bin/python");
+    if !python.exists() {
+        run(Command::new("python3").arg("-m").arg("venv").arg(&venv));
+        run(Command::new(&python).args([
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "extruct",
+        ]));
+    }
+    let data = target.join("bench-extract-data");
+    let (mut pages, mut bytes, mut secs) = (0usize, 0u64, 0f64);
+    for folder in &folders {
+        let count = std::fs::read_dir(folder.join("pages")).map_or(0, |d| d.count());
+        let size: u64 = std::fs::read_dir(folder.join("pages"))
+            .map(|d| {
+                d.flatten()
+                    .filter_map(|e| e.metadata().ok())
+                    .map(|m| m.len())
+                    .sum()
+            })
+            .unwrap_or(0);
+        let out = target.join("bench-extract.json");
+        let mut cmd = Command::new(server);
+        cmd.arg("--data-dir")
+            .arg(&data)
+            .args(["extract", "--list", "--dir"])
+            .arg(folder)
+            .arg("--out")
+            .arg(&out);
+        // One warm-up (compiles the plugin into the cache), then the timed run.
+        run(Command::new(server)
+            .arg("--data-dir")
+            .arg(&data)
+            .args(["extract", "--list", "--dir"])
+            .arg(folder)
+            .arg("--out")
+            .arg(&out));
+        let started = std::time::Instant::now();
+        run(&mut cmd);
+        let took = started.elapsed().as_secs_f64();
+        println!(
+            "fnhost extract {}: {count} pages, {:.1} MB, {took:.2} s, {:.1} pages/s, {:.2} MB/s",
+            folder.display(),
+            size as f64 / 1e6,
+            count as f64 / took,
+            size as f64 / 1e6 / took
+        );
+        (pages, bytes, secs) = (pages + count, bytes + size, secs + took);
+    }
+    println!(
+        "fnhost extract all: {pages} pages, {:.1} MB, {secs:.2} s, {:.1} pages/s, {:.2} MB/s",
+        bytes as f64 / 1e6,
+        pages as f64 / secs,
+        bytes as f64 / 1e6 / secs
+    );
+    let mut extruct = Command::new(&python);
+    extruct
+        .arg(root.join("xtask/extruct_bench.py"))
+        .args(&folders);
+    run(extruct);
 }
 
 /// The commit the figures belong to, marked when the tree has changes.

@@ -150,12 +150,15 @@ pub(crate) fn linker(engine: &Engine) -> anyhow::Result<Linker<Sandbox>> {
     bound_sleeps(&mut linker)?;
     // The contract's shared types: a component whose exports use them
     // imports the interface, which holds no functions.
-    linker.instance(CONTRACT_TYPES)?;
+    for types in CONTRACT_TYPES {
+        linker.instance(types)?;
+    }
     Ok(linker)
 }
 
-/// The contract's types-only interface, the one non-WASI import allowed.
-const CONTRACT_TYPES: &str = "fnhost:plugin/types@0.1.0";
+/// The contract's types-only interface of each released version: the one
+/// non-WASI import allowed.
+const CONTRACT_TYPES: &[&str] = &["fnhost:plugin/types@0.1.0", "fnhost:plugin/types@0.2.0"];
 
 /// The monotonic clock's version in the WASI that wasmtime-wasi provides.
 /// Components built against any older 0.2 release link to it too.
@@ -206,7 +209,7 @@ pub(crate) fn prepare(
     let ungranted: Vec<String> = ty
         .imports(engine)
         .map(|(name, _)| name)
-        .filter(|name| !name.starts_with("wasi:") && *name != CONTRACT_TYPES)
+        .filter(|name| !name.starts_with("wasi:") && !CONTRACT_TYPES.contains(name))
         .map(|name| format!("`{name}`"))
         .collect();
     if !ungranted.is_empty() {

@@ -208,7 +208,10 @@ fn amounts(doc: &Doc, card: usize) -> Vec<Amount> {
         // current one, so the text is not a former price.
         let former_only = former_in_text && !lower.has("now") && !has_two_amounts(&raw);
         let list = t.flags & STRIKE != 0 || has_word(&hints, LIST_WORDS) || former_only;
-        let sale = has_word(&el.hint, &["sale", "special", "now", "final", "current", "promo"]);
+        let sale = has_word(
+            &el.hint,
+            &["sale", "special", "now", "final", "current", "promo"],
+        );
         out.push(Amount {
             value: p.value,
             currency: p.currency,
@@ -384,14 +387,14 @@ pub fn read_card(
         }
         if (e.flags & BUTTON != 0 || e.tag == "a")
             && v.attr("disabled").is_none()
-            && !v
-                .attr("class")
-                .map(|c| c.has("disabled"))
-                .unwrap_or(false)
+            && !v.attr("class").map(|c| c.has("disabled")).unwrap_or(false)
         {
             let label = doc.text_of(i, 80);
             let label = if label.is_empty() {
-                v.attr("value").or_else(|| v.attr("aria-label")).unwrap_or("").to_string()
+                v.attr("value")
+                    .or_else(|| v.attr("aria-label"))
+                    .unwrap_or("")
+                    .to_string()
             } else {
                 label
             };
@@ -400,12 +403,32 @@ pub fn read_card(
             }
         }
     }
-    put(&mut r, "name", named.or(heading).or(anchor_text).or(alt));
+    // Without a named element, the first text that reads as a name.
+    let first_text = || {
+        let e = &doc.els[card];
+        doc.texts[e.text_start..e.text_end]
+            .iter()
+            .find(|t| t.flags & (HIDDEN | BUTTON) == 0 && name_like(&t.text))
+            .map(|t| t.text.clone())
+    };
+    put(
+        &mut r,
+        "name",
+        named
+            .or(heading)
+            .or(anchor_text)
+            .or(alt)
+            .or_else(first_text),
+    );
     put(&mut r, "url", url);
     if let Some((p, list)) = prices(doc, card) {
         put(&mut r, "price", Some(p.value.clone()));
         if let Some(c) = &p.currency {
-            put(&mut r, "currency", Some(refine_currency(c, &p.raw, host, &doc.lang)));
+            put(
+                &mut r,
+                "currency",
+                Some(refine_currency(c, &p.raw, host, &doc.lang)),
+            );
         }
         put(&mut r, "list_price", list);
     }
@@ -417,7 +440,10 @@ pub fn read_card(
         if t.flags & HIDDEN != 0 || t.text.chars().count() > 60 {
             return None;
         }
-        availability_from_short_text(&t.text)
+        // "Author – 12,99 € – Out of stock": each part on its own.
+        t.text
+            .split(['–', '—', '|', '·', '•'])
+            .find_map(|part| availability_from_short_text(part.trim()))
     });
     let by_class = e
         .hint

@@ -5,8 +5,10 @@
 //! price), not by site.
 
 use crate::dom::Doc;
-use crate::text::{clean_identifier, normalize_availability, normalize_currency, parse_machine_price};
 use crate::text::Find as _;
+use crate::text::{
+    clean_identifier, normalize_availability, normalize_currency, parse_machine_price,
+};
 use serde_json::{Map, Value};
 
 /// Words in a JSON path that mark lists of other products.
@@ -109,11 +111,23 @@ fn price_value(v: &Value, depth: usize) -> Option<(String, Option<String>)> {
             }
         }
         Value::Object(o) => {
-            let cur = first_str(o, &["currency", "currencyCode", "currency_code", "priceCurrency"])
-                .and_then(|c| normalize_currency(&c));
+            let cur = first_str(
+                o,
+                &["currency", "currencyCode", "currency_code", "priceCurrency"],
+            )
+            .and_then(|c| normalize_currency(&c));
             for k in [
-                "current", "sale", "final", "value", "amount", "min", "price", "minVariantPrice",
-                "raw", "selling", "regular",
+                "current",
+                "sale",
+                "final",
+                "value",
+                "amount",
+                "min",
+                "price",
+                "minVariantPrice",
+                "raw",
+                "selling",
+                "regular",
             ] {
                 if let Some((p, c)) = o.get(k).and_then(|x| price_value(x, depth + 1)) {
                     return Some((p, c.or(cur)));
@@ -187,8 +201,11 @@ pub fn record_of(o: &Map<String, Value>) -> Map<String, Value> {
         &mut r,
         "currency",
         currency.or_else(|| {
-            first_str(o, &["currency", "priceCurrency", "currencyCode", "currency_code"])
-                .and_then(|c| normalize_currency(&c))
+            first_str(
+                o,
+                &["currency", "priceCurrency", "currencyCode", "currency_code"],
+            )
+            .and_then(|c| normalize_currency(&c))
         }),
     );
     put(
@@ -197,7 +214,13 @@ pub fn record_of(o: &Map<String, Value>) -> Map<String, Value> {
         first_str(
             o,
             &[
-                "url", "href", "link", "productUrl", "product_url", "canonicalUrl", "pdpUrl",
+                "url",
+                "href",
+                "link",
+                "productUrl",
+                "product_url",
+                "canonicalUrl",
+                "pdpUrl",
                 "path",
             ],
         ),
@@ -229,7 +252,13 @@ pub fn record_of(o: &Map<String, Value>) -> Map<String, Value> {
     let image = first_str(
         o,
         &[
-            "image", "imageUrl", "image_url", "img", "thumbnail", "featured_image", "featuredImage",
+            "image",
+            "imageUrl",
+            "image_url",
+            "img",
+            "thumbnail",
+            "featured_image",
+            "featuredImage",
         ],
     )
     .or_else(|| match o.get("images") {
@@ -246,20 +275,34 @@ pub fn record_of(o: &Map<String, Value>) -> Map<String, Value> {
         "brand",
         first_str(o, &["brand", "vendor", "manufacturer", "brandName"]),
     );
-    let avail = first_str(o, &["availability", "stockStatus", "stock_status", "inventoryStatus"])
-        .and_then(|a| normalize_availability(&a))
-        .or_else(|| {
-            ["inStock", "in_stock", "available", "isAvailable", "is_in_stock"]
-                .iter()
-                .find_map(|k| o.get(*k).and_then(|v| v.as_bool()))
-                .map(|b| if b { "InStock" } else { "OutOfStock" }.to_string())
-        })
-        .or_else(|| {
-            ["soldOut", "sold_out", "isSoldOut", "outOfStock"]
-                .iter()
-                .find_map(|k| o.get(*k).and_then(|v| v.as_bool()))
-                .map(|b| if b { "OutOfStock" } else { "InStock" }.to_string())
-        });
+    let avail = first_str(
+        o,
+        &[
+            "availability",
+            "stockStatus",
+            "stock_status",
+            "inventoryStatus",
+        ],
+    )
+    .and_then(|a| normalize_availability(&a))
+    .or_else(|| {
+        [
+            "inStock",
+            "in_stock",
+            "available",
+            "isAvailable",
+            "is_in_stock",
+        ]
+        .iter()
+        .find_map(|k| o.get(*k).and_then(|v| v.as_bool()))
+        .map(|b| if b { "InStock" } else { "OutOfStock" }.to_string())
+    })
+    .or_else(|| {
+        ["soldOut", "sold_out", "isSoldOut", "outOfStock"]
+            .iter()
+            .find_map(|k| o.get(*k).and_then(|v| v.as_bool()))
+            .map(|b| if b { "OutOfStock" } else { "InStock" }.to_string())
+    });
     put(&mut r, "availability", avail);
     r
 }
@@ -272,7 +315,13 @@ pub struct Found {
 }
 
 /// Arrays of at least two product-shaped objects in a JSON value.
-fn product_arrays(v: &Value, path: &mut String, out: &mut Vec<Found>, depth: usize, budget: &mut usize) {
+fn product_arrays(
+    v: &Value,
+    path: &mut String,
+    out: &mut Vec<Found>,
+    depth: usize,
+    budget: &mut usize,
+) {
     if depth > 24 || *budget == 0 {
         return;
     }
@@ -280,8 +329,11 @@ fn product_arrays(v: &Value, path: &mut String, out: &mut Vec<Found>, depth: usi
     match v {
         Value::Array(a) => {
             let objs: Vec<&Map<String, Value>> = a.iter().filter_map(|x| x.as_object()).collect();
-            let products: Vec<&Map<String, Value>> =
-                objs.iter().copied().filter(|o| looks_like_product(o)).collect();
+            let products: Vec<&Map<String, Value>> = objs
+                .iter()
+                .copied()
+                .filter(|o| looks_like_product(o))
+                .collect();
             if products.len() >= 2 && products.len() * 2 >= objs.len() {
                 out.push(Found {
                     path: path.clone(),

@@ -7,19 +7,27 @@
 //! 2. OpenGraph / meta product tags fill what the markup left empty;
 //! 3. the visible page fills the rest: the main price element, labelled
 //!    identifiers, stock messages and buy buttons;
-//! 4. listing pages (several products and no main one) give one record per
-//!    product and claim partial when the page is paginated.
+//! 4. listing pages (a category, search or brand page whose main content is
+//!    many products) give one record per product of the main list, from
+//!    per-item markup, embedded state and the visible cards in that order of
+//!    trust, and claim partial when the page has a next page.
 
 #[cfg(target_arch = "wasm32")]
 mod component;
 
+mod cards;
 mod dom;
+mod embedded;
 mod links;
+mod listing;
 mod markup;
+mod repeated;
 mod schema;
 pub mod text;
 mod visible;
 
+#[cfg(test)]
+mod listing_tests;
 #[cfg(test)]
 mod tests;
 
@@ -41,15 +49,42 @@ pub struct Request<'a> {
     pub hints: &'a Value,
 }
 
+/// What a page is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PageKind {
+    /// The page of one main product.
+    Product,
+    /// A category, collection, search-result or brand page whose main
+    /// content is many products.
+    Listing,
+    /// Neither (a home page without products, an about page, a 404 page).
+    #[default]
+    Other,
+}
+
+impl PageKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PageKind::Product => "product",
+            PageKind::Listing => "listing",
+            PageKind::Other => "other",
+        }
+    }
+}
+
 /// What the extractor found.
 #[derive(Debug, Default)]
 pub struct Extraction {
+    /// What the page is.
+    pub kind: PageKind,
     /// One JSON object per record.
     pub records: Vec<Map<String, Value>>,
     /// True when the records are everything the page holds.
     pub complete: bool,
     /// Further catalog pages linked from this one.
     pub links: Vec<String>,
+    /// The listing's next page(s), absolute, same site, in order.
+    pub next_pages: Vec<String>,
     /// Short remarks on how the records were found.
     pub notes: Vec<String>,
 }
@@ -165,10 +200,17 @@ pub fn extract(page: &Page, request: &Request) -> Result<Extraction, String> {
             .filter(|r| schema::richness(r) > 0)
             .collect();
         let notes = vec![format!("json body: {} products", records.len())];
+        let kind = match records.len() {
+            0 => PageKind::Other,
+            1 => PageKind::Product,
+            _ => PageKind::Listing,
+        };
         return Ok(Extraction {
+            kind,
             records,
             complete: true,
             links: Vec::new(),
+            next_pages: Vec::new(),
             notes,
         });
     }
@@ -271,6 +313,32 @@ pub fn extract(page: &Page, request: &Request) -> Result<Extraction, String> {
         && ((singles.is_empty() && listed.len() >= 2)
             || (distinct_singles >= 3 && listed.len() + singles.len() >= 3));
 
+    let catalog = links::catalog_links(&doc, &base, page.url, &listed_urls);
+    let lcx = listing::Ctx {
+        doc: &doc,
+        base: &base,
+        host: &host,
+    };
+    let listing_result = |found: listing::Listing, mut notes: Vec<String>| {
+        let mut records = found.records;
+        for r in &mut records {
+            fill_currency(r, &doc, &host, &hinted_currency);
+        }
+        notes.push(found.note);
+        let paginated = !catalog.next.is_empty();
+        if paginated {
+            notes.push("pagination: more pages".into());
+        }
+        Extraction {
+            kind: PageKind::Listing,
+            records,
+            complete: !paginated,
+            links: catalog.links.clone(),
+            next_pages: catalog.next.clone(),
+            notes,
+        }
+    };
+
     if is_listing {
         let idxs: Vec<usize> = if singles.len() >= 3 {
             singles.clone()
@@ -285,7 +353,6 @@ pub fn extract(page: &Page, request: &Request) -> Result<Extraction, String> {
                     r.insert(k.into(), Value::String(u));
                 }
             }
-            fill_currency(&mut r, &doc, &host, &hinted_currency);
             if !records
                 .iter()
                 .any(|x| same_product(x, &r) && field(x, "url") == field(&r, "url"))
@@ -294,17 +361,9 @@ pub fn extract(page: &Page, request: &Request) -> Result<Extraction, String> {
             }
         }
         let src = cands.first().map(|c| c.source.note()).unwrap_or("markup");
-        notes.push(format!("{}: listing of {} products", src, records.len()));
-        let (links, paginated) = links::catalog_links(&doc, &base, page.url, &listed_urls);
-        if paginated {
-            notes.push("pagination: more pages".into());
-        }
-        return Ok(Extraction {
-            records,
-            complete: !paginated,
-            links,
-            notes,
-        });
+        notes.push(src.to_string());
+        let found = listing::from_structured(&lcx, records);
+        return Ok(listing_result(found, notes));
     }
 
     // A listing without markup: repeated product cards with prices.
@@ -318,40 +377,13 @@ pub fn extract(page: &Page, request: &Request) -> Result<Extraction, String> {
     ]
     .iter()
     .any(|k| doc.meta(k).is_some());
-    if cands.is_empty() && !og_type.has("product") && !ids.single && !meta_price {
-        let cards = visible::listing_cards(&doc);
-        if !cards.is_empty() {
-            let mut records = Vec::new();
-            for c in cards {
-                let mut r = Map::new();
-                put(&mut r, "name", c.name);
-                put(&mut r, "url", c.url.and_then(|h| resolve(&base, &h)));
-                put(&mut r, "price", Some(c.price.value.clone()));
-                if let Some(cur) = &c.price.currency {
-                    put(
-                        &mut r,
-                        "currency",
-                        Some(text::refine_currency(cur, "", &host, &doc.lang)),
-                    );
-                }
-                put(&mut r, "image", c.image.and_then(|h| resolve(&base, &h)));
-                fill_currency(&mut r, &doc, &host, &hinted_currency);
-                records.push(r);
-            }
-            notes.push(format!(
-                "heuristic: listing of {} product cards",
-                records.len()
-            ));
-            let (links, paginated) = links::catalog_links(&doc, &base, page.url, &listed_urls);
-            if paginated {
-                notes.push("pagination: more pages".into());
-            }
-            return Ok(Extraction {
-                records,
-                complete: !paginated,
-                links,
-                notes,
-            });
+    // An ItemList of URLs names the page's list; a product code labelled on
+    // the page ("SKU: ...") otherwise says it is one product's page.
+    let listed_page = listed_urls.len() >= 2;
+    if singles.is_empty() && !og_type.has("product") && !meta_price && (listed_page || !ids.single)
+    {
+        if let Some(found) = listing::from_page(&lcx, &listed_urls) {
+            return Ok(listing_result(found, notes));
         }
     }
 
@@ -605,17 +637,23 @@ pub fn extract(page: &Page, request: &Request) -> Result<Extraction, String> {
         main.insert("image".into(), Value::String(img));
     }
 
-    let (links, paginated) = links::catalog_links(&doc, &base, page.url, &listed_urls);
     let has_product =
         main.contains_key("price") || main.contains_key("sku") || main.contains_key("gtin");
     let records = if has_product { vec![main] } else { Vec::new() };
     if records.is_empty() {
         notes.push("no product found".into());
     }
+    let (kind, next_pages) = if has_product {
+        (PageKind::Product, Vec::new())
+    } else {
+        (PageKind::Other, catalog.next.clone())
+    };
     Ok(Extraction {
+        kind,
         records,
-        complete: !paginated || has_product,
-        links,
+        complete: next_pages.is_empty(),
+        links: catalog.links.clone(),
+        next_pages,
         notes,
     })
 }

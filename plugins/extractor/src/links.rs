@@ -99,7 +99,8 @@ fn page_number(url: &url::Url) -> Option<u32> {
     }
     let segs: Vec<&str> = url.path_segments().map(|s| s.collect()).unwrap_or_default();
     for w in segs.windows(2) {
-        if matches!(w[0], "page" | "p" | "seite" | "pagina") {
+        // Not "p": "/p/123" is a product URL on many shops.
+        if matches!(w[0], "page" | "seite" | "pagina") {
             if let Ok(n) = w[1].parse() {
                 return Some(n);
             }

@@ -80,7 +80,10 @@ pub fn in_other_region(doc: &Doc, el: usize) -> bool {
         if n <= 4 {
             let from = a.text_start.saturating_sub(2);
             let to = (a.text_start + 1).min(a.text_end).max(a.text_start);
-            if doc.texts[from..to].iter().any(|t| names_other_list(&t.text)) {
+            if doc.texts[from..to]
+                .iter()
+                .any(|t| names_other_list(&t.text))
+            {
                 return true;
             }
         }
@@ -137,12 +140,11 @@ impl Counts {
 /// The shape of an element: its tag and first class name, digits dropped.
 fn shape(doc: &Doc, i: usize) -> String {
     let e = &doc.els[i];
-    let class = e
-        .el
-        .value()
-        .attr("class")
-        .and_then(|c| c.split_whitespace().next())
-        .unwrap_or("");
+    let class =
+        e.el.value()
+            .attr("class")
+            .and_then(|c| c.split_whitespace().next())
+            .unwrap_or("");
     let mut s = String::with_capacity(e.tag.len() + class.len() + 1);
     s.push_str(e.tag);
     s.push('.');
@@ -182,7 +184,11 @@ pub fn main_list(doc: &Doc, min: usize) -> Vec<usize> {
         if doc.els[*parent].flags & MAIN != 0 {
             score += 5;
         }
-        if best.as_ref().map(|b| score > b.0 || (score == b.0 && *parent < b.1)) != Some(false) {
+        if best
+            .as_ref()
+            .map(|b| score > b.0 || (score == b.0 && *parent < b.1))
+            != Some(false)
+        {
             if in_other_region(doc, *parent) {
                 continue;
             }

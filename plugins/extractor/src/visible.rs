@@ -238,9 +238,8 @@ pub struct PriceFound {
     pub why: String,
     /// Struck through or named like a list price.
     pub list_like: bool,
-    /// The element showing the price and its structural kind.
+    /// The element showing the price.
     pub el: usize,
-    pub kind: String,
     /// Index of its first text.
     pub pos: usize,
 }
@@ -378,7 +377,6 @@ fn compute_price_candidates(doc: &Doc) -> Vec<PriceFound> {
         let times = shown.get(&r.price.value).copied().unwrap_or(0);
         let e = &doc.els[r.el];
         let repeated = counts.get(&kind(&r)).map(|v| v.len()).unwrap_or(0);
-        let k_sig = kind(&r);
         let price = r.price;
         if price.value == "0" || price.value.starts_with("0.0") && price.value.len() <= 4 {
             continue;
@@ -508,7 +506,6 @@ fn compute_price_candidates(doc: &Doc) -> Vec<PriceFound> {
             why,
             list_like,
             el: r.el,
-            kind: k_sig,
             pos,
         });
     }
@@ -1070,117 +1067,6 @@ pub fn url_identifier(page_url: &str, body: &str) -> Option<String> {
         }
     }
     None
-}
-
-/// A product card of a listing page without markup.
-pub struct Card {
-    pub name: Option<String>,
-    pub url: Option<String>,
-    pub price: Price,
-    pub image: Option<String>,
-}
-
-/// Product cards of a listing page without markup: a price element kind that
-/// repeats at least four times, each inside its own card with a link.
-/// Returns nothing when the page looks like one product's page (its best
-/// price is not one of the repeated cards, or it has a buy button outside
-/// them).
-pub fn listing_cards(doc: &Doc) -> Vec<Card> {
-    let cands = price_candidates(doc);
-    let mut groups: std::collections::HashMap<&str, Vec<&PriceFound>> =
-        std::collections::HashMap::new();
-    for c in cands {
-        if !c.list_like && !c.kind.is_empty() && doc.els[c.el].flags & RELATED == 0 {
-            groups.entry(c.kind.as_str()).or_default().push(c);
-        }
-    }
-    let Some((_, group)) = groups
-        .into_iter()
-        .filter(|(_, g)| g.len() >= 4)
-        .max_by_key(|(_, g)| g.len())
-    else {
-        return Vec::new();
-    };
-    // Nested duplicates (same element shown twice) are one card.
-    let mut members: Vec<&PriceFound> = Vec::new();
-    for c in group {
-        if !members.iter().any(|m| m.el == c.el) {
-            members.push(c);
-        }
-    }
-    if members.len() < 4 {
-        return Vec::new();
-    }
-    let best = cands.iter().max_by_key(|c| c.score);
-    if let Some(b) = best {
-        if b.score >= 1 && !members.iter().any(|m| m.el == b.el) {
-            return Vec::new();
-        }
-    }
-    let member_els: Vec<usize> = members.iter().map(|m| m.el).collect();
-    let contains = |anc: usize, el: usize| el >= anc && el < doc.els[anc].el_end;
-    let mut cards = Vec::new();
-    for m in &members {
-        // Climb to the largest ancestor that holds only this member.
-        let mut card = m.el;
-        let mut cur = doc.els[m.el].parent;
-        let mut steps = 0;
-        while let Some(a) = cur {
-            if steps > 8 || member_els.iter().any(|&o| o != m.el && contains(a, o)) {
-                break;
-            }
-            card = a;
-            cur = doc.els[a].parent;
-            steps += 1;
-        }
-        let mut name = None;
-        let mut url = None;
-        let mut image = None;
-        for i in card..doc.els[card].el_end {
-            let e = &doc.els[i];
-            let v = e.el.value();
-            if e.tag == "a" && url.is_none() {
-                if let Some(h) = v.attr("href") {
-                    if !h.starts_with('#') && !h.to_ascii_lowercase().starts_with("javascript") {
-                        url = Some(h.to_string());
-                    }
-                }
-            }
-            if e.tag == "img" && image.is_none() {
-                image = v
-                    .attr("src")
-                    .or_else(|| v.attr("data-src"))
-                    .map(String::from);
-                if name.is_none() {
-                    name = v
-                        .attr("alt")
-                        .filter(|a| a.trim().len() > 2)
-                        .map(crate::text::squash);
-                }
-            }
-            let is_title = matches!(e.tag, "h2" | "h3" | "h4" | "h5")
-                || e.hint.has("title")
-                || e.hint.has("name");
-            if is_title && e.text_end > e.text_start {
-                let t = doc.text_of(i, 200);
-                if t.len() > 2 && !crate::text::has_currency_mark(&t) {
-                    name = Some(t);
-                }
-            }
-        }
-        if url.is_some() {
-            cards.push(Card {
-                name,
-                url,
-                price: m.price.clone(),
-                image,
-            });
-        }
-    }
-    if cards.len() < 4 {
-        return Vec::new();
-    }
-    cards
 }
 
 const BRAND_LABELS: &[&str] = &[

@@ -9,6 +9,8 @@
 //! * the recording files `recordings/*.json` of this crate (the format is
 //!   described in `README.md` and by [`Recording`]).
 //!
+//! * the generated catalog `big-catalog.example` (see [`generated`]).
+//!
 //! Recording files are consulted before fixture sites, so a recording can
 //! replace a fixture page. URL matching ignores the fragment, the scheme
 //! (`http` and `https` are the same), the case of the host, a default port
@@ -16,6 +18,8 @@
 
 #[cfg(target_arch = "wasm32")]
 mod component;
+
+pub mod generated;
 
 mod embedded {
     include!(concat!(env!("OUT_DIR"), "/embedded.rs"));
@@ -62,6 +66,9 @@ pub fn fetch(url: &str) -> Option<RecordedPage> {
         if UrlKey::parse(&page.url).as_ref() == Some(&key) {
             return Some(page.clone());
         }
+    }
+    if key.host == generated::DOMAIN {
+        return generated::page(&key.path, key.query.as_deref());
     }
     fixture_lookup(&key)
 }

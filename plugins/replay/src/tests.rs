@@ -216,3 +216,43 @@ fn content_types_by_extension() {
     assert_eq!(content_type_for("sitemap.xml"), "application/xml");
     assert_eq!(content_type_for("noext"), "application/octet-stream");
 }
+
+#[test]
+fn the_generated_catalog_serves_every_listing_and_product_page() {
+    use crate::generated::{PAGES, PER_PAGE, PRODUCTS};
+    let first = fetch("https://big-catalog.example/catalog/").unwrap();
+    assert_eq!(first.url, "https://big-catalog.example/catalog/");
+    assert!(first
+        .body
+        .contains("rel=\"next\" href=\"/catalog/?page=2\""));
+    assert_eq!(
+        first.body.matches("class=\"card\"").count(),
+        PER_PAGE as usize
+    );
+    let last = fetch(&format!(
+        "https://big-catalog.example/catalog/?page={PAGES}"
+    ))
+    .unwrap();
+    assert!(!last.body.contains("rel=\"next\""));
+    assert!(last.body.contains(&format!("/p/{PRODUCTS}.html")));
+    assert!(fetch(&format!(
+        "https://big-catalog.example/catalog/?page={}",
+        PAGES + 1
+    ))
+    .is_none());
+    assert!(fetch("https://big-catalog.example/catalog/?page=1").is_none());
+    assert!(fetch("https://big-catalog.example/p/1.html")
+        .unwrap()
+        .body
+        .contains("Lamp No. 1"));
+    assert!(fetch(&format!(
+        "https://big-catalog.example/p/{}.html",
+        PRODUCTS + 1
+    ))
+    .is_none());
+    // The same bytes on every call.
+    assert_eq!(
+        fetch("https://big-catalog.example/catalog/?page=7"),
+        fetch("https://big-catalog.example/catalog/?page=7")
+    );
+}

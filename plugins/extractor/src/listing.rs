@@ -1,0 +1,403 @@
+//! Listing pages: one record per product of the page's main list, merged
+//! from per-item markup, embedded state and the visible cards, in that order
+//! of trust.
+
+use crate::cards::{absolute, read_card};
+use crate::dom::{Doc, BUTTON, CHROME, RELATED};
+use crate::{embedded, repeated, visible};
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+
+pub struct Ctx<'a, 'd> {
+    pub doc: &'a Doc<'d>,
+    pub base: &'a Option<url::Url>,
+    pub host: &'a str,
+}
+
+/// The records of a listing and a note on how they were found.
+pub struct Listing {
+    pub records: Vec<Map<String, Value>>,
+    pub note: String,
+}
+
+/// A URL for comparison: no fragment, no trailing slash.
+fn url_key(u: &str) -> String {
+    u.split('#')
+        .next()
+        .unwrap_or("")
+        .trim_end_matches('/')
+        .to_string()
+}
+
+fn path_key(u: &str) -> String {
+    url_key(u.split('?').next().unwrap_or(""))
+}
+
+fn field<'m>(r: &'m Map<String, Value>, k: &str) -> Option<&'m str> {
+    r.get(k).and_then(|v| v.as_str())
+}
+
+/// Whether two records are the same item: by URL, else by name.
+fn same_item(a: &Map<String, Value>, b: &Map<String, Value>) -> bool {
+    if let (Some(x), Some(y)) = (field(a, "url"), field(b, "url")) {
+        if url_key(x) == url_key(y) || path_key(x) == path_key(y) {
+            return true;
+        }
+    }
+    match (field(a, "name"), field(b, "name")) {
+        (Some(x), Some(y)) => {
+            let (x, y) = (crate::norm_name(x), crate::norm_name(y));
+            !x.is_empty() && x == y
+        }
+        _ => false,
+    }
+}
+
+/// Fill the fields a record lacks from a less trusted one.
+fn fill(high: &mut Map<String, Value>, low: &Map<String, Value>) {
+    for (k, v) in low {
+        if !high.contains_key(k) {
+            high.insert(k.clone(), v.clone());
+        }
+    }
+    // A former price is only one when it is above the current price.
+    if let (Some(l), Some(p)) = (field(high, "list_price"), field(high, "price")) {
+        if l.parse::<f64>().unwrap_or(0.0) <= p.parse::<f64>().unwrap_or(f64::MAX) {
+            high.remove("list_price");
+        }
+    }
+}
+
+/// Fill each record from the first matching lower-trust record; returns how
+/// many matched.
+fn merge(high: &mut [Map<String, Value>], low: &[Map<String, Value>]) -> usize {
+    let mut used = vec![false; low.len()];
+    let mut n = 0;
+    for r in high.iter_mut() {
+        if let Some(j) = (0..low.len()).find(|&j| !used[j] && same_item(r, &low[j])) {
+            used[j] = true;
+            fill(r, &low[j]);
+            n += 1;
+        }
+    }
+    n
+}
+
+/// For each group of marker elements (the links to one URL, the element
+/// carrying one product's data), the card that holds it: the largest
+/// ancestor of its first marker that holds no marker of another group.
+fn climb_cards(doc: &Doc, markers: &[(usize, usize)], groups: usize) -> Vec<Option<usize>> {
+    // markers: (element, group), sorted by element.
+    let mut cards = vec![None; groups];
+    for &(el, g) in markers {
+        if cards[g].is_some() {
+            continue;
+        }
+        let mut card = el;
+        let mut cur = doc.els[el].parent;
+        let mut steps = 0;
+        while let Some(a) = cur {
+            let e = &doc.els[a];
+            if steps >= 10 || matches!(e.tag, "body" | "html" | "main") {
+                break;
+            }
+            let lo = markers.partition_point(|m| m.0 < a);
+            let other = markers[lo..]
+                .iter()
+                .take_while(|m| m.0 < e.el_end)
+                .any(|m| m.1 != g);
+            if other {
+                break;
+            }
+            card = a;
+            cur = e.parent;
+            steps += 1;
+        }
+        cards[g] = Some(card);
+    }
+    cards
+}
+
+/// The visible cards of the given product URLs, by the links to them.
+fn cards_by_url(cx: &Ctx, urls: &[String]) -> Vec<Option<usize>> {
+    let mut ids: HashMap<String, usize> = HashMap::new();
+    for (i, u) in urls.iter().enumerate() {
+        ids.entry(url_key(u)).or_insert(i);
+    }
+    let doc = cx.doc;
+    let mut markers: Vec<(usize, usize)> = Vec::new();
+    for (i, e) in doc.els.iter().enumerate() {
+        if e.tag != "a" || e.flags & (CHROME | RELATED) != 0 {
+            continue;
+        }
+        let Some(h) = e.el.value().attr("href") else {
+            continue;
+        };
+        if let Some(g) = absolute(cx.base, h).and_then(|u| ids.get(&url_key(&u)).copied()) {
+            markers.push((i, g));
+        }
+    }
+    climb_cards(doc, &markers, urls.len())
+}
+
+/// Whether the page shows a product of its own outside the cards: its best
+/// visible price elsewhere, or a buy button outside them.
+fn main_product_outside(doc: &Doc, cards: &[usize]) -> bool {
+    let inside = |el: usize| cards.iter().any(|&c| el >= c && el < doc.els[c].el_end);
+    if let Some(best) = visible::main_price(doc) {
+        if !inside(best.el) && !repeated::in_other_region(doc, best.el) {
+            return true;
+        }
+    }
+    doc.els.iter().enumerate().any(|(i, e)| {
+        (e.flags & BUTTON != 0 || e.tag == "button")
+            && e.flags & (CHROME | RELATED) == 0
+            && e.el.value().attr("disabled").is_none()
+            && !inside(i)
+            && crate::text::is_buy_text(&doc.text_of(i, 80))
+    })
+}
+
+/// Whether the records link to pages that look alike: the page's own host
+/// and the same path depth, as a shop's product pages do. Two cards are too
+/// few to be a list on their own; banners and promotions link elsewhere.
+fn alike_product_links(cx: &Ctx, records: &[Map<String, Value>]) -> bool {
+    let shape = |r: &Map<String, Value>| -> Option<(String, usize)> {
+        let u = url::Url::parse(field(r, "url")?).ok()?;
+        let host = u
+            .host_str()?
+            .trim_start_matches("www.")
+            .to_ascii_lowercase();
+        let depth = u
+            .path_segments()
+            .map_or(0, |s| s.filter(|p| !p.is_empty()).count());
+        Some((host, depth))
+    };
+    let own = cx.host.trim_start_matches("www.").to_ascii_lowercase();
+    let shapes: Vec<Option<(String, usize)>> = records.iter().map(shape).collect();
+    shapes
+        .iter()
+        .all(|s| s.as_ref().is_some_and(|(h, _)| *h == own))
+        && shapes.windows(2).all(|w| w[0] == w[1])
+}
+
+/// Resolve the URLs and images of records to absolute ones; a bare slug
+/// becomes the URL of a link of the page that ends with it.
+fn resolve_records(cx: &Ctx, records: &mut [Map<String, Value>]) {
+    let mut by_last: Option<HashMap<String, String>> = None;
+    for r in records.iter_mut() {
+        if let Some(slug) = r.remove("slug").and_then(|v| v.as_str().map(String::from)) {
+            if !r.contains_key("url") {
+                let map = by_last.get_or_insert_with(|| last_segments(cx));
+                let last = slug
+                    .trim_matches('/')
+                    .rsplit('/')
+                    .next()
+                    .unwrap_or("")
+                    .to_string();
+                let u = map.get(&last).cloned().or_else(|| {
+                    if slug.starts_with('/') {
+                        absolute(cx.base, &slug)
+                    } else {
+                        None
+                    }
+                });
+                if let Some(u) = u {
+                    r.insert("url".into(), Value::String(u));
+                }
+            }
+        }
+        for k in ["url", "image"] {
+            if let Some(u) = field(r, k).and_then(|h| absolute(cx.base, h)) {
+                r.insert(k.into(), Value::String(u));
+            }
+        }
+    }
+}
+
+/// Same-site links of the page by the last segment of their path (without
+/// an extension).
+fn last_segments(cx: &Ctx) -> HashMap<String, String> {
+    let mut out = HashMap::new();
+    for e in &cx.doc.els {
+        if e.tag != "a" {
+            continue;
+        }
+        let Some(u) = e.el.value().attr("href").and_then(|h| absolute(cx.base, h)) else {
+            continue;
+        };
+        let path = path_key(&u);
+        let last = path.rsplit('/').next().unwrap_or("");
+        let stem = last.rsplit_once('.').map(|(a, _)| a).unwrap_or(last);
+        if !stem.is_empty() {
+            out.entry(stem.to_string()).or_insert(u);
+        }
+    }
+    out
+}
+
+fn card_records(cx: &Ctx, cards: &[usize]) -> Vec<Map<String, Value>> {
+    cards
+        .iter()
+        .map(|&c| read_card(cx.doc, c, cx.base, cx.host))
+        .collect()
+}
+
+fn is_record(r: &Map<String, Value>) -> bool {
+    r.contains_key("price") || (r.contains_key("name") && r.contains_key("url"))
+}
+
+/// A listing from per-item markup (JSON-LD ItemList of products, microdata
+/// or RDFa scopes), completed from the visible cards.
+pub fn from_structured(cx: &Ctx, mut records: Vec<Map<String, Value>>) -> Listing {
+    resolve_records(cx, &mut records);
+    let urls: Vec<String> = records
+        .iter()
+        .filter_map(|r| field(r, "url").map(String::from))
+        .collect();
+    let mut cards: Vec<usize> = cards_by_url(cx, &urls).into_iter().flatten().collect();
+    if cards.len() < 2 {
+        cards = repeated::main_list(cx.doc, 2);
+    }
+    let visible = card_records(cx, &cards);
+    let matched = merge(&mut records, &visible);
+    Listing {
+        note: format!(
+            "listing of {} products from markup ({} visible cards matched)",
+            records.len(),
+            matched
+        ),
+        records,
+    }
+}
+
+/// A listing of a page without per-item markup: the ItemList URLs (order and
+/// identity only), embedded state and the visible cards. `None` when the
+/// page shows no list of products.
+pub fn from_page(cx: &Ctx, listed_urls: &[String]) -> Option<Listing> {
+    let doc = cx.doc;
+    // The URLs an ItemList names, absolute and deduplicated, in order.
+    let mut listed: Vec<String> = Vec::new();
+    for u in listed_urls {
+        if let Some(a) = absolute(cx.base, u) {
+            if !listed.iter().any(|x| url_key(x) == url_key(&a)) {
+                listed.push(a);
+            }
+        }
+    }
+    // Embedded state: lists in JSON scripts, then products in data-*
+    // attributes (each element is then part of its card).
+    let mut state = embedded::lists(doc).into_iter().next().map(|f| f.records);
+    let attrs = embedded::data_attributes(doc);
+    let mut attr_cards: Vec<usize> = Vec::new();
+    if state.is_none() && attrs.len() >= 2 {
+        let markers: Vec<(usize, usize)> = attrs
+            .iter()
+            .enumerate()
+            .map(|(g, (el, _))| (*el, g))
+            .collect();
+        attr_cards = climb_cards(doc, &markers, attrs.len())
+            .into_iter()
+            .flatten()
+            .collect();
+        state = Some(attrs.into_iter().map(|(_, r)| r).collect());
+    }
+    if let Some(s) = state.as_mut() {
+        resolve_records(cx, s);
+    }
+
+    if listed.len() >= 2 {
+        let found = cards_by_url(cx, &listed);
+        let cards: Vec<usize> = found.iter().flatten().copied().collect();
+        if !cards.is_empty() && main_product_outside(doc, &cards) {
+            return None;
+        }
+        let mut records: Vec<Map<String, Value>> = Vec::new();
+        for (u, c) in listed.iter().zip(found) {
+            let mut r = Map::new();
+            r.insert("url".into(), Value::String(u.clone()));
+            let card = c.map(|c| read_card(doc, c, cx.base, cx.host));
+            if let Some(s) = state
+                .as_ref()
+                .and_then(|s| s.iter().find(|x| same_item(&r, x)))
+            {
+                r = s.clone();
+                r.insert("url".into(), Value::String(u.clone()));
+            }
+            if let Some(card) = card {
+                fill(&mut r, &card);
+            }
+            if is_record(&r) {
+                records.push(r);
+            }
+        }
+        return Some(Listing {
+            note: format!(
+                "listing of {} products from the ItemList URLs and the visible cards",
+                records.len()
+            ),
+            records,
+        });
+    }
+
+    if let Some(mut records) = state {
+        let by_element = attr_cards.len() == records.len();
+        let mut cards = if attr_cards.is_empty() {
+            let urls: Vec<String> = records
+                .iter()
+                .filter_map(|r| field(r, "url").map(String::from))
+                .collect();
+            cards_by_url(cx, &urls).into_iter().flatten().collect()
+        } else {
+            attr_cards
+        };
+        if cards.len() < 2 {
+            cards = repeated::main_list(doc, 2);
+        }
+        let visible = card_records(cx, &cards);
+        let matched = if by_element {
+            // Each record's element lies in its own card.
+            for (r, v) in records.iter_mut().zip(&visible) {
+                fill(r, v);
+            }
+            visible.len()
+        } else {
+            merge(&mut records, &visible)
+        };
+        // State that the page does not show is not the page's list, unless
+        // the page shows no price of its own (rendered in the browser).
+        let confirmed = matched >= 2.min(records.len())
+            || (visible.is_empty() && visible::main_price(doc).is_none());
+        if confirmed && !main_product_outside(doc, &cards) {
+            return Some(Listing {
+                note: format!(
+                    "listing of {} products from embedded state ({} visible cards matched)",
+                    records.len(),
+                    matched
+                ),
+                records,
+            });
+        }
+    }
+
+    // Two cards are a list when nothing on the page is a product of its own
+    // (a last listing page often shows only a few).
+    let cards = repeated::main_list(doc, 2);
+    if cards.is_empty() || main_product_outside(doc, &cards) {
+        return None;
+    }
+    let records: Vec<Map<String, Value>> = card_records(cx, &cards)
+        .into_iter()
+        .filter(|r| r.contains_key("price") && r.contains_key("url"))
+        .collect();
+    if records.len() < 2 || (records.len() == 2 && !alike_product_links(cx, &records)) {
+        return None;
+    }
+    Some(Listing {
+        note: format!(
+            "listing of {} product cards (repeated structure)",
+            records.len()
+        ),
+        records,
+    })
+}

@@ -1,0 +1,501 @@
+//! Page kinds, listings and pagination.
+
+use crate::{extract, Extraction, Page, PageKind, Request};
+use serde_json::{json, Map, Value};
+
+fn run(url: &str, body: &str) -> Extraction {
+    let hints = json!({});
+    let req = Request {
+        entity: "product",
+        guidance: None,
+        hints: &hints,
+    };
+    let page = Page {
+        url,
+        status: 200,
+        content_type: Some("text/html"),
+        body,
+    };
+    extract(&page, &req).expect("extract")
+}
+
+fn get<'a>(r: &'a Map<String, Value>, k: &str) -> Option<&'a str> {
+    r.get(k).and_then(|v| v.as_str())
+}
+
+const TENTS: &str = include_str!("../../../fixtures/sites/outdoor-gear.example/tents/index.html");
+
+#[test]
+fn fixture_tents_page_is_a_listing_of_its_cards() {
+    let x = run("https://outdoor-gear.example/tents/", TENTS);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(x.records.len(), 3, "{:?}", x.records);
+    let names: Vec<_> = x.records.iter().map(|r| get(r, "name").unwrap()).collect();
+    assert_eq!(
+        names,
+        [
+            "Trailhead 1P Ultralight Tent",
+            "Canyon 3P Dome Tent",
+            "Ridgeline 2-Person Backpacking Tent"
+        ]
+    );
+    let prices: Vec<_> = x.records.iter().map(|r| get(r, "price").unwrap()).collect();
+    assert_eq!(prices, ["89.00", "129.00", "149.00"]);
+    assert_eq!(
+        get(&x.records[0], "url"),
+        Some("https://outdoor-gear.example/tents/trailhead-1p.html")
+    );
+    assert_eq!(get(&x.records[1], "availability"), Some("OutOfStock"));
+    assert_eq!(get(&x.records[2], "availability"), Some("InStock"));
+    assert!(x.records.iter().all(|r| get(r, "currency") == Some("USD")));
+    assert!(!x.complete);
+    assert_eq!(
+        x.next_pages,
+        ["https://outdoor-gear.example/tents/?page=2".to_string()]
+    );
+    assert_eq!(x.links[0], "https://outdoor-gear.example/tents/?page=2");
+}
+
+const TENTS_2: &str =
+    include_str!("../../../fixtures/sites/outdoor-gear.example/tents/index@page=2.html");
+const OUTDOOR_HOME: &str = include_str!("../../../fixtures/sites/outdoor-gear.example/index.html");
+const BOOKS: &str = include_str!("../../../fixtures/sites/bookshop.example/books/index.html");
+const ELECTRONICS: &str =
+    include_str!("../../../fixtures/sites/plain-electronics.example/products/index.html");
+const TRAILHEAD: &str =
+    include_str!("../../../fixtures/sites/outdoor-gear.example/tents/trailhead-1p.html");
+
+fn page(inner: &str) -> String {
+    format!(
+        r#"<!doctype html><html lang="en"><head><title>Shop</title></head><body>
+        <header><nav><ul class="menu"><li><a href="/c/tents">Tents</a></li><li><a href="/c/stoves">Stoves</a></li><li><a href="/c/bags">Bags</a></li></ul></nav></header>
+        <main>{inner}</main><footer>© Shop</footer></body></html>"#
+    )
+}
+
+fn names(x: &Extraction) -> Vec<&str> {
+    x.records
+        .iter()
+        .map(|r| get(r, "name").unwrap_or("?"))
+        .collect()
+}
+
+fn prices(x: &Extraction) -> Vec<&str> {
+    x.records
+        .iter()
+        .map(|r| get(r, "price").unwrap_or("?"))
+        .collect()
+}
+
+#[test]
+fn fixture_last_listing_page_is_complete() {
+    let x = run("https://outdoor-gear.example/tents/?page=2", TENTS_2);
+    assert_eq!(x.kind, PageKind::Listing);
+    assert_eq!(
+        names(&x),
+        [
+            "Meadow 4-Person Family Tent",
+            "Summit 2P Four-Season Tent",
+            "Basecamp 6-Person Cabin Tent"
+        ]
+    );
+    assert_eq!(prices(&x), ["199.00", "279.00", "349.00"]);
+    assert!(x.next_pages.is_empty(), "{:?}", x.next_pages);
+    assert!(x.complete);
+}
+
+#[test]
+fn fixture_listings_without_markup() {
+    let x = run("https://bookshop.example/books/", BOOKS);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(x.records.len(), 5);
+    assert_eq!(prices(&x), ["12.99", "24.00", "8.50", "18.90", "1299.00"]);
+    assert_eq!(get(&x.records[0], "name"), Some("The Quiet Orchard"));
+    assert_eq!(get(&x.records[2], "availability"), Some("OutOfStock"));
+    assert_eq!(get(&x.records[4], "currency"), Some("EUR"));
+    assert_eq!(
+        get(&x.records[4], "url"),
+        Some("https://bookshop.example/books/the-lighthouse-keeper-signed.html")
+    );
+    assert!(x.complete);
+
+    let x = run("https://plain-electronics.example/products/", ELECTRONICS);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(
+        names(&x),
+        [
+            "Aero 13 Laptop",
+            "Aero 15 Pro Laptop",
+            "Budget Book 14 Laptop",
+            "Aero 13 Laptop (Refurbished)",
+            "Studio Headphones X2"
+        ]
+    );
+    assert_eq!(
+        prices(&x),
+        ["1299.00", "1849.00", "449.99", "899.00", "89.00"]
+    );
+    assert_eq!(get(&x.records[1], "availability"), Some("OutOfStock"));
+    assert_eq!(get(&x.records[0], "currency"), Some("GBP"));
+}
+
+#[test]
+fn fixture_product_page_stays_a_product() {
+    let x = run(
+        "https://outdoor-gear.example/tents/trailhead-1p.html",
+        TRAILHEAD,
+    );
+    assert_eq!(x.kind, PageKind::Product);
+    assert_eq!(x.records.len(), 1);
+    assert_eq!(get(&x.records[0], "price"), Some("89.00"));
+    assert_eq!(get(&x.records[0], "sku"), Some("OG-T-1001"));
+    assert!(x.next_pages.is_empty());
+    assert!(x.complete);
+}
+
+#[test]
+fn home_page_without_products_is_other() {
+    let x = run("https://outdoor-gear.example/", OUTDOOR_HOME);
+    assert_eq!(x.kind, PageKind::Other, "{:?}", x.notes);
+    assert!(x.records.is_empty());
+    assert!(x.next_pages.is_empty());
+    assert!(x
+        .links
+        .contains(&"https://outdoor-gear.example/tents/".to_string()));
+    let x = run(
+        "https://shop.example.com/about",
+        &page("<h1>About us</h1><p>We sell tents since 1999.</p>"),
+    );
+    assert_eq!(x.kind, PageKind::Other);
+    assert_eq!(x.kind.as_str(), "other");
+    assert_eq!(PageKind::Listing.as_str(), "listing");
+    assert_eq!(PageKind::Product.as_str(), "product");
+    assert_eq!(PageKind::default(), PageKind::Other);
+}
+
+#[test]
+fn jsonld_itemlist_of_products_filled_from_cards() {
+    let items: Vec<String> = (1..=3)
+        .map(|i| {
+            format!(
+                r#"{{"@type":"ListItem","position":{i},"item":{{"@type":"Product","name":"Lamp {i}","url":"/p/lamp-{i}","sku":"L{i}","offers":{{"@type":"Offer","price":"{i}0.00","priceCurrency":"EUR","availability":"https://schema.org/InStock"}}}}}}"#
+            )
+        })
+        .collect();
+    let cards: String = (1..=3)
+        .map(|i| {
+            format!(
+                r#"<div class="tile"><a href="/p/lamp-{i}"><img src="/img/lamp-{i}.jpg" alt="Lamp {i}"></a><h3>Lamp {i}</h3><s class="was">{i}5,00 €</s> <span class="price">{i}0,00 €</span></div>"#
+            )
+        })
+        .collect();
+    let body = page(&format!(
+        r#"<script type="application/ld+json">{{"@type":"ItemList","itemListElement":[{}]}}</script><h1>Lamps</h1><div class="grid">{cards}</div>"#,
+        items.join(",")
+    ));
+    let x = run("https://shop.example.de/c/lamps", &body);
+    assert_eq!(x.kind, PageKind::Listing);
+    assert_eq!(names(&x), ["Lamp 1", "Lamp 2", "Lamp 3"]);
+    assert_eq!(prices(&x), ["10.00", "20.00", "30.00"]);
+    let r = &x.records[1];
+    assert_eq!(get(r, "sku"), Some("L2"));
+    assert_eq!(get(r, "currency"), Some("EUR"));
+    assert_eq!(get(r, "url"), Some("https://shop.example.de/p/lamp-2"));
+    // From the visible card: the image and the struck-through price.
+    assert_eq!(
+        get(r, "image"),
+        Some("https://shop.example.de/img/lamp-2.jpg")
+    );
+    assert_eq!(get(r, "list_price"), Some("25.00"));
+    assert!(x.complete);
+    assert!(x.next_pages.is_empty());
+}
+
+#[test]
+fn microdata_item_scopes_listing() {
+    let cards: String = (1..=4)
+        .map(|i| {
+            let stock = if i == 2 { "OutOfStock" } else { "InStock" };
+            format!(
+                r#"<article itemscope itemtype="https://schema.org/Product"><a itemprop="url" href="/p/{i}"><h2 itemprop="name">Chair {i}</h2></a>
+                <img itemprop="image" src="/i/{i}.png"><div itemprop="offers" itemscope itemtype="https://schema.org/Offer"><meta itemprop="priceCurrency" content="GBP"><span itemprop="price" content="{i}9.50">£{i}9.50</span><link itemprop="availability" href="https://schema.org/{stock}"></div></article>"#
+            )
+        })
+        .collect();
+    let body = page(&format!(
+        "<h1>Chairs</h1><section class=\"results\">{cards}</section>"
+    ));
+    let x = run("https://shop.example.co.uk/chairs", &body);
+    assert_eq!(x.kind, PageKind::Listing);
+    assert_eq!(names(&x), ["Chair 1", "Chair 2", "Chair 3", "Chair 4"]);
+    assert_eq!(prices(&x), ["19.50", "29.50", "39.50", "49.50"]);
+    assert_eq!(get(&x.records[1], "availability"), Some("OutOfStock"));
+    assert_eq!(get(&x.records[3], "currency"), Some("GBP"));
+    assert_eq!(
+        get(&x.records[0], "image"),
+        Some("https://shop.example.co.uk/i/1.png")
+    );
+}
+
+#[test]
+fn next_data_embedded_state_listing() {
+    let state = json!({
+        "props": {"pageProps": {
+            "category": {"name": "Jackets"},
+            "products": [
+                {"id": 1, "title": "Storm Jacket", "slug": "storm-jacket", "price": {"current": 120, "original": 150, "currency": "USD"}, "inStock": true, "image": "/img/storm.jpg", "sku": "J-1"},
+                {"id": 2, "title": "Breeze Jacket", "slug": "breeze-jacket", "price": {"current": 80.5, "currency": "USD"}, "inStock": false, "image": "/img/breeze.jpg", "sku": "J-2"},
+                {"id": 3, "title": "Summit Parka", "slug": "summit-parka", "price": {"current": 299, "currency": "USD"}, "inStock": true, "sku": "J-3"}
+            ],
+            "recommendations": [
+                {"title": "Wool Hat", "slug": "wool-hat", "price": 20},
+                {"title": "Gloves", "slug": "gloves", "price": 25}
+            ]
+        }}
+    });
+    let cards = r#"<ul class="plp"><li class="plp-item"><a href="/product/storm-jacket">Storm Jacket</a><span class="amount">$120.00</span></li>
+        <li class="plp-item"><a href="/product/breeze-jacket">Breeze Jacket</a><span class="amount">$80.50</span></li>
+        <li class="plp-item"><a href="/product/summit-parka">Summit Parka</a><span class="amount">$299.00</span></li></ul>
+        <aside><h2>Recommended for you</h2><a href="/product/wool-hat">Wool Hat</a> $20.00 <a href="/product/gloves">Gloves</a> $25.00</aside>"#;
+    let body = page(&format!(
+        r#"<h1>Jackets</h1>{cards}<script id="__NEXT_DATA__" type="application/json">{state}</script>"#
+    ));
+    let x = run("https://shop.example.com/c/jackets", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(names(&x), ["Storm Jacket", "Breeze Jacket", "Summit Parka"]);
+    assert_eq!(prices(&x), ["120", "80.5", "299"]);
+    assert_eq!(
+        get(&x.records[0], "url"),
+        Some("https://shop.example.com/product/storm-jacket")
+    );
+    assert_eq!(get(&x.records[1], "availability"), Some("OutOfStock"));
+    assert_eq!(get(&x.records[0], "sku"), Some("J-1"));
+    assert_eq!(get(&x.records[0], "currency"), Some("USD"));
+    assert_eq!(
+        get(&x.records[1], "image"),
+        Some("https://shop.example.com/img/breeze.jpg")
+    );
+    assert!(
+        x.notes.iter().any(|n| n.contains("embedded")),
+        "{:?}",
+        x.notes
+    );
+}
+
+#[test]
+fn data_attribute_json_listing() {
+    let cards: String = [("Red Mug", "9.99", "M-R"), ("Blue Mug", "11.49", "M-B"), ("Green Mug", "7.00", "M-G")]
+        .iter()
+        .map(|(n, p, s)| {
+            let slug = n.to_lowercase().replace(' ', "-");
+            format!(
+                r#"<div class="card" data-product='{{"name":"{n}","price":"{p}","sku":"{s}","currency":"EUR"}}'><a href="/shop/{slug}"><img src="/i/{slug}.webp"></a><p>{n}</p><p>{p} €</p><button>Add to cart</button></div>"#
+            )
+        })
+        .collect();
+    let body = page(&format!("<h1>Mugs</h1><div class=\"cards\">{cards}</div>"));
+    let x = run("https://shop.example.de/mugs", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(names(&x), ["Red Mug", "Blue Mug", "Green Mug"]);
+    assert_eq!(prices(&x), ["9.99", "11.49", "7.00"]);
+    assert_eq!(get(&x.records[1], "sku"), Some("M-B"));
+    assert_eq!(
+        get(&x.records[2], "url"),
+        Some("https://shop.example.de/shop/green-mug")
+    );
+    assert_eq!(get(&x.records[0], "availability"), Some("InStock"));
+}
+
+#[test]
+fn shopify_product_json_scripts_in_cents() {
+    let cards: String = [("linen-shirt", "Linen Shirt", 4900), ("oxford-shirt", "Oxford Shirt", 5900)]
+        .iter()
+        .map(|(h, n, c)| {
+            format!(
+                r#"<div class="grid__item"><script type="application/json" data-product-json>{{"id":1,"title":"{n}","handle":"{h}","price":{c},"compare_at_price":null,"available":true,"variants":[{{"sku":"SH-{c}"}}]}}</script><a href="/collections/shirts/products/{h}">{n}</a></div>"#
+            )
+        })
+        .collect();
+    let body = page(&format!("<h1>Shirts</h1><div class=\"grid\">{cards}</div>"));
+    let x = run("https://shirts.example.com/collections/shirts", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(names(&x), ["Linen Shirt", "Oxford Shirt"]);
+    assert_eq!(prices(&x), ["49.00", "59.00"]);
+    assert_eq!(get(&x.records[1], "sku"), Some("SH-5900"));
+    assert_eq!(
+        get(&x.records[0], "url"),
+        Some("https://shirts.example.com/collections/shirts/products/linen-shirt")
+    );
+    assert_eq!(get(&x.records[0], "availability"), Some("InStock"));
+}
+
+fn plain_card(i: usize, name: &str, price: &str) -> String {
+    format!(
+        r#"<div class="product-tile"><a class="product-tile__link" href="/item/{i}"><img data-src="/pics/{i}.jpg" alt="{name}"></a><div class="product-tile__body"><a href="/item/{i}"><span class="product-tile__name">{name}</span></a><div class="product-tile__price">{price}</div></div></div>"#
+    )
+}
+
+#[test]
+fn plain_markup_cards_and_carousel_excluded() {
+    let main: String = (1..=5)
+        .map(|i| plain_card(i, &format!("Backpack {i}"), &format!("${i}9.00")))
+        .collect();
+    // The same card markup in a carousel of other products.
+    let also: String = (6..=11)
+        .map(|i| plain_card(i, &format!("Bottle {i}"), &format!("${i}.50")))
+        .collect();
+    let body = page(&format!(
+        r#"<h1>Backpacks</h1><p>5 results</p><div class="listing">{main}</div>
+        <section><h2>You may also like</h2><div class="tiles">{also}</div></section>
+        <div class="recently-viewed"><div class="tiles">{}{}</div></div>"#,
+        plain_card(20, "Tent 20", "$200.00"),
+        plain_card(21, "Tent 21", "$210.00"),
+    ));
+    let x = run("https://packs.example.com/backpacks", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(
+        names(&x),
+        [
+            "Backpack 1",
+            "Backpack 2",
+            "Backpack 3",
+            "Backpack 4",
+            "Backpack 5"
+        ]
+    );
+    assert_eq!(prices(&x), ["19.00", "29.00", "39.00", "49.00", "59.00"]);
+    assert_eq!(
+        get(&x.records[2], "url"),
+        Some("https://packs.example.com/item/3")
+    );
+    assert_eq!(
+        get(&x.records[2], "image"),
+        Some("https://packs.example.com/pics/3.jpg")
+    );
+    assert_eq!(get(&x.records[0], "currency"), Some("USD"));
+    assert!(x.records.iter().all(|r| !r.contains_key("availability")));
+}
+
+#[test]
+fn product_with_also_like_carousel_is_one_product() {
+    let also: String = (1..=6)
+        .map(|i| plain_card(i, &format!("Other pack {i}"), &format!("${i}9.00")))
+        .collect();
+    let body = page(&format!(
+        r#"<div class="pdp"><h1>Trail Pack 30L</h1><p class="pdp-price">$129.00</p><button type="submit">Add to cart</button></div>
+        <section><h2>You may also like</h2><div class="tiles">{also}</div></section>"#
+    ));
+    let x = run("https://packs.example.com/p/trail-pack-30", &body);
+    assert_eq!(x.kind, PageKind::Product, "{:?}", x.notes);
+    assert_eq!(x.records.len(), 1);
+    assert_eq!(get(&x.records[0], "name"), Some("Trail Pack 30L"));
+    assert_eq!(get(&x.records[0], "price"), Some("129.00"));
+    assert!(x.next_pages.is_empty());
+}
+
+#[test]
+fn struck_through_list_price_on_cards() {
+    let card = |i: usize, was: &str, now: &str| {
+        format!(
+            r#"<li class="item"><a href="/sale/{i}">Sale item {i}</a><span class="price-box"><del>{was}</del> <ins>{now}</ins></span></li>"#
+        )
+    };
+    let body = page(&format!(
+        r#"<h1>Sale</h1><ul class="items">{}{}{}</ul>"#,
+        card(1, "£40.00", "£30.00"),
+        card(2, "£25.00", "£20.00"),
+        card(3, "", "£15.00")
+    ));
+    let x = run("https://shop.example.co.uk/sale", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(prices(&x), ["30.00", "20.00", "15.00"]);
+    assert_eq!(get(&x.records[0], "list_price"), Some("40.00"));
+    assert_eq!(get(&x.records[1], "list_price"), Some("25.00"));
+    assert_eq!(get(&x.records[2], "list_price"), None);
+    assert_eq!(get(&x.records[0], "currency"), Some("GBP"));
+}
+
+fn simple_cards(n: usize) -> String {
+    let cards: String = (1..=n)
+        .map(|i| format!(r#"<li class="c"><a href="/p/{i}">Thing {i}</a> <b>{i},00 €</b></li>"#))
+        .collect();
+    format!("<h1>Things</h1><ul class=\"things\">{cards}</ul>")
+}
+
+#[test]
+fn pagination_rel_next_and_numbered_pages() {
+    let body = page(&format!(
+        r#"{}<div class="pagination"><a href="/things?page=1">1</a><span>2</span><a href="/things?page=4">4</a><a href="/things?page=3">3</a><a href="/things?page=3" rel="next">›</a><a href="https://elsewhere.example.org/things?page=5">5</a></div>"#,
+        simple_cards(3)
+    ));
+    let x = run("https://shop.example.de/things?page=2", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(x.records.len(), 3);
+    assert_eq!(
+        x.next_pages,
+        [
+            "https://shop.example.de/things?page=3".to_string(),
+            "https://shop.example.de/things?page=4".to_string()
+        ]
+    );
+    assert!(!x.complete);
+}
+
+#[test]
+fn pagination_link_tag_and_path_pages() {
+    let body = page(&simple_cards(3)).replace(
+        "<title>Shop</title>",
+        r#"<title>Shop</title><link rel="next" href="/things/page/2/">"#,
+    );
+    let x = run("https://shop.example.de/things/", &body);
+    assert_eq!(
+        x.next_pages,
+        ["https://shop.example.de/things/page/2/".to_string()]
+    );
+    assert!(!x.complete);
+}
+
+#[test]
+fn pagination_load_more() {
+    let body = page(&format!(
+        r#"{}<a class="btn" href="/things?p=2&amp;sort=new">Load more</a><button class="more" data-url="/things?p=3">Show more</button><a href="/things?sort=price">Sort by price</a>"#,
+        simple_cards(3)
+    ));
+    let x = run("https://shop.example.de/things", &body);
+    assert_eq!(
+        x.next_pages,
+        [
+            "https://shop.example.de/things?p=2&sort=new".to_string(),
+            "https://shop.example.de/things?p=3".to_string()
+        ]
+    );
+    assert!(!x.complete);
+    // Without a page parameter a "load more" link is not a next page.
+    let body = page(&format!(
+        r#"{}<a href="/things/more">Load more</a>"#,
+        simple_cards(3)
+    ));
+    let x = run("https://shop.example.de/things", &body);
+    assert!(x.next_pages.is_empty(), "{:?}", x.next_pages);
+    assert!(x.complete);
+}
+
+#[test]
+fn itemlist_urls_identify_cards_and_their_order() {
+    // The ItemList gives the order; nav links to the same products and an
+    // unlisted card are not records.
+    let body = page(
+        r#"<script type="application/ld+json">{"@type":"ItemList","itemListElement":[
+        {"@type":"ListItem","position":1,"url":"/p/b"},{"@type":"ListItem","position":2,"url":"/p/a"}]}</script>
+        <h1>Pots</h1><div class="row"><div class="cell"><a href="/p/a">Pot A</a><span class="price">5.00 USD</span></div>
+        <div class="cell"><a href="/p/b">Pot B</a><span class="price">7.00 USD</span></div></div>"#,
+    );
+    let x = run("https://pots.example.com/pots", &body);
+    assert_eq!(x.kind, PageKind::Listing);
+    assert_eq!(names(&x), ["Pot B", "Pot A"]);
+    assert_eq!(prices(&x), ["7.00", "5.00"]);
+    assert_eq!(
+        get(&x.records[0], "url"),
+        Some("https://pots.example.com/p/b")
+    );
+}
