@@ -173,6 +173,21 @@ pub fn check(record: &Map<String, Value>, parsed: &Value) -> Check {
     }
 }
 
+/// Whether a listing's record leaves a constraint to its product page: one
+/// it cannot check at all (no price, no stated availability or condition),
+/// or a brand it neither states nor names (a listing often shows names
+/// without brands, where its product pages state them).
+pub fn needs_product_page(record: &Map<String, Value>, parsed: &Value) -> bool {
+    if matches!(check(record, parsed), Check::Unchecked { .. }) {
+        return true;
+    }
+    let brand = parsed["constraints"]["brand"].as_str();
+    let states_brand = record
+        .get("brand")
+        .is_some_and(|b| !b.is_null() && b.as_str() != Some(""));
+    brand.is_some_and(|b| !states_brand && !mentions(&text_of(record), b))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -286,6 +301,26 @@ mod tests {
                 qualified: true,
                 ..
             }
+        ));
+    }
+
+    #[test]
+    fn a_listing_record_without_a_stated_brand_needs_its_product_page() {
+        let c = json!({"entity": "tents", "constraints": {"brand": "Nordpeak"}});
+        let unstated = rec(json!({"name": "Trailhead Tent", "price": "89.00"}));
+        assert!(needs_product_page(&unstated, &c));
+        let named = rec(json!({"name": "Nordpeak Trailhead Tent", "price": "89.00"}));
+        assert!(!needs_product_page(&named, &c));
+        let stated = rec(json!({"name": "Trailhead Tent", "brand": "Campora"}));
+        assert!(!needs_product_page(&stated, &c));
+        let no_price = rec(json!({"name": "Tent"}));
+        assert!(needs_product_page(
+            &no_price,
+            &json!({"constraints": {"price_max": "200"}})
+        ));
+        assert!(!needs_product_page(
+            &unstated,
+            &json!({"constraints": {"price_max": "200"}})
         ));
     }
 }

@@ -476,7 +476,7 @@ impl Run {
                     };
                     // A constraint the listing cannot answer (a brand or a
                     // condition it does not show) is read from the product page.
-                    if matches!(constraints::check(record, &parsed), Check::Unchecked { .. }) {
+                    if constraints::needs_product_page(record, &parsed) {
                         frontier.push_as(&product, depth + 1, Priority::Next);
                     } else {
                         covered.insert(product);
@@ -495,7 +495,13 @@ impl Run {
             let mut new_rows = 0i64;
             // Identities new on this page, so a product listed twice is billed once.
             let mut on_page = HashSet::new();
+            // A run asked for N rows takes new ones only until it has N
+            // qualified: a listing may show many more than asked for.
+            let mut qualified_so_far = self.qualified();
             for record in extraction.records.iter() {
+                if wanted.is_some_and(|n| qualified_so_far >= n) {
+                    break;
+                }
                 let identity = identity_of(record, &page.url);
                 // A product read again (its listing's row, then its page) is
                 // one row: what the later page says wins, the rest is kept.
@@ -511,6 +517,15 @@ impl Run {
                         break;
                     }
                     new_rows += 1;
+                    if matches!(
+                        constraints::check(&record, &parsed),
+                        Check::Checked {
+                            qualified: true,
+                            ..
+                        }
+                    ) {
+                        qualified_so_far += 1;
+                    }
                 }
                 rows.push((identity, record));
             }
