@@ -510,3 +510,92 @@ pub fn micros(v: &Value) -> i64 {
     let f6: String = f.chars().chain(std::iter::repeat('0')).take(6).collect();
     i.parse::<i64>().unwrap() * 1_000_000 + f6.parse::<i64>().unwrap()
 }
+
+/// A plain-http webhook receiver on loopback (for servers started with
+/// --allow-private-targets): it answers 200 to every POST and keeps the
+/// bodies.
+pub struct PlainReceiver {
+    pub port: u16,
+    pub bodies: std::sync::Arc<std::sync::Mutex<Vec<Value>>>,
+}
+
+impl PlainReceiver {
+    pub fn start() -> PlainReceiver {
+        use std::io::{Read, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let bodies: std::sync::Arc<std::sync::Mutex<Vec<Value>>> = Default::default();
+        let got = bodies.clone();
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { continue };
+                let got = got.clone();
+                std::thread::spawn(move || {
+                    let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
+                    let mut buf = Vec::new();
+                    let mut chunk = [0u8; 8192];
+                    let (head_end, length) = loop {
+                        let Ok(n) = stream.read(&mut chunk) else {
+                            return;
+                        };
+                        if n == 0 {
+                            return;
+                        }
+                        buf.extend_from_slice(&chunk[..n]);
+                        if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                            let head = String::from_utf8_lossy(&buf[..end]).to_lowercase();
+                            let length = head
+                                .lines()
+                                .find_map(|l| l.strip_prefix("content-length:"))
+                                .and_then(|v| v.trim().parse::<usize>().ok())
+                                .unwrap_or(0);
+                            break (end + 4, length);
+                        }
+                    };
+                    while buf.len() < head_end + length {
+                        let Ok(n) = stream.read(&mut chunk) else {
+                            return;
+                        };
+                        if n == 0 {
+                            return;
+                        }
+                        buf.extend_from_slice(&chunk[..n]);
+                    }
+                    if let Ok(v) = serde_json::from_slice(&buf[head_end..head_end + length]) {
+                        got.lock().unwrap().push(v);
+                    }
+                    let _ = stream.write_all(
+                        b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok",
+                    );
+                });
+            }
+        });
+        PlainReceiver { port, bodies }
+    }
+
+    pub fn sessions_notified(&self) -> std::collections::HashSet<String> {
+        self.bodies
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|b| {
+                b["type"]
+                    .as_str()
+                    .is_some_and(|t| t.starts_with("session.") && t != "session.proposal")
+            })
+            .filter_map(|b| b["data"]["session_id"].as_str().map(str::to_string))
+            .collect()
+    }
+}
+
+impl PlainReceiver {
+    /// The URL of a path on this receiver.
+    pub fn url(&self, path: &str) -> String {
+        format!("http://127.0.0.1:{}{path}", self.port)
+    }
+
+    /// The bodies received so far.
+    pub fn all(&self) -> Vec<Value> {
+        self.bodies.lock().unwrap().clone()
+    }
+}

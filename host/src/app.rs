@@ -14,20 +14,30 @@ use crate::http::error::{type_of_code, CODE_DOCS};
 use crate::http::middleware;
 use crate::state::AppState;
 
-/// Every route under /v1, each with its OpenAPI description.
-pub fn api() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
+/// Every route under /v1, each with its OpenAPI description: the live
+/// ones, the preview surfaces `open` names, and 501 for the other planned
+/// ones.
+pub fn api(open: &[String]) -> OpenApiRouter<AppState> {
+    let preview = |switch: &str| open.iter().any(|o| o == switch);
+    let mut api = OpenApiRouter::new()
         .routes(routes!(crate::openapi::serve))
         .merge(crate::platform::routes())
         .merge(crate::sessions::api::routes())
         .merge(crate::receipts::routes())
         .merge(crate::webhooks::routes())
-        .merge(crate::planned::routes())
+        .merge(crate::planned::routes(open));
+    if preview("extractions") {
+        api = api.merge(crate::extractions::api::routes());
+    }
+    if preview("receipts") {
+        api = api.merge(crate::receipts::lookup_routes());
+    }
+    api
 }
 
 /// The whole application, ready to serve.
 pub fn app(state: AppState) -> Router {
-    let (api, _) = api().split_for_parts();
+    let (api, _) = api(&state.config.preview).split_for_parts();
     Router::new()
         .nest("/v1", api)
         .merge(crate::dashboard::routes())

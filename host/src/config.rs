@@ -44,6 +44,32 @@ pub struct Config {
     /// other answer: `{"hooks.example" = ["203.0.113.7"]}`.
     pub resolve_overrides: std::collections::HashMap<String, Vec<std::net::IpAddr>>,
     pub faults: Faults,
+    /// Planned surfaces the operator opens ahead of their release (see
+    /// `crate::planned::PREVIEW_SWITCHES`): a TOML list, or from the
+    /// environment a list or a comma-separated string
+    /// (`FNHOST_PREVIEW=extractions,receipts`). Empty: every planned route
+    /// answers 501 as the specification says.
+    #[serde(deserialize_with = "list_or_commas")]
+    pub preview: Vec<String>,
+}
+
+/// A list of strings, or one string of comma-separated items.
+fn list_or_commas<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Form {
+        List(Vec<String>),
+        Commas(String),
+    }
+    Ok(match Form::deserialize(d)? {
+        Form::List(items) => items,
+        Form::Commas(text) => text
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .collect(),
+    })
 }
 
 /// Fault injection, for drills and tests only; everything off by default.
@@ -140,6 +166,7 @@ impl Default for Config {
             search_provider_url: None,
             resolve_overrides: Default::default(),
             faults: Faults::default(),
+            preview: Vec::new(),
         }
     }
 }
@@ -250,7 +277,19 @@ impl Config {
             self.max_runs_in_flight > 0,
             "max_runs_in_flight must be positive"
         );
+        for name in &self.preview {
+            anyhow::ensure!(
+                crate::planned::PREVIEW_SWITCHES.contains(&name.as_str()),
+                "preview: {name:?} is not a surface this build can open (it can open: {})",
+                crate::planned::PREVIEW_SWITCHES.join(", ")
+            );
+        }
         Ok(())
+    }
+
+    /// Has the operator opened this preview surface?
+    pub fn preview_open(&self, switch: &str) -> bool {
+        self.preview.iter().any(|p| p == switch)
     }
 
     pub fn public_url(&self) -> String {

@@ -8,6 +8,7 @@ pub mod auth;
 pub mod config;
 pub mod dashboard;
 pub mod extract_cmd;
+pub mod extractions;
 pub mod fetch;
 pub mod http;
 pub mod idempotency;

@@ -1,8 +1,11 @@
 //! The planned surfaces: specified, not served yet. Each answers 501
 //! not_implemented with `surface` on any method (SPEC §1), never 404.
 //!
-//! This is the one table of them: a preview switch opens a surface by
-//! removing its rows here and routing the real handlers instead.
+//! This is the one table of them. An operator's preview switch
+//! (`preview = ["extractions", ...]` in the configuration) opens a surface
+//! ahead of its release: its rows here stop answering 501 and its real
+//! handlers are routed instead (see `app`); the OpenAPI document served then
+//! describes it.
 
 use axum::routing::{any, MethodRouter};
 use utoipa_axum::router::OpenApiRouter;
@@ -11,88 +14,116 @@ use crate::http::ApiError;
 use crate::state::AppState;
 
 /// A planned route: its path under /v1, the methods that are planned (None:
-/// every method), and the surface it belongs to.
+/// every method), the surface it belongs to, and the preview switch that
+/// opens it.
 pub struct Planned {
     pub path: &'static str,
     pub methods: Option<&'static [&'static str]>,
     pub surface: &'static str,
+    pub switch: &'static str,
 }
+
+/// The preview switches this build can open: surfaces served fully once
+/// opened. The table's other switches name surfaces not built yet; the
+/// configuration refuses them.
+pub const PREVIEW_SWITCHES: &[&str] = &["extractions", "receipts"];
 
 pub const PLANNED: &[Planned] = &[
     Planned {
         path: "/extractions",
         methods: None,
         surface: "extractions",
+        switch: "extractions",
     },
     Planned {
         path: "/extractions/{id}",
         methods: None,
         surface: "extractions",
+        switch: "extractions",
     },
     Planned {
         path: "/extractions/{id}/result",
         methods: None,
         surface: "extractions",
+        switch: "extractions",
     },
     Planned {
         path: "/extractions/{id}/events",
         methods: None,
         surface: "extractions",
+        switch: "extractions",
+    },
+    Planned {
+        path: "/extractions/{id}",
+        methods: Some(&["DELETE"]),
+        surface: "extraction redaction",
+        switch: "redaction",
     },
     Planned {
         path: "/extractions/{id}/refresh",
         methods: None,
         surface: "extraction refresh",
+        switch: "refresh",
     },
     Planned {
         path: "/discover",
         methods: None,
         surface: "discover",
+        switch: "discover",
     },
     Planned {
         path: "/monitors",
         methods: None,
         surface: "monitors",
+        switch: "monitors",
     },
     Planned {
         path: "/monitors/{id}",
         methods: None,
         surface: "monitors",
+        switch: "monitors",
     },
     Planned {
         path: "/receipts/{id}",
         methods: None,
         surface: "receipts lookup",
+        switch: "receipts",
     },
     Planned {
         path: "/sessions/{id}",
         methods: Some(&["DELETE"]),
         surface: "session redaction",
+        switch: "redaction",
     },
     Planned {
         path: "/sessions/{id}/refresh",
         methods: None,
         surface: "session refresh",
+        switch: "refresh",
     },
     Planned {
         path: "/webhooks/{id}/test",
         methods: None,
         surface: "webhook test",
+        switch: "webhook_test",
     },
     Planned {
         path: "/webhooks/{id}/attempts/{msg}/redeliver",
         methods: None,
         surface: "webhook redeliver",
+        switch: "webhook_test",
     },
     Planned {
         path: "/mcp",
         methods: None,
         surface: "tool-protocol server",
+        switch: "mcp",
     },
     Planned {
         path: "/mcp/{*rest}",
         methods: None,
         surface: "tool-protocol server",
+        switch: "mcp",
     },
 ];
 
@@ -101,13 +132,14 @@ pub fn handler(surface: &'static str) -> MethodRouter<AppState> {
     any(move || async move { ApiError::NotImplemented { surface } })
 }
 
-/// Routes every planned path whose every method is planned. Paths where only
-/// some methods are planned are merged by the live routes (see `app`). The
-/// OpenAPI document describes them from this same table.
-pub fn routes() -> OpenApiRouter<AppState> {
+/// Routes every planned path whose every method is planned, except those
+/// of the surfaces `open` names. Paths where only some methods are planned
+/// are merged by the live routes (see `app`). The OpenAPI document
+/// describes them from this same table.
+pub fn routes(open: &[String]) -> OpenApiRouter<AppState> {
     PLANNED
         .iter()
-        .filter(|p| p.methods.is_none())
+        .filter(|p| p.methods.is_none() && !is_open(p, open))
         .fold(OpenApiRouter::new(), |r, p| {
             r.route(p.path, handler(p.surface))
         })
@@ -131,4 +163,9 @@ pub fn partial(path: &str, method: &str) -> Option<&'static str> {
         .iter()
         .find(|p| p.path == path && p.methods.is_some_and(|m| m.contains(&method)))
         .map(|p| p.surface)
+}
+
+/// Is a planned route's surface opened by the preview switch?
+pub fn is_open(p: &Planned, open: &[String]) -> bool {
+    open.iter().any(|o| o == p.switch)
 }

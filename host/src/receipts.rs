@@ -111,6 +111,8 @@ pub fn verify(receipt: &Value, public_key: &VerifyingKey) -> bool {
 
 /// The facts a receipt states.
 pub struct Facts<'a> {
+    /// `session_id` or `extraction_id`: what the receipt was issued for.
+    pub owner_field: &'static str,
     pub session_id: &'a str,
     pub turn: u32,
     pub url: &'a str,
@@ -128,11 +130,10 @@ pub struct Facts<'a> {
 
 /// A new signed receipt.
 pub fn issue(signer: &ReceiptSigner, facts: &Facts) -> Value {
-    let receipt = json!({
+    let mut receipt = json!({
         "id": crate::ids::new_id("rcpt"),
         "object": "receipt",
         "livemode": facts.livemode,
-        "session_id": facts.session_id,
         "turn": facts.turn,
         "url": facts.url,
         "fetched_at": facts.fetched_at,
@@ -146,11 +147,53 @@ pub fn issue(signer: &ReceiptSigner, facts: &Facts) -> Value {
         "source": if facts.replayed { "replay" } else { "fetch" },
         "issued_at": crate::time::now(),
     });
+    receipt[facts.owner_field] = json!(facts.session_id);
     signer.sign(receipt)
 }
 
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(signing_keys))
+}
+
+/// The receipts lookup (preview switch `receipts`).
+pub fn lookup_routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(lookup))
+}
+
+/// GET /receipts/{id}: any receipt of the caller's account and mode, a
+/// session's or an extraction's; another account's or mode's is not found.
+#[utoipa::path(
+    get,
+    path = "/receipts/{id}",
+    operation_id = "getReceipt",
+    tag = "sessions",
+    summary = "One signed receipt (preview: receipts)",
+    description = "Scope: sessions:read. The same verifiable object as in a session's or an extraction's receipt list.",
+    params(("id" = String, Path, description = "A receipt id (rcpt_...)")),
+    responses((status = 200, description = "The receipt", body = crate::openapi::schemas::Receipt))
+)]
+async fn lookup(
+    State(state): State<AppState>,
+    caller: Caller,
+    axum::extract::Path(id): axum::extract::Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    caller.require("sessions:read")?;
+    let (account, mode) = (caller.account.id.clone(), caller.mode());
+    let receipt = state.store.read(|tx| -> anyhow::Result<Option<Value>> {
+        let Some(receipt) = tx.get_json::<Value>(store::RECEIPTS, &id)? else {
+            return Ok(None);
+        };
+        // Its owner: the session or extraction it was issued for.
+        let owner = receipt["session_id"]
+            .as_str()
+            .or_else(|| receipt["extraction_id"].as_str())
+            .unwrap_or_default()
+            .to_string();
+        let owned = crate::sessions::get(tx, &owner)?
+            .is_some_and(|s| s.account == account && s.mode == mode);
+        Ok(owned.then_some(receipt))
+    })?;
+    receipt.map(Json).ok_or(ApiError::NotFound)
 }
 
 /// GET /signing-keys: the public keys that verify receipts.
@@ -192,6 +235,7 @@ mod tests {
         let again = ReceiptSigner::load_or_create(&store).unwrap();
         assert_eq!(signer.key_id, again.key_id, "the key is created once");
         let facts = Facts {
+            owner_field: "session_id",
             session_id: "ses_1",
             turn: 1,
             url: "https://shop.example/p/1",

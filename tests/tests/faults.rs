@@ -3,8 +3,8 @@
 //! and a server killed with SIGKILL again and again while clients retry.
 
 use std::collections::{HashMap, HashSet};
-use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::io::Write;
+use std::net::{SocketAddr, TcpStream};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
@@ -276,88 +276,13 @@ fn a_run_that_panics_ends_as_error_with_its_money_resolved() {
     s.audit();
 }
 
-/// A plain-http webhook receiver on loopback: it answers 200 to every POST
-/// and keeps the bodies.
-struct Receiver {
-    port: u16,
-    bodies: Arc<Mutex<Vec<Value>>>,
-}
-
-impl Receiver {
-    fn start() -> Receiver {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let port = listener.local_addr().unwrap().port();
-        let bodies: Arc<Mutex<Vec<Value>>> = Default::default();
-        let got = bodies.clone();
-        std::thread::spawn(move || {
-            for stream in listener.incoming() {
-                let Ok(mut stream) = stream else { continue };
-                let got = got.clone();
-                std::thread::spawn(move || {
-                    let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
-                    let mut buf = Vec::new();
-                    let mut chunk = [0u8; 8192];
-                    let (head_end, length) = loop {
-                        let Ok(n) = stream.read(&mut chunk) else {
-                            return;
-                        };
-                        if n == 0 {
-                            return;
-                        }
-                        buf.extend_from_slice(&chunk[..n]);
-                        if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-                            let head = String::from_utf8_lossy(&buf[..end]).to_lowercase();
-                            let length = head
-                                .lines()
-                                .find_map(|l| l.strip_prefix("content-length:"))
-                                .and_then(|v| v.trim().parse::<usize>().ok())
-                                .unwrap_or(0);
-                            break (end + 4, length);
-                        }
-                    };
-                    while buf.len() < head_end + length {
-                        let Ok(n) = stream.read(&mut chunk) else {
-                            return;
-                        };
-                        if n == 0 {
-                            return;
-                        }
-                        buf.extend_from_slice(&chunk[..n]);
-                    }
-                    if let Ok(v) = serde_json::from_slice(&buf[head_end..head_end + length]) {
-                        got.lock().unwrap().push(v);
-                    }
-                    let _ = stream.write_all(
-                        b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok",
-                    );
-                });
-            }
-        });
-        Receiver { port, bodies }
-    }
-
-    fn sessions_notified(&self) -> HashSet<String> {
-        self.bodies
-            .lock()
-            .unwrap()
-            .iter()
-            .filter(|b| {
-                b["type"]
-                    .as_str()
-                    .is_some_and(|t| t.starts_with("session.") && t != "session.proposal")
-            })
-            .filter_map(|b| b["data"]["session_id"].as_str().map(str::to_string))
-            .collect()
-    }
-}
-
 fn crash_loop(kills: usize) {
     let mut s = busy_server()
         .arg("--allow-private-targets")
         .env("FNHOST_WEBHOOKS__SCHEDULE_MINUTE_MS", "50")
         .start();
     let a = s.account("1000");
-    let receiver = Receiver::start();
+    let receiver = PlainReceiver::start();
     let endpoint = s.client(&a.test).post(
         "/webhooks",
         json!({

@@ -49,7 +49,9 @@ async fn own(state: &AppState, dash: &Dash, id: &str) -> Result<Option<Session>,
         .read_async(move |tx| sessions::get(tx, &id))
         .await
         .map_err(internal)?;
-    Ok(s.filter(|s| s.account == dash.account.id && s.mode == dash.key.mode))
+    Ok(s.filter(|s| {
+        s.kind == sessions::Kind::Session && s.account == dash.account.id && s.mode == dash.key.mode
+    }))
 }
 
 pub async fn list(State(state): State<AppState>, dash: Dash, Query(q): Query<After>) -> Response {
@@ -72,7 +74,16 @@ pub async fn list(State(state): State<AppState>, dash: Dash, Query(q): Query<Aft
     let (account, mode) = (dash.account.id.clone(), dash.key.mode);
     let list = match state
         .store
-        .read_async(move |tx| sessions::list(tx, &account, mode, after.as_ref(), PAGE + 1))
+        .read_async(move |tx| {
+            sessions::list(
+                tx,
+                sessions::Kind::Session,
+                &account,
+                mode,
+                after.as_ref(),
+                PAGE + 1,
+            )
+        })
         .await
     {
         Ok(l) => l,

@@ -54,6 +54,7 @@ does not parse, or is over 1 MB, is treated as empty. Planned routes answer 501 
         (name = "platform", description = "The account, its balance, usage and keys"),
         (name = "sessions", description = "Natural-language queries answered with rows and signed receipts"),
         (name = "webhooks", description = "Endpoints that receive signed event deliveries"),
+        (name = "extractions", description = "Preview (switch `extractions`): known catalog URLs read once into rows with signed receipts"),
         (name = "meta", description = "This document"),
         (name = "planned", description = "Specified, not served yet: 501 not_implemented on every method"),
     )
@@ -81,7 +82,7 @@ impl utoipa::Modify for BearerAuth {
 /// The document, built once.
 pub fn document() -> &'static Value {
     static DOC: OnceLock<Value> = OnceLock::new();
-    DOC.get_or_init(build)
+    DOC.get_or_init(|| build(&[]))
 }
 
 /// The document as the committed file holds it: pretty JSON and a newline.
@@ -103,22 +104,35 @@ pub fn document_text() -> &'static str {
     security(()),
     responses((status = 200, description = "The OpenAPI 3.1 document of this API", content_type = "application/json", body = Object))
 )]
-pub async fn serve() -> impl IntoResponse {
-    (
-        [(header::CONTENT_TYPE, "application/json")],
-        document_text(),
-    )
+pub async fn serve(
+    axum::extract::State(state): axum::extract::State<crate::state::AppState>,
+) -> impl IntoResponse {
+    let text = if state.config.preview.is_empty() {
+        document_text()
+    } else {
+        // The preview surfaces the operator opened are described too.
+        static OPEN: OnceLock<String> = OnceLock::new();
+        OPEN.get_or_init(|| {
+            let mut text = serde_json::to_string_pretty(&build(&state.config.preview))
+                .expect("a JSON value serializes");
+            text.push('\n');
+            text
+        })
+    };
+    ([(header::CONTENT_TYPE, "application/json")], text)
 }
 
-fn build() -> Value {
-    let router =
-        utoipa_axum::router::OpenApiRouter::with_openapi(Base::openapi()).merge(crate::app::api());
+/// The document of a server with the preview surfaces `open` opened (the
+/// committed `docs/openapi.json` has none open).
+pub fn build(open: &[String]) -> Value {
+    let router = utoipa_axum::router::OpenApiRouter::with_openapi(Base::openapi())
+        .merge(crate::app::api(open));
     let mut doc = serde_json::to_value(router.into_openapi()).expect("the document serializes");
     doc["openapi"] = json!("3.1.0");
     doc["info"]["version"] = json!(CURRENT_VERSION);
     add_error_schemas(&mut doc);
     add_common_header_components(&mut doc);
-    add_planned(&mut doc);
+    add_planned(&mut doc, open);
     finish_operations(&mut doc);
     add_links(&mut doc);
     doc["webhooks"] = webhooks();
@@ -138,8 +152,11 @@ const METHODS: &[&str] = &[
 
 /// The planned routes (one table, `crate::planned`): each planned method
 /// answers 501 with `surface`.
-fn add_planned(doc: &mut Value) {
+fn add_planned(doc: &mut Value, open: &[String]) {
     for p in crate::planned::PLANNED {
+        if crate::planned::is_open(p, open) {
+            continue;
+        }
         let methods: Vec<String> = match p.methods {
             Some(ms) => ms.iter().map(|m| m.to_ascii_lowercase()).collect(),
             None => ["get", "post", "put", "patch", "delete"]

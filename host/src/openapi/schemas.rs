@@ -703,3 +703,108 @@ pub struct BalanceLowData {
     open_reserves_usd: f64,
     auto_recharge: AutoRecharge,
 }
+
+/// An extraction's id.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct ExtractionId {
+    /// `ext_...`
+    id: String,
+}
+
+/// POST /extractions (preview: extractions): exactly one of `url` and `urls`.
+#[derive(ToSchema)]
+pub struct ExtractionCreate {
+    /// The catalog page (an absolute http or https URL).
+    #[schema(format = "uri", max_length = 2048)]
+    url: Option<String>,
+    /// The batch form: 1 to 50 pages, each extracted on its own.
+    #[schema(max_items = 50, min_items = 1)]
+    urls: Option<Vec<String>>,
+    /// What one row is ("product", "lamp", ...).
+    #[schema(min_length = 1, max_length = 200)]
+    entity: String,
+    /// Steering text handed to the extractor as data, never as instructions.
+    #[schema(max_length = 2000)]
+    guidance: Option<String>,
+    /// The spend cap of each page, reserved per URL.
+    #[schema(minimum = 0.000001)]
+    max_spend_usd: f64,
+    /// An https URL notified of each extraction's end.
+    #[schema(format = "uri", max_length = 2048)]
+    webhook_url: Option<String>,
+    /// At most 50 string values, returned on the extraction.
+    #[schema(value_type = Option<HashMap<String, String>>)]
+    metadata: Option<Value>,
+}
+
+/// An extraction: one page read once, every record of it a row.
+#[derive(ToSchema)]
+pub struct Extraction {
+    id: String,
+    /// `extraction`
+    object: String,
+    livemode: bool,
+    /// running, delivered, abstained, error or stopped (open enum).
+    status: String,
+    url: String,
+    entity: String,
+    /// complete or partial: the receipt's stated claim, once read.
+    claim: Option<String>,
+    records: u64,
+    qualified: u64,
+    spend_usd: f64,
+    max_spend_usd: f64,
+    reserved_usd: f64,
+    settled_usd: f64,
+    released_usd: f64,
+    receipt_id: Option<String>,
+    /// spend-budget or stopped; only when status is stopped.
+    stop: Option<String>,
+    error: Option<SessionError>,
+    reason: Option<String>,
+    guidance: Option<String>,
+    #[schema(value_type = Option<HashMap<String, String>>)]
+    metadata: Option<Value>,
+    webhook_url: Option<String>,
+    #[schema(format = "uri")]
+    result_url: String,
+    created_at: String,
+    updated_at: String,
+    ended_at: Option<String>,
+}
+
+/// The batch form's answer.
+#[derive(ToSchema)]
+pub struct ExtractionBatch {
+    /// `extraction_batch`
+    object: String,
+    data: Vec<Extraction>,
+    /// N × max_spend_usd, the stated worst case.
+    total_reserved_usd: f64,
+}
+
+/// A page of extractions, newest first.
+#[derive(ToSchema)]
+pub struct ExtractionList {
+    /// `list`
+    object: String,
+    data: Vec<Extraction>,
+    has_more: bool,
+}
+
+/// An extraction's result, once it has ended.
+#[derive(ToSchema)]
+pub struct ExtractionResult {
+    /// `result`
+    object: String,
+    extraction_id: String,
+    status: String,
+    claim: Option<String>,
+    qualified: u64,
+    records: u64,
+    spend_usd: f64,
+    receipts: Vec<String>,
+    rows: Vec<Row>,
+    unchecked: Vec<Row>,
+}

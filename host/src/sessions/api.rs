@@ -16,7 +16,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::events::{self, Event};
-use super::{run, Session, Status};
+use super::{run, Kind, Session, Status};
 use crate::accounts::Mode;
 use crate::auth::Caller;
 use crate::http::middleware::RequestId;
@@ -168,7 +168,7 @@ async fn estimate(
 }
 
 /// Check the caps and reserve; refusals carry their context.
-fn check_caps(
+pub(crate) fn check_caps(
     tx: &redb::WriteTransaction,
     caller: &Caller,
     amount: Micros,
@@ -191,7 +191,7 @@ fn check_caps(
     Ok(())
 }
 
-fn reserve(
+pub(crate) fn reserve(
     tx: &redb::WriteTransaction,
     state: &AppState,
     caller: &Caller,
@@ -316,6 +316,11 @@ async fn create_session(
     let now = crate::time::now();
     let mut session = Session {
         id: crate::ids::new_id("ses"),
+        kind: Kind::Session,
+        url: None,
+        entity: None,
+        receipt_id: None,
+        claim: None,
         account: caller.account.id.clone(),
         mode: caller.mode(),
         key_id: caller.key.id.clone(),
@@ -378,7 +383,12 @@ async fn create_session(
     state.bus.publish();
     let session = match estimate {
         Some(e) if e.would_run => {
-            run::spawn(state.clone(), session.clone(), slot, claim);
+            run::spawn(
+                state.clone(),
+                session.clone(),
+                std::sync::Arc::new(slot),
+                claim,
+            );
             session
         }
         Some(e) => {
@@ -413,11 +423,21 @@ async fn create_session(
 
 /// A session of the caller's account and mode, or 404.
 fn own(state: &AppState, caller: &Caller, id: &str) -> Result<Session, ApiError> {
+    owned(state, caller, id, Kind::Session)
+}
+
+/// A run of `kind` of the caller's account and mode, or 404.
+pub(crate) fn owned(
+    state: &AppState,
+    caller: &Caller,
+    id: &str,
+    kind: Kind,
+) -> Result<Session, ApiError> {
     let s = state
         .store
         .read(|tx| super::get(tx, id))?
         .ok_or(ApiError::NotFound)?;
-    if s.account != caller.account.id || s.mode != caller.mode() {
+    if s.kind != kind || s.account != caller.account.id || s.mode != caller.mode() {
         return Err(ApiError::NotFound);
     }
     Ok(s)
@@ -447,7 +467,7 @@ async fn list(
     let (acct, mode, limit) = (caller.account.id.clone(), caller.mode(), page.limit + 1);
     let sessions = state
         .store
-        .read_async(move |tx| super::list(tx, &acct, mode, after.as_ref(), limit))
+        .read_async(move |tx| super::list(tx, Kind::Session, &acct, mode, after.as_ref(), limit))
         .await?;
     let public_url = state.config.public_url();
     Ok(Json(page.answer(
@@ -515,13 +535,13 @@ async fn events_page(
 
 /// An event seq as clients send it back: a non-negative 64-bit signed
 /// integer, as the OpenAPI document states it.
-fn parse_seq(text: &str) -> Option<u64> {
+pub(crate) fn parse_seq(text: &str) -> Option<u64> {
     text.parse::<i64>().ok().and_then(|n| u64::try_from(n).ok())
 }
 
 /// The run's events as server-sent events, from after `after`, ending
 /// after the terminal event of the session's current turn.
-fn sse(
+pub(crate) fn sse(
     state: AppState,
     session_id: String,
     after: u64,
@@ -600,7 +620,11 @@ struct ResultQuery {
 }
 
 /// Wait until the session is no longer running, at most `wait`.
-async fn wait_until_done(state: &AppState, id: &str, wait: Duration) -> Result<Session, ApiError> {
+pub(crate) async fn wait_until_done(
+    state: &AppState,
+    id: &str,
+    wait: Duration,
+) -> Result<Session, ApiError> {
     let mut bus = state.bus.subscribe();
     let deadline = tokio::time::Instant::now() + wait;
     loop {
@@ -621,7 +645,7 @@ async fn wait_until_done(state: &AppState, id: &str, wait: Duration) -> Result<S
     }
 }
 
-fn all_rows(state: &AppState, id: &str) -> Result<Vec<Value>, ApiError> {
+pub(crate) fn all_rows(state: &AppState, id: &str) -> Result<Vec<Value>, ApiError> {
     let rows: Vec<(String, Value)> = state
         .store
         .read(|tx| tx.scan_json(ROWS, &format!("{id}:"), None, usize::MAX, false))?;
@@ -638,7 +662,7 @@ fn with_row_id(key: &str, mut row: Value) -> Value {
     row
 }
 
-fn receipt_ids(state: &AppState, id: &str) -> Result<Vec<String>, ApiError> {
+pub(crate) fn receipt_ids(state: &AppState, id: &str) -> Result<Vec<String>, ApiError> {
     let ids = state.store.read(|tx| -> anyhow::Result<Vec<String>> {
         let t = tx.open_table(SESSION_RECEIPTS)?;
         let prefix = format!("{id}:");
@@ -989,7 +1013,12 @@ async fn add_turn(
         })
         .await?;
     state.bus.publish();
-    run::spawn(state.clone(), session.clone(), slot, claim);
+    run::spawn(
+        state.clone(),
+        session.clone(),
+        std::sync::Arc::new(slot),
+        claim,
+    );
     Ok(session)
 }
 

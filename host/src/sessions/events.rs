@@ -12,7 +12,7 @@ use super::Session;
 use crate::store::{self, Tables, EVENTS};
 
 /// Phases after which no event follows in a turn.
-pub const TERMINAL: &[&str] = &["answered", "abstain", "error", "stopped"];
+pub const TERMINAL: &[&str] = &["answered", "delivered", "abstain", "error", "stopped"];
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Event {

@@ -53,10 +53,34 @@ impl Status {
     }
 }
 
-/// A stored session.
+/// What a stored run is: a session (a query over sites, in turns) or an
+/// extraction (one known URL read once). Both share the run, its money,
+/// its events, rows and receipts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    #[default]
+    Session,
+    Extraction,
+}
+
+/// A stored session (or extraction, see [`Kind`]).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Session {
     pub id: String,
+    #[serde(default)]
+    pub kind: Kind,
+    /// An extraction's page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// An extraction's entity (what one row is).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entity: Option<String>,
+    /// An extraction's receipt and its claim, once its page is read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub receipt_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub claim: Option<String>,
     pub account: String,
     pub mode: Mode,
     pub key_id: String,
@@ -101,6 +125,15 @@ pub struct Session {
 }
 
 impl Session {
+    /// The status as the API shows it: an extraction that read its page is
+    /// `delivered` (SPEC §3.1), a session that did is `answered`.
+    pub fn status_str(&self) -> &'static str {
+        match (self.kind, self.status) {
+            (Kind::Extraction, Status::Answered) => "delivered",
+            (_, status) => status.as_str(),
+        }
+    }
+
     pub fn is_running(&self) -> bool {
         self.status == Status::Running
     }
@@ -161,18 +194,28 @@ impl Session {
     }
 }
 
+/// The listing index key: sessions under `account:mode:`, extractions
+/// under `ext:account:mode:` (account ids never start with `ext:`).
 fn index_key(s: &Session) -> String {
     let micros = crate::time::parse(&s.created_at)
         .map(|t| t.timestamp_micros())
         .unwrap_or(0)
         .max(0) as u64;
     format!(
-        "{}:{}:{}:{}",
+        "{}{}:{}:{}:{}",
+        index_prefix(s.kind),
         s.account,
         s.mode.as_str(),
         store::pad(micros),
         s.id
     )
+}
+
+fn index_prefix(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Session => "",
+        Kind::Extraction => "ext:",
+    }
 }
 
 pub fn get(tx: &impl Tables, id: &str) -> anyhow::Result<Option<Session>> {
@@ -205,15 +248,16 @@ pub fn running_ids(tx: &redb::ReadTransaction) -> anyhow::Result<Vec<String>> {
     Ok(ids)
 }
 
-/// A page of an account's sessions in one mode, newest first.
+/// A page of an account's sessions (or extractions) in one mode, newest first.
 pub fn list(
     tx: &redb::ReadTransaction,
+    kind: Kind,
     account: &str,
     mode: Mode,
     starting_after: Option<&Session>,
     limit: usize,
 ) -> anyhow::Result<Vec<Session>> {
-    let prefix = format!("{account}:{}:", mode.as_str());
+    let prefix = format!("{}{account}:{}:", index_prefix(kind), mode.as_str());
     let end = match starting_after {
         Some(s) => index_key(s),
         None => format!("{prefix}\u{10FFFF}"),

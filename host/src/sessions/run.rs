@@ -20,7 +20,7 @@ use super::events;
 use super::progress::{row_key, Effect, PageCommit, Progress, RowWrite};
 use super::sources::{normalize, sitemap_urls, Frontier, Priority, Robots};
 use super::testmode::{self, Sentinel};
-use super::{Session, Status};
+use super::{Kind, Session, Status};
 use crate::accounts::Mode;
 use crate::fetch::{FetchError, Fetched};
 use crate::limits::RunSlot;
@@ -129,7 +129,7 @@ impl Runs {
 /// owns the claim and the slot, so neither outlives it, and a panic inside
 /// the run ends the session as error (code internal) instead of leaving it
 /// running.
-pub fn spawn(state: AppState, session: Session, slot: RunSlot, claim: RunClaim) {
+pub fn spawn(state: AppState, session: Session, slot: Arc<RunSlot>, claim: RunClaim) {
     tokio::spawn(async move {
         use futures::FutureExt;
         let id = session.id.clone();
@@ -143,6 +143,8 @@ pub fn spawn(state: AppState, session: Session, slot: RunSlot, claim: RunClaim) 
             progress: Progress::new(state.store.clone(), state.bus.clone(), &session.id),
             state: state.clone(),
             rows: HashMap::new(),
+            pages_read: 0,
+            unread: None,
             session,
             stop,
         };
@@ -191,6 +193,10 @@ struct Run {
     progress: Progress,
     /// The rows of this run by identity, so a product seen twice is one row.
     rows: HashMap<String, RowMark>,
+    /// Pages read and receipted.
+    pages_read: u32,
+    /// Why the last page that could not be read was not.
+    unread: Option<String>,
 }
 
 /// A row the run has written: its key, its record and how it counted.
@@ -237,7 +243,16 @@ impl Run {
 
     async fn plan_and_crawl(&mut self) -> anyhow::Result<Outcome> {
         let mode = self.session.mode;
-        let sentinel = testmode::sentinel(mode, &self.session.query);
+        // An extraction's test sentinels sit in its entity or guidance.
+        let steering = match self.session.kind {
+            Kind::Session => self.session.query.clone(),
+            Kind::Extraction => format!(
+                "{} {}",
+                self.session.entity.as_deref().unwrap_or_default(),
+                self.session.guidance.as_deref().unwrap_or_default()
+            ),
+        };
+        let sentinel = testmode::sentinel(mode, &steering);
         match sentinel {
             Some(Sentinel::Decline) | Some(Sentinel::Abstain) => {
                 return Ok(Outcome::Abstained {
@@ -251,6 +266,9 @@ impl Run {
                 });
             }
             _ => {}
+        }
+        if self.session.kind == Kind::Extraction {
+            return self.extract_one(sentinel).await;
         }
         let parsed = self.session.parsed.clone();
         let mut seeds = seeds_of(&parsed, mode);
@@ -271,7 +289,7 @@ impl Run {
                 }
             }
         }
-        self.crawl(seeds, sentinel).await
+        self.crawl(seeds, sentinel, true).await
     }
 
     async fn search(&self, provider: &str) -> anyhow::Result<Vec<String>> {
@@ -317,10 +335,32 @@ impl Run {
         }
     }
 
+    /// An extraction: its one page, read once (robots.txt obeyed), every
+    /// record of it a row. A page that cannot be read ends the run as error.
+    async fn extract_one(&mut self, sentinel: Option<Sentinel>) -> anyhow::Result<Outcome> {
+        let url = self.session.url.clone().unwrap_or_default();
+        let outcome = self.crawl(vec![url], sentinel, false).await?;
+        if outcome == Outcome::Answered && self.pages_read == 0 {
+            return Ok(match self.unread.take() {
+                Some(reason) if reason.contains("robots.txt") => Outcome::Abstained { reason },
+                Some(reason) => Outcome::Error {
+                    code: "provider_unavailable",
+                    message: reason,
+                },
+                None => Outcome::Error {
+                    code: "provider_unavailable",
+                    message: "the page could not be read".into(),
+                },
+            });
+        }
+        Ok(outcome)
+    }
+
     async fn crawl(
         &mut self,
         seeds: Vec<String>,
         sentinel: Option<Sentinel>,
+        follow: bool,
     ) -> anyhow::Result<Outcome> {
         let config = self.state.config.clone();
         let per_fetch = config.per_fetch();
@@ -359,7 +399,11 @@ impl Run {
             frontier.push(seed, 0);
         }
         // Sitemaps named in robots.txt are the catalog's own list of pages.
-        let sitemap_list: Vec<String> = robots.values().flat_map(|r| r.sitemaps.clone()).collect();
+        let sitemap_list: Vec<String> = if follow {
+            robots.values().flat_map(|r| r.sitemaps.clone()).collect()
+        } else {
+            Vec::new()
+        };
         for sitemap in sitemap_list.iter().take(3) {
             if let Ok(Some(page)) = self.get(sitemap).await {
                 frontier.mark_seen(sitemap);
@@ -411,6 +455,7 @@ impl Run {
                     json!({ "url": url, "reason": "disallowed by robots.txt" }),
                 )
                 .await?;
+                self.unread = Some("robots.txt disallows the page".into());
                 continue;
             }
             let page = self.get(&url).await;
@@ -422,6 +467,7 @@ impl Run {
                         json!({ "url": url, "reason": "not in the recording" }),
                     )
                     .await?;
+                    self.unread = Some("the page is not in the recording".into());
                     continue;
                 }
                 Err(e) => {
@@ -430,10 +476,12 @@ impl Run {
                         json!({ "url": url, "reason": e.to_string() }),
                     )
                     .await?;
+                    self.unread = Some(format!("the page could not be fetched: {e}"));
                     continue;
                 }
             };
             pages += 1;
+            self.pages_read += 1;
             let request = ExtractRequest {
                 entity: entity.clone(),
                 guidance: self.session.guidance.clone(),
@@ -466,10 +514,15 @@ impl Run {
                 }
             };
             // A listing is walked page by page; its next pages are not deeper.
-            for next in &extraction.next_pages {
+            let next_pages = if follow {
+                extraction.next_pages.as_slice()
+            } else {
+                &[]
+            };
+            for next in next_pages {
                 frontier.push_as(next, depth, Priority::Next);
             }
-            if extraction.kind == PageKind::Listing {
+            if follow && extraction.kind == PageKind::Listing {
                 for record in &extraction.records {
                     let Some(product) = product_page(record, &page.url) else {
                         continue;
@@ -484,7 +537,7 @@ impl Run {
                 }
             }
             for link in &extraction.links {
-                if depth < 2 {
+                if follow && depth < 2 {
                     frontier.push(link, depth + 1);
                 }
             }
@@ -580,6 +633,10 @@ impl Run {
         let receipt = crate::receipts::issue(
             &self.state.signer,
             &crate::receipts::Facts {
+                owner_field: match self.session.kind {
+                    Kind::Session => "session_id",
+                    Kind::Extraction => "extraction_id",
+                },
                 session_id: &self.session.id,
                 turn: self.session.turn,
                 url: &page.url,
@@ -768,6 +825,15 @@ pub fn end_in(
     public_url: &str,
 ) -> anyhow::Result<()> {
     let before = crate::ledger::balance(tx, &s.account, s.mode)?;
+    if s.kind == Kind::Extraction {
+        // An extraction reads one page: its receipt and the claim it states.
+        if let Some((id, _)) = s.turn_receipts.first() {
+            let receipt: Option<Value> =
+                crate::store::Tables::get_json(tx, crate::store::RECEIPTS, id)?;
+            s.claim = receipt.and_then(|r| r["claim"].as_str().map(str::to_string));
+            s.receipt_id = Some(id.clone());
+        }
+    }
     let r = crate::ledger::resolve(tx, &s.reservation, &s.turn_receipts)
         .map_err(|e| anyhow::anyhow!("{e}"))?;
     s.settled += r.settled;
@@ -786,6 +852,11 @@ pub fn end_in(
         "receipts_signed": s.receipts_signed,
     });
     let (phase, event_type, mut data) = match outcome {
+        Outcome::Answered if s.kind == Kind::Extraction => {
+            s.status = Status::Answered;
+            s.reason = Some("the page was read".into());
+            ("delivered", "extraction.delivered", summary)
+        }
         Outcome::Answered => {
             s.status = Status::Answered;
             s.reason = Some("the run read every source it found".into());
@@ -818,13 +889,44 @@ pub fn end_in(
             ("stopped", "session.stopped", d)
         }
     };
-    data["status"] = json!(s.status.as_str());
+    data["status"] = json!(s.status_str());
     if phase == "error" {
         data["phase"] = json!("error");
     }
     events::append(tx, s, phase, data.clone())?;
     super::put(tx, s)?;
 
+    if s.kind == Kind::Extraction {
+        // SPEC §6.3: extraction.delivered when its page was read, else
+        // extraction.failed; ids and summaries, never rows.
+        let event_type = if s.status == Status::Answered {
+            "extraction.delivered"
+        } else {
+            "extraction.failed"
+        };
+        let mut note = json!({
+            "extraction_id": s.id,
+            "url": s.url,
+            "status": s.status_str(),
+            "records": s.records,
+            "claim": s.claim,
+            "receipt_id": s.receipt_id,
+            "spend_usd": s.settled.to_json(),
+        });
+        if let Some(reason) = s.reason.clone().filter(|_| s.status != Status::Answered) {
+            note["reason"] = json!(reason);
+        }
+        crate::webhooks::emit(
+            tx,
+            &s.account,
+            s.mode,
+            event_type,
+            note,
+            s.webhook_url.as_deref(),
+        )?;
+        let after = crate::ledger::balance(tx, &s.account, s.mode)?;
+        return crate::webhooks::balance_changed(tx, &s.account, s.mode, &before, &after);
+    }
     // The notification carries summaries and ids, never rows.
     let mut note = json!({
         "session_id": s.id,

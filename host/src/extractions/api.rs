@@ -1,0 +1,445 @@
+//! The extraction routes (preview switch `extractions`): create (one URL
+//! or a batch), list, read, events, result. Redaction and refresh stay 501
+//! until their own switches open.
+//!
+//! Money and events of a create, in one transaction: per URL, the caps,
+//! the reservation, the `started` event and the stored extraction; then the
+//! idempotent response. The runs start once it commits, in tasks of their
+//! own (each claimed before the commit, as sessions are).
+
+use std::time::Duration;
+
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::{Extension, Json};
+use serde::Deserialize;
+use serde_json::{json, Value};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use super::{to_json, MAX_BATCH, MAX_ENTITY_CHARS};
+use crate::auth::Caller;
+use crate::http::middleware::RequestId;
+use crate::http::pagination::PageQuery;
+use crate::http::{ApiError, Body, Page, Query};
+use crate::idempotency;
+use crate::money::Micros;
+use crate::openapi::schemas;
+use crate::sessions::api::{
+    all_rows, check_caps, owned, parse_seq, receipt_ids, reserve, sse, wait_until_done, MAX_WAIT_S,
+};
+use crate::sessions::{events, run, Kind, Session, Status};
+use crate::state::AppState;
+
+/// The longest `guidance` (SPEC §8).
+const MAX_GUIDANCE_CHARS: usize = 2000;
+
+pub fn routes() -> OpenApiRouter<AppState> {
+    let redaction = crate::planned::partial("/extractions/{id}", "DELETE")
+        .expect("extraction redaction is planned");
+    OpenApiRouter::new()
+        .routes(routes!(create, list))
+        .routes(routes!(read))
+        .route(
+            "/extractions/{id}",
+            crate::planned::method_handler("DELETE", redaction),
+        )
+        .routes(routes!(events_page))
+        .routes(routes!(result))
+}
+
+/// Starts one extraction per URL, each reserving `max_spend_usd`.
+#[utoipa::path(post, path = "/extractions", operation_id = "createExtraction", tag = "extractions",
+    description = "Scope: sessions:write. Preview (switch `extractions`). Exactly one of `url` and `urls` (both or neither: 400 naming `url`). A batch is validated whole and its reservations commit together or not at all. With `Accept: text/event-stream` the single form's 201 body is the run's event stream.",
+    params(schemas::IdempotencyHeader),
+    request_body(content = schemas::ExtractionCreate,
+        example = json!({ "url": "https://outdoor-gear.example/tents/", "entity": "tent", "max_spend_usd": 0.05 })),
+    responses(
+        (status = 201, description = "A running extraction, or a batch of them", content(
+            (schemas::Extraction = "application/json"),
+            (schemas::ExtractionBatch = "application/json"),
+            (schemas::SseEvent = "text/event-stream"),
+        )),
+    ))]
+async fn create(
+    State(state): State<AppState>,
+    caller: Caller,
+    Extension(RequestId(request_id)): Extension<RequestId>,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
+    let idem = match idempotency::begin(
+        &state,
+        &caller,
+        "sessions:write",
+        &headers,
+        &request_id,
+        "POST /v1/extractions",
+        &body,
+    )
+    .await
+    {
+        Ok(idem) => idem,
+        Err(answer) => return answer,
+    };
+    let wants_stream = headers
+        .get("accept")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|a| a.contains("text/event-stream"));
+    let created = create_extractions(&state, &caller, &body, idem.as_ref()).await;
+    match created {
+        Ok((answer, first)) if wants_stream && answer["object"] == "extraction" => {
+            let _ = idempotency::respond(&state, idem, Ok((StatusCode::CREATED, answer))).await;
+            (StatusCode::CREATED, sse(state, first, 0)).into_response()
+        }
+        Ok((answer, _)) => {
+            idempotency::respond(&state, idem, Ok((StatusCode::CREATED, answer))).await
+        }
+        Err(e) => idempotency::respond(&state, idem, Err(e)).await,
+    }
+}
+
+/// An absolute http(s) URL of at most 2048 characters.
+fn check_url(param: &str, url: &str) -> Result<(), ApiError> {
+    let ok = url.chars().count() <= 2048
+        && url::Url::parse(url)
+            .is_ok_and(|u| matches!(u.scheme(), "http" | "https") && u.host_str().is_some());
+    if ok {
+        Ok(())
+    } else {
+        Err(ApiError::invalid(
+            param,
+            format!("{param} must be an absolute http or https URL of at most 2048 characters"),
+        ))
+    }
+}
+
+/// The URLs of a create: `url`, or `urls` (1..=50), never both.
+fn urls_of(body: &Body) -> Result<(Vec<String>, bool), ApiError> {
+    match (body.get("url"), body.get("urls")) {
+        (Some(_), Some(_)) => Err(ApiError::invalid(
+            "url",
+            "send exactly one of url and urls, not both",
+        )),
+        (None, None) => Err(ApiError::invalid(
+            "url",
+            "url is required (or urls, for a batch)",
+        )),
+        (Some(_), None) => {
+            let url = body.required_str("url")?;
+            check_url("url", &url)?;
+            Ok((vec![url], false))
+        }
+        (None, Some(_)) => {
+            let urls = body.optional_strings("urls")?.unwrap_or_default();
+            if urls.is_empty() || urls.len() > MAX_BATCH {
+                return Err(ApiError::invalid(
+                    "urls",
+                    format!("urls must hold 1 to {MAX_BATCH} URLs"),
+                ));
+            }
+            for (i, url) in urls.iter().enumerate() {
+                check_url(&format!("urls[{i}]"), url)?;
+            }
+            Ok((urls, true))
+        }
+    }
+}
+
+/// Validate, reserve and store; start the runs. Returns the 201 body and
+/// the first extraction's id.
+async fn create_extractions(
+    state: &AppState,
+    caller: &Caller,
+    body: &Body,
+    idem: Option<&idempotency::Idem>,
+) -> Result<(Value, String), ApiError> {
+    let (urls, batch) = urls_of(body)?;
+    let entity = body.required_str("entity")?;
+    if entity.chars().count() > MAX_ENTITY_CHARS {
+        return Err(ApiError::invalid(
+            "entity",
+            format!("entity must be at most {MAX_ENTITY_CHARS} characters"),
+        ));
+    }
+    body.only(&[
+        "url",
+        "urls",
+        "entity",
+        "guidance",
+        "max_spend_usd",
+        "webhook_url",
+        "metadata",
+    ])?;
+    let max_spend = body
+        .optional_usd("max_spend_usd")?
+        .ok_or_else(|| ApiError::missing("max_spend_usd"))?;
+    let guidance = body.optional_str("guidance", MAX_GUIDANCE_CHARS)?;
+    let metadata = body.optional_metadata("metadata")?;
+    let webhook_url = body.optional_str("webhook_url", 2048)?;
+    if let Some(w) = &webhook_url {
+        crate::webhooks::check_target(state, w)
+            .await
+            .map_err(|e| ApiError::invalid("webhook_url", e.to_string()))?;
+    }
+    // A batch counts as one run in flight: its runs share one slot, freed
+    // when the last of them ends.
+    let slot = std::sync::Arc::new(state.run_slots.acquire(caller.scope_key())?);
+    let now = crate::time::now();
+    let extractions: Vec<Session> = urls
+        .iter()
+        .map(|url| Session {
+            id: crate::ids::new_id("ext"),
+            kind: Kind::Extraction,
+            url: Some(url.clone()),
+            entity: Some(entity.clone()),
+            receipt_id: None,
+            claim: None,
+            account: caller.account.id.clone(),
+            mode: caller.mode(),
+            key_id: caller.key.id.clone(),
+            status: Status::Running,
+            stop: None,
+            error: None,
+            reason: None,
+            turn: 1,
+            query: String::new(),
+            guidance: guidance.clone(),
+            metadata: metadata.clone(),
+            webhook_url: webhook_url.clone(),
+            parsed: json!({
+                "entity": entity,
+                "constraints": {},
+                "sources": [{ "kind": "url", "value": url }],
+            }),
+            max_spend,
+            reservation: String::new(),
+            turn_receipts: Vec::new(),
+            settled: Micros::ZERO,
+            released: Micros::ZERO,
+            records: 0,
+            qualified: 0,
+            unchecked: 0,
+            sources: 0,
+            receipts_signed: 0,
+            row_count: 0,
+            last_seq: 0,
+            created_at: now.clone(),
+            updated_at: now.clone(),
+            ended_at: None,
+        })
+        .collect();
+    // Claimed before the commit, as sessions are.
+    let claims: Vec<_> = extractions
+        .iter()
+        .map(|e| state.runs.claim(&e.id))
+        .collect();
+    let public_url = state.config.public_url();
+    let (caller_c, st, idem) = (caller.clone(), state.clone(), idem.cloned());
+    let (stored, answer) = state
+        .store
+        .write_async(move |tx| -> Result<(Vec<Session>, Value), ApiError> {
+            let mut stored = Vec::with_capacity(extractions.len());
+            for mut e in extractions {
+                check_caps(tx, &caller_c, max_spend)?;
+                let r = reserve(tx, &st, &caller_c, max_spend, &e.id)?;
+                e.reservation = r.id;
+                let started = json!({ "url": e.url, "entity": e.entity, "reserved_usd": max_spend.to_json() });
+                events::append(tx, &mut e, "started", started)?;
+                crate::sessions::put(tx, &e)?;
+                stored.push(e);
+            }
+            let answer = if batch {
+                json!({
+                    "object": "extraction_batch",
+                    "data": stored.iter().map(|e| to_json(e, &public_url)).collect::<Vec<_>>(),
+                    "total_reserved_usd": Micros(max_spend.0 * stored.len() as i64).to_json(),
+                })
+            } else {
+                to_json(&stored[0], &public_url)
+            };
+            if let Some(idem) = &idem {
+                idem.complete_in(tx, StatusCode::CREATED, &answer)?;
+            }
+            Ok((stored, answer))
+        })
+        .await?;
+    state.bus.publish();
+    let first = stored[0].id.clone();
+    for (e, claim) in stored.into_iter().zip(claims) {
+        run::spawn(state.clone(), e, slot.clone(), claim);
+    }
+    Ok((answer, first))
+}
+
+/// The extractions of the caller's account and mode, newest first.
+#[utoipa::path(get, path = "/extractions", operation_id = "listExtractions", tag = "extractions",
+    description = "Scope: sessions:read. Preview (switch `extractions`).",
+    params(schemas::PageParams),
+    responses((status = 200, description = "A page of extractions", body = schemas::ExtractionList)))]
+async fn list(
+    State(state): State<AppState>,
+    caller: Caller,
+    Query(q): Query<PageQuery>,
+) -> Result<Json<Value>, ApiError> {
+    caller.require("sessions:read")?;
+    let page = Page::from_query(&q)?;
+    let after = match &page.starting_after {
+        Some(id) => Some(owned(&state, &caller, id, Kind::Extraction).map_err(|_| {
+            ApiError::invalid(
+                "starting_after",
+                "starting_after must be an extraction id of this account",
+            )
+        })?),
+        None => None,
+    };
+    let (acct, mode, limit) = (caller.account.id.clone(), caller.mode(), page.limit + 1);
+    let found = state
+        .store
+        .read_async(move |tx| {
+            crate::sessions::list(tx, Kind::Extraction, &acct, mode, after.as_ref(), limit)
+        })
+        .await?;
+    let public_url = state.config.public_url();
+    Ok(Json(page.answer(
+        found.iter().map(|e| to_json(e, &public_url)).collect(),
+    )))
+}
+
+/// One extraction.
+#[utoipa::path(get, path = "/extractions/{id}", operation_id = "getExtraction", tag = "extractions",
+    description = "Scope: sessions:read. Preview (switch `extractions`).",
+    params(schemas::ExtractionId),
+    responses((status = 200, description = "The extraction", body = schemas::Extraction)))]
+async fn read(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    caller.require("sessions:read")?;
+    let e = owned(&state, &caller, &id, Kind::Extraction)?;
+    Ok(Json(to_json(&e, &state.config.public_url())))
+}
+
+#[derive(Deserialize)]
+struct EventsQuery {
+    after: Option<String>,
+    limit: Option<String>,
+}
+
+/// A page of the extraction's event log (the same entries as a session's).
+#[utoipa::path(get, path = "/extractions/{id}/events", operation_id = "listExtractionEvents", tag = "extractions",
+    description = "Scope: sessions:read. Preview (switch `extractions`).",
+    params(schemas::ExtractionId, schemas::EventsParams),
+    responses((status = 200, description = "A page of events", body = schemas::SessionEventList)))]
+async fn events_page(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    Query(q): Query<EventsQuery>,
+) -> Result<Json<Value>, ApiError> {
+    caller.require("sessions:read")?;
+    owned(&state, &caller, &id, Kind::Extraction)?;
+    let after = match &q.after {
+        None => 0,
+        Some(s) => parse_seq(s).ok_or_else(|| {
+            ApiError::invalid("after", "after must be an event seq (an integer from 0)")
+        })?,
+    };
+    let page = Page::from_query(&PageQuery {
+        limit: q.limit.clone(),
+        starting_after: None,
+    })?;
+    let limit = page.limit;
+    let mut list = state
+        .store
+        .read_async(move |tx| events::after(tx, &id, after, limit + 1))
+        .await?;
+    let has_more = list.len() > limit;
+    list.truncate(limit);
+    let next = list.last().map(|e| e.seq).unwrap_or(after);
+    Ok(Json(
+        json!({ "object": "list", "data": list, "has_more": has_more, "next_after": next }),
+    ))
+}
+
+#[derive(Deserialize)]
+struct ResultQuery {
+    wait: Option<String>,
+    format: Option<String>,
+}
+
+/// The extraction's rows once it has ended (long poll).
+#[utoipa::path(get, path = "/extractions/{id}/result", operation_id = "getExtractionResult", tag = "extractions",
+    description = "Scope: sessions:read. Preview (switch `extractions`). `wait` (0–600 s) long-polls: 200 with the result once the extraction has ended, else 202 with the extraction. `format=ndjson` gives one row per line, then the summary.",
+    params(schemas::ExtractionId, schemas::ResultParams),
+    responses(
+        (status = 200, description = "The result", body = schemas::ExtractionResult),
+        (status = 202, description = "Still running after the wait", body = schemas::Extraction),
+    ))]
+async fn result(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    Query(q): Query<ResultQuery>,
+) -> Result<Response, ApiError> {
+    caller.require("sessions:read")?;
+    owned(&state, &caller, &id, Kind::Extraction)?;
+    let wait = match &q.wait {
+        None => 0,
+        Some(w) => match w.parse::<u64>() {
+            Ok(n) if n <= MAX_WAIT_S => n,
+            _ => {
+                return Err(ApiError::invalid(
+                    "wait",
+                    format!("wait must be an integer from 0 to {MAX_WAIT_S} (seconds)"),
+                ))
+            }
+        },
+    };
+    let ndjson = match q.format.as_deref() {
+        None | Some("json") => false,
+        Some("ndjson") => true,
+        Some(_) => return Err(ApiError::invalid("format", "format must be json or ndjson")),
+    };
+    let e = wait_until_done(&state, &id, Duration::from_secs(wait)).await?;
+    if e.is_running() {
+        return Ok((
+            StatusCode::ACCEPTED,
+            Json(to_json(&e, &state.config.public_url())),
+        )
+            .into_response());
+    }
+    let rows = all_rows(&state, &id)?;
+    let (unchecked, checked): (Vec<Value>, Vec<Value>) =
+        rows.into_iter().partition(|r| r.get("unchecked").is_some());
+    let summary = json!({
+        "object": "result",
+        "extraction_id": e.id,
+        "status": e.status_str(),
+        "claim": e.claim,
+        "qualified": e.qualified,
+        "records": e.records,
+        "spend_usd": e.settled.to_json(),
+        "receipts": receipt_ids(&state, &id)?,
+    });
+    if ndjson {
+        let mut out = String::new();
+        for r in checked.iter().chain(unchecked.iter()) {
+            out.push_str(&r.to_string());
+            out.push('\n');
+        }
+        out.push_str(&summary.to_string());
+        out.push('\n');
+        return Ok((
+            [(axum::http::header::CONTENT_TYPE, "application/x-ndjson")],
+            out,
+        )
+            .into_response());
+    }
+    let mut body = summary;
+    body["rows"] = json!(checked);
+    body["unchecked"] = json!(unchecked);
+    Ok(Json(body).into_response())
+}

@@ -1,0 +1,383 @@
+//! The preview switch and the surfaces it opens: URL-first extractions
+//! (single and batch, read, list, events, result) and the receipts lookup.
+
+use fnhost_tests::*;
+
+const TENTS: &str = "https://outdoor-gear.example/tents/";
+const TENTS_2: &str = "https://outdoor-gear.example/tents/?page=2";
+const STOVE: &str = "https://outdoor-gear.example/stoves/flarebox-stove.html";
+
+fn preview_server(open: &str) -> Server {
+    Server::builder()
+        .arg("--allow-private-targets")
+        .env("FNHOST_PREVIEW", open)
+        .env("FNHOST_WEBHOOKS__SCHEDULE_MINUTE_MS", "50")
+        .start()
+}
+
+/// The extraction once it has ended.
+fn finished(c: &Client, id: &str) -> Value {
+    let r = c.get(&format!("/extractions/{id}/result?wait=30"));
+    assert_eq!(r.status, 200, "{}", r.text);
+    c.get(&format!("/extractions/{id}")).ok()
+}
+
+#[test]
+fn with_the_switch_off_every_extraction_route_stays_501() {
+    let s = Server::start();
+    let a = s.account("10");
+    let c = s.client(&a.test);
+    for (method, path, surface) in [
+        ("POST", "/extractions", "extractions"),
+        ("GET", "/extractions", "extractions"),
+        ("GET", "/extractions/ext_1", "extractions"),
+        ("DELETE", "/extractions/ext_1", "extractions"),
+        ("GET", "/extractions/ext_1/result", "extractions"),
+        ("GET", "/extractions/ext_1/events", "extractions"),
+        ("PUT", "/extractions/ext_1/events", "extractions"),
+        ("POST", "/extractions/ext_1/refresh", "extraction refresh"),
+        ("GET", "/receipts/rcpt_1", "receipts lookup"),
+        ("POST", "/receipts/rcpt_1", "receipts lookup"),
+    ] {
+        let r = c.method(method, path);
+        assert_eq!(
+            r.error(501, "not_implemented")["surface"],
+            json!(surface),
+            "{method} {path}"
+        );
+    }
+}
+
+#[test]
+fn an_unknown_preview_switch_stops_the_server_from_starting() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(binary())
+        .arg("--data-dir")
+        .arg(dir.path())
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .env("FNHOST_PREVIEW", "extractions,teleport")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let text = String::from_utf8_lossy(&out.stderr);
+    assert!(text.contains("teleport"), "{text}");
+}
+
+#[test]
+fn an_extraction_reads_its_page_settles_its_receipt_and_notifies() {
+    let s = preview_server("extractions,receipts");
+    let a = s.account("10");
+    let c = s.client(&a.test);
+    let receiver = PlainReceiver::start();
+    let hook = c.post(
+        "/webhooks",
+        json!({ "url": receiver.url("/x"), "events": ["extraction.delivered", "extraction.failed"] }),
+    );
+    assert_eq!(hook.status, 201, "{}", hook.text);
+
+    let r = c.post(
+        "/extractions",
+        json!({ "url": TENTS, "entity": "tent", "max_spend_usd": 0.05, "metadata": { "ref": "a1" } }),
+    );
+    assert_eq!(r.status, 201, "{}", r.text);
+    let created = r.json();
+    let id = created["id"].as_str().unwrap().to_string();
+    assert!(id.starts_with("ext_"));
+    assert_eq!(created["object"], "extraction");
+    assert_eq!(created["status"], "running");
+    assert_eq!(created["url"], TENTS);
+    assert_eq!(created["reserved_usd"], json!(0.05));
+
+    let e = finished(&c, &id);
+    assert_eq!(e["status"], "delivered", "{e}");
+    assert_eq!(e["records"], json!(3), "{e}");
+    assert_eq!(
+        e["claim"], "partial",
+        "a listing with a next page is partial"
+    );
+    assert_eq!(e["metadata"]["ref"], "a1");
+    // One page and three new rows: $0.002 + 3 × $0.0005.
+    assert_eq!(micros(&e["settled_usd"]), 3_500);
+    assert_eq!(
+        micros(&e["settled_usd"]) + micros(&e["released_usd"]),
+        50_000
+    );
+    let balance = c.get("/balance").ok();
+    assert_eq!(micros(&balance["balance_usd"]), 10_000_000 - 3_500);
+    assert_eq!(balance["open_reserves_usd"], json!(0));
+
+    let result = c.get(&format!("/extractions/{id}/result")).ok();
+    assert_eq!(result["object"], "result");
+    assert_eq!(result["extraction_id"], json!(id));
+    let names: Vec<&str> = result["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["record"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        vec![
+            "Trailhead 1P Ultralight Tent",
+            "Canyon 3P Dome Tent",
+            "Ridgeline 2-Person Backpacking Tent"
+        ]
+    );
+    let ndjson = c.get(&format!("/extractions/{id}/result?format=ndjson"));
+    assert_eq!(ndjson.text.lines().count(), 4, "three rows and the summary");
+    c.get(&format!("/extractions/{id}/result?wait=601"))
+        .error(400, "invalid_param");
+
+    let events = c.get(&format!("/extractions/{id}/events")).ok();
+    let phases: Vec<&str> = events["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["phase"].as_str().unwrap())
+        .collect();
+    assert_eq!(phases.first(), Some(&"started"));
+    assert_eq!(phases.last(), Some(&"delivered"));
+
+    // Its receipt, looked up by id, verifies like any other.
+    let rid = e["receipt_id"].as_str().unwrap();
+    assert_eq!(result["receipts"], json!([rid]));
+    let receipt = c.get(&format!("/receipts/{rid}")).ok();
+    assert_eq!(receipt["extraction_id"], json!(id));
+    assert_eq!(receipt["claim"], "partial");
+    assert_eq!(micros(&receipt["cost_usd"]), 3_500);
+    let other = s.account("10");
+    s.client(&other.test)
+        .get(&format!("/receipts/{rid}"))
+        .error(404, "not_found");
+    s.client(&a.live)
+        .get(&format!("/receipts/{rid}"))
+        .error(404, "not_found");
+    s.client(&other.test)
+        .get(&format!("/extractions/{id}"))
+        .error(404, "not_found");
+
+    // Not a session: the sessions routes do not know it.
+    c.get(&format!("/sessions/{id}")).error(404, "not_found");
+    assert_eq!(c.get("/sessions").ok()["data"], json!([]));
+    let listed = c.get("/extractions").ok();
+    assert_eq!(listed["data"][0]["id"], json!(id));
+
+    let delivered = wait_for(20, || {
+        receiver
+            .all()
+            .into_iter()
+            .find(|b| b["type"] == "extraction.delivered")
+    });
+    let data = &delivered["data"];
+    assert_eq!(data["extraction_id"], json!(id));
+    assert_eq!(data["url"], TENTS);
+    assert_eq!(data["status"], "delivered");
+    assert_eq!(data["records"], json!(3));
+    assert_eq!(data["claim"], "partial");
+    assert_eq!(data["receipt_id"], json!(rid));
+    assert_eq!(micros(&data["spend_usd"]), 3_500);
+
+    // Redaction and refresh have switches of their own.
+    let del = c.method("DELETE", &format!("/extractions/{id}"));
+    assert_eq!(
+        del.error(501, "not_implemented")["surface"],
+        "extraction redaction"
+    );
+    let refresh = c.post(&format!("/extractions/{id}/refresh"), json!({}));
+    assert_eq!(
+        refresh.error(501, "not_implemented")["surface"],
+        "extraction refresh"
+    );
+    c.method("PUT", "/extractions").error(404, "not_found");
+    s.audit();
+}
+
+#[test]
+fn a_batch_reserves_per_url_all_or_nothing() {
+    let s = preview_server("extractions");
+    let a = s.account("1");
+    let c = s.client(&a.test);
+    let r = c.post(
+        "/extractions",
+        json!({ "urls": [TENTS, TENTS_2, STOVE], "entity": "tent", "max_spend_usd": 0.1 }),
+    );
+    assert_eq!(r.status, 201, "{}", r.text);
+    let batch = r.json();
+    assert_eq!(batch["object"], "extraction_batch");
+    assert_eq!(micros(&batch["total_reserved_usd"]), 300_000);
+    let ids: Vec<String> = batch["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(ids.len(), 3);
+    let mut settled = 0;
+    for (id, records) in ids.iter().zip([3, 3, 1]) {
+        let e = finished(&c, id);
+        assert_eq!(e["status"], "delivered", "{e}");
+        assert_eq!(e["records"], json!(records), "{e}");
+        settled += micros(&e["settled_usd"]);
+    }
+    let stove = c.get(&format!("/extractions/{}", ids[2])).ok();
+    assert_eq!(stove["claim"], "complete");
+    assert_eq!(stove["qualified"], json!(0), "a stove is not a tent");
+    let balance = c.get("/balance").ok();
+    assert_eq!(micros(&balance["balance_usd"]), 1_000_000 - settled);
+
+    // One bad item refuses the whole batch, naming it; nothing is reserved.
+    let bad = c.post(
+        "/extractions",
+        json!({ "urls": [TENTS, "not a url"], "entity": "tent", "max_spend_usd": 0.1 }),
+    );
+    assert_eq!(bad.error(400, "invalid_param")["param"], "urls[1]");
+    // More than the balance covers in all: 402, nothing reserved.
+    let many: Vec<&str> = std::iter::repeat_n(TENTS, 20).collect();
+    let poor = c.post(
+        "/extractions",
+        json!({ "urls": many, "entity": "tent", "max_spend_usd": 0.1 }),
+    );
+    poor.error(402, "insufficient_credit");
+    let too_many: Vec<&str> = std::iter::repeat_n(TENTS, 51).collect();
+    let r = c.post(
+        "/extractions",
+        json!({ "urls": too_many, "entity": "tent", "max_spend_usd": 0.001 }),
+    );
+    assert_eq!(r.error(400, "invalid_param")["param"], "urls");
+    let after = c.get("/balance").ok();
+    assert_eq!(after["balance_usd"], balance["balance_usd"]);
+    assert_eq!(after["open_reserves_usd"], json!(0));
+    assert_eq!(
+        c.get("/extractions?limit=100").ok()["data"]
+            .as_array()
+            .unwrap()
+            .len(),
+        3
+    );
+
+    // Exactly one of url and urls; entity and max_spend_usd are required.
+    let both = c.post(
+        "/extractions",
+        json!({ "url": TENTS, "urls": [TENTS], "entity": "tent", "max_spend_usd": 0.1 }),
+    );
+    assert_eq!(both.error(400, "invalid_param")["param"], "url");
+    let neither = c.post(
+        "/extractions",
+        json!({ "entity": "tent", "max_spend_usd": 0.1 }),
+    );
+    assert_eq!(neither.error(400, "invalid_param")["param"], "url");
+    let r = c.post(
+        "/extractions",
+        json!({ "url": TENTS, "max_spend_usd": 0.1 }),
+    );
+    assert_eq!(r.error(400, "invalid_param")["param"], "entity");
+    let r = c.post("/extractions", json!({ "url": TENTS, "entity": "tent" }));
+    assert_eq!(r.error(400, "invalid_param")["param"], "max_spend_usd");
+    let long = "g".repeat(2001);
+    let r = c.post(
+        "/extractions",
+        json!({ "url": TENTS, "entity": "tent", "max_spend_usd": 0.1, "guidance": long }),
+    );
+    assert_eq!(r.error(400, "invalid_param")["param"], "guidance");
+    // An unparsable body counts as empty: the first missing field is named.
+    let r = c.send(
+        c.request("POST", "/extractions")
+            .header("content-type", "application/json")
+            .body("{not json"),
+    );
+    assert_eq!(r.error(400, "invalid_param")["param"], "url");
+    s.audit();
+}
+
+#[test]
+fn bad_endings_are_statuses_and_cost_nothing() {
+    let s = preview_server("extractions");
+    let a = s.account("10");
+    let c = s.client(&a.test);
+    let create = |url: &str, entity: &str| {
+        let r = c.post(
+            "/extractions",
+            json!({ "url": url, "entity": entity, "max_spend_usd": 0.05 }),
+        );
+        assert_eq!(r.status, 201, "{}", r.text);
+        r.json()["id"].as_str().unwrap().to_string()
+    };
+    // robots.txt disallows /private/: abstained, nothing fetched.
+    let private = finished(&c, &create("https://outdoor-gear.example/private/", "tent"));
+    assert_eq!(private["status"], "abstained", "{private}");
+    // Nothing recorded for the page: error.
+    let missing = finished(
+        &c,
+        &create("https://outdoor-gear.example/nowhere.html", "tent"),
+    );
+    assert_eq!(missing["status"], "error", "{missing}");
+    assert_eq!(missing["error"]["code"], "provider_unavailable");
+    // The test sentinels steer extractions through their entity.
+    let declined = finished(&c, &create(TENTS, "tent FN_TEST_DECLINE"));
+    assert_eq!(declined["status"], "abstained");
+    for e in [&private, &missing, &declined] {
+        assert_eq!(e["settled_usd"], json!(0), "{e}");
+        assert_eq!(micros(&e["released_usd"]), 50_000);
+    }
+    assert_eq!(c.get("/balance").ok()["balance_usd"], json!(10));
+}
+
+#[test]
+fn a_create_is_idempotent_and_streams_on_request() {
+    let s = preview_server("extractions");
+    let a = s.account("10");
+    let c = s.client(&a.test);
+    let body = json!({ "url": TENTS, "entity": "tent", "max_spend_usd": 0.05 });
+    let first = c.send(
+        c.request("POST", "/extractions")
+            .header("Idempotency-Key", "ext-once")
+            .json(&body),
+    );
+    let again = c.send(
+        c.request("POST", "/extractions")
+            .header("Idempotency-Key", "ext-once")
+            .json(&body),
+    );
+    assert_eq!(first.status, 201);
+    assert_eq!(again.status, 201);
+    assert_eq!(first.json()["id"], again.json()["id"]);
+    assert_eq!(
+        c.get("/extractions").ok()["data"].as_array().unwrap().len(),
+        1
+    );
+
+    let streamed = c.send(
+        c.request("POST", "/extractions")
+            .header("accept", "text/event-stream")
+            .json(&body),
+    );
+    assert_eq!(streamed.status, 201);
+    assert!(
+        streamed.text.contains("event: started"),
+        "{}",
+        streamed.text
+    );
+    assert!(
+        streamed.text.contains("event: delivered"),
+        "{}",
+        streamed.text
+    );
+}
+
+#[test]
+fn the_served_document_describes_the_open_surfaces() {
+    let s = preview_server("extractions,receipts");
+    let doc = s.anonymous().get("/openapi.json").ok();
+    assert_eq!(
+        doc["paths"]["/extractions"]["post"]["operationId"],
+        "createExtraction"
+    );
+    assert_eq!(
+        doc["paths"]["/receipts/{id}"]["get"]["operationId"],
+        "getReceipt"
+    );
+    assert!(doc["paths"]["/extractions/{id}"]["delete"]["responses"]["501"].is_object());
+    let closed = Server::start();
+    let doc = closed.anonymous().get("/openapi.json").ok();
+    assert!(doc["paths"]["/extractions"]["post"]["responses"]["501"].is_object());
+}
