@@ -517,6 +517,8 @@ pub fn micros(v: &Value) -> i64 {
 pub struct PlainReceiver {
     pub port: u16,
     pub bodies: std::sync::Arc<std::sync::Mutex<Vec<Value>>>,
+    /// The status it answers with (200 unless changed).
+    pub status: std::sync::Arc<std::sync::atomic::AtomicU16>,
 }
 
 impl PlainReceiver {
@@ -526,10 +528,13 @@ impl PlainReceiver {
         let port = listener.local_addr().unwrap().port();
         let bodies: std::sync::Arc<std::sync::Mutex<Vec<Value>>> = Default::default();
         let got = bodies.clone();
+        let status = std::sync::Arc::new(std::sync::atomic::AtomicU16::new(200));
+        let answer = status.clone();
         std::thread::spawn(move || {
             for stream in listener.incoming() {
                 let Ok(mut stream) = stream else { continue };
                 let got = got.clone();
+                let answer = answer.clone();
                 std::thread::spawn(move || {
                     let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
                     let mut buf = Vec::new();
@@ -564,13 +569,21 @@ impl PlainReceiver {
                     if let Ok(v) = serde_json::from_slice(&buf[head_end..head_end + length]) {
                         got.lock().unwrap().push(v);
                     }
+                    let code = answer.load(std::sync::atomic::Ordering::SeqCst);
                     let _ = stream.write_all(
-                        b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok",
+                        format!(
+                            "HTTP/1.1 {code} X\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok"
+                        )
+                        .as_bytes(),
                     );
                 });
             }
         });
-        PlainReceiver { port, bodies }
+        PlainReceiver {
+            port,
+            bodies,
+            status,
+        }
     }
 
     pub fn sessions_notified(&self) -> std::collections::HashSet<String> {

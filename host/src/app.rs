@@ -32,6 +32,9 @@ pub fn api(open: &[String]) -> OpenApiRouter<AppState> {
     if preview("receipts") {
         api = api.merge(crate::receipts::lookup_routes());
     }
+    if preview("webhook_test") {
+        api = api.merge(crate::webhooks::testing::routes());
+    }
     api
 }
 

@@ -61,6 +61,9 @@ pub const ATTEMPTS: TableDefinition<&str, &[u8]> = TableDefinition::new("webhook
 pub const ATTEMPT_KEYS: TableDefinition<&str, &str> = TableDefinition::new("webhook_attempt_keys");
 /// Dead-lettered messages, kept with their bytes: `<endpoint id or run:account:mode>:<msg_id>` → entry.
 pub const DEAD_LETTERS: TableDefinition<&str, &[u8]> = TableDefinition::new("webhook_dead_letters");
+/// Every message queued for an endpoint, kept for a manual redelivery:
+/// `<endpoint id>:<msg_id>` → entry (its first form, with its bytes).
+pub const MESSAGES: TableDefinition<&str, &[u8]> = TableDefinition::new("webhook_messages");
 /// Small singletons: schema version, the receipt signing key, secrets.
 pub const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
 
@@ -399,6 +402,7 @@ fn init(db: &Database) -> anyhow::Result<()> {
     tx.open_table(ATTEMPTS)?;
     tx.open_table(ATTEMPT_KEYS)?;
     tx.open_table(DEAD_LETTERS)?;
+    tx.open_table(MESSAGES)?;
     tx.open_table(META)?;
     tx.commit()?;
     Ok(())

@@ -381,3 +381,105 @@ fn the_served_document_describes_the_open_surfaces() {
     let doc = closed.anonymous().get("/openapi.json").ok();
     assert!(doc["paths"]["/extractions"]["post"]["responses"]["501"].is_object());
 }
+
+#[test]
+fn webhook_test_and_redeliver() {
+    let s = Server::builder()
+        .arg("--allow-private-targets")
+        .env("FNHOST_PREVIEW", "webhook_test")
+        .env("FNHOST_WEBHOOKS__SCHEDULE_MINUTE_MS", "1")
+        .start();
+    let a = s.account("10");
+    let c = s.client(&a.test);
+    let receiver = PlainReceiver::start();
+    let ep = c
+        .post(
+            "/webhooks",
+            json!({ "url": receiver.url("/t"), "events": ["session.answered", "balance.low"] }),
+        )
+        .json();
+    let id = ep["id"].as_str().unwrap().to_string();
+    let r = c.post(&format!("/webhooks/{id}/test"), json!({}));
+    assert_eq!(r.status, 202, "{}", r.text);
+    assert_eq!(r.json()["messages"].as_array().unwrap().len(), 2);
+    let got = wait_for(20, || {
+        let all = receiver.all();
+        (all.len() >= 2).then_some(all)
+    });
+    let mut types: Vec<&str> = got.iter().map(|b| b["type"].as_str().unwrap()).collect();
+    types.sort();
+    assert_eq!(types, vec!["balance.low", "session.answered"]);
+    assert!(got.iter().all(|b| b["test"] == json!(true)), "{got:?}");
+    assert!(got[0]["id"].as_str().unwrap().starts_with("msg_"));
+    let attempts = wait_for(10, || {
+        let list = c.get(&format!("/webhooks/{id}/attempts")).ok();
+        (list["data"].as_array().unwrap().len() >= 2).then_some(list)
+    });
+    assert!(attempts["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|a| a["ok"] == json!(true)));
+
+    // A delivered message, sent again: same id and bytes, a new attempt.
+    let msg = got[0]["id"].as_str().unwrap().to_string();
+    let r = c.post(
+        &format!("/webhooks/{id}/attempts/{msg}/redeliver"),
+        json!({}),
+    );
+    assert_eq!(r.status, 202, "{}", r.text);
+    let again = wait_for(20, || {
+        let same: Vec<Value> = receiver
+            .all()
+            .into_iter()
+            .filter(|b| b["id"] == json!(msg))
+            .collect();
+        (same.len() >= 2).then_some(same)
+    });
+    assert_eq!(again[0], again[1], "the same bytes");
+
+    // A dead-lettered message can be redelivered once the receiver is back.
+    receiver
+        .status
+        .store(500, std::sync::atomic::Ordering::SeqCst);
+    c.post(&format!("/webhooks/{id}/test"), json!({}));
+    let dead = wait_for(30, || {
+        let list = c.get(&format!("/webhooks/{id}/attempts?limit=100")).ok();
+        list["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["dead_lettered"] == json!(true))
+            .cloned()
+    });
+    receiver
+        .status
+        .store(200, std::sync::atomic::Ordering::SeqCst);
+    let dead_msg = dead["msg_id"].as_str().unwrap().to_string();
+    let r = c.post(
+        &format!("/webhooks/{id}/attempts/{dead_msg}/redeliver"),
+        json!({}),
+    );
+    assert_eq!(r.status, 202, "{}", r.text);
+    wait_for(20, || {
+        let list = c.get(&format!("/webhooks/{id}/attempts?limit=100")).ok();
+        list["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|a| a["msg_id"] == json!(dead_msg) && a["ok"] == json!(true))
+            .then_some(())
+    });
+
+    c.post(
+        &format!("/webhooks/{id}/attempts/msg_nope/redeliver"),
+        json!({}),
+    )
+    .error(404, "not_found");
+    let other = s.account("10");
+    s.client(&other.test)
+        .post(&format!("/webhooks/{id}/test"), json!({}))
+        .error(404, "not_found");
+    // Extractions stay closed on this server.
+    c.get("/extractions").error(501, "not_implemented");
+}

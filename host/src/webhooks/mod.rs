@@ -21,6 +21,7 @@
 pub mod api;
 pub mod delivery;
 pub mod signing;
+pub mod testing;
 
 use std::sync::Arc;
 
@@ -276,6 +277,9 @@ pub struct Envelope<'a> {
     pub event_type: &'a str,
     pub created: &'a str,
     pub data: &'a Value,
+    /// True on test deliveries only.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub test: bool,
 }
 
 /// The bytes of an envelope under a dated version. One version exists, so
@@ -496,6 +500,7 @@ pub fn emit(
         event_type,
         created: &created,
         data: &data,
+        test: false,
     };
     let entry = |target: Target, body: String| OutboxEntry {
         msg_id: msg_id.clone(),
@@ -513,7 +518,7 @@ pub fn emit(
             Target::Endpoint { id: ep.id.clone() },
             serialize_for_version(&ep.fn_version, &envelope)?,
         );
-        store::put_json(tx, OUTBOX, &e.key(), &e)?;
+        enqueue(tx, &e)?;
     }
     if let Some(url) = run_webhook_url {
         let pin = tx
@@ -530,6 +535,17 @@ pub fn emit(
         store::put_json(tx, OUTBOX, &e.key(), &e)?;
     }
     Ok(())
+}
+
+/// Queue a message for an endpoint, and keep it for a manual redelivery.
+pub fn enqueue(tx: &WriteTransaction, e: &OutboxEntry) -> anyhow::Result<()> {
+    store::put_json(tx, OUTBOX, &e.key(), e)?;
+    store::put_json(
+        tx,
+        store::MESSAGES,
+        &format!("{}:{}", e.log_target(), e.msg_id),
+        e,
+    )
 }
 
 /// Emit balance.low when available crosses below the account's threshold.
