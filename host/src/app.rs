@@ -22,12 +22,12 @@ pub fn api(open: &[String]) -> OpenApiRouter<AppState> {
     let mut api = OpenApiRouter::new()
         .routes(routes!(crate::openapi::serve))
         .merge(crate::platform::routes())
-        .merge(crate::sessions::api::routes())
+        .merge(crate::sessions::api::routes(preview("redaction")))
         .merge(crate::receipts::routes())
         .merge(crate::webhooks::routes())
         .merge(crate::planned::routes(open));
     if preview("extractions") {
-        api = api.merge(crate::extractions::api::routes());
+        api = api.merge(crate::extractions::api::routes(preview("redaction")));
     }
     if preview("receipts") {
         api = api.merge(crate::receipts::lookup_routes());

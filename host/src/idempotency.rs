@@ -230,3 +230,35 @@ pub fn release_unfinished(tx: &redb::WriteTransaction) -> anyhow::Result<usize> 
     }
     Ok(n)
 }
+
+/// Replace, in the stored answers of a caller's keys (`scope` is
+/// `account:mode`), the object `id` with `redacted`: a replay after a
+/// redaction shows no more customer data than a read does.
+pub fn scrub(
+    tx: &redb::WriteTransaction,
+    scope: &str,
+    id: &str,
+    redacted: &Value,
+) -> anyhow::Result<()> {
+    let records: Vec<(String, Record)> =
+        tx.scan_json(IDEMPOTENCY, &format!("{scope}:"), None, usize::MAX, false)?;
+    for (key, mut record) in records {
+        let Some((_, body)) = record.response.as_mut() else {
+            continue;
+        };
+        let mut changed = false;
+        if body["id"] == id {
+            *body = redacted.clone();
+            changed = true;
+        } else if let Some(items) = body.get_mut("data").and_then(Value::as_array_mut) {
+            for item in items.iter_mut().filter(|item| item["id"] == id) {
+                *item = redacted.clone();
+                changed = true;
+            }
+        }
+        if changed {
+            store::put_json(tx, IDEMPOTENCY, &key, &record)?;
+        }
+    }
+    Ok(())
+}

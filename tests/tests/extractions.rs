@@ -483,3 +483,110 @@ fn webhook_test_and_redeliver() {
     // Extractions stay closed on this server.
     c.get("/extractions").error(501, "not_implemented");
 }
+
+#[test]
+fn redaction_erases_customer_data_and_keeps_the_money_whole() {
+    let s = preview_server("extractions,redaction,receipts");
+    let a = s.account("10");
+    let c = s.client(&a.test);
+    let created = c.send(
+        c.request("POST", "/sessions")
+            .header("Idempotency-Key", "redact-me")
+            .json(&json!({
+                "query": "tents under $200 from outdoor-gear.example",
+                "guidance": "prefer green tents",
+                "metadata": { "customer": "alice" },
+            })),
+    );
+    let id = created.json()["id"].as_str().unwrap().to_string();
+    // (A running session is refused: see the next test.)
+    let before = ended(&c, &id);
+    let receipts = c.get(&format!("/sessions/{id}/receipts?limit=100")).ok();
+    assert!(!receipts["data"].as_array().unwrap().is_empty());
+    let balance = c.get("/balance").ok();
+
+    let r = c.method("DELETE", &format!("/sessions/{id}"));
+    assert_eq!(r.status, 200, "{}", r.text);
+    let redacted = r.json();
+    assert_eq!(redacted["redacted"], json!(true));
+    let text = redacted.to_string();
+    for secret in ["tents under", "green", "alice"] {
+        assert!(!text.contains(secret), "{secret} survived: {text}");
+    }
+    assert_eq!(redacted["settled_usd"], before["settled_usd"]);
+    assert_eq!(redacted["receipts_signed"], before["receipts_signed"]);
+    // Rows and event payloads are gone; receipts are whole and verify.
+    assert_eq!(
+        c.get(&format!("/sessions/{id}/rows")).ok()["data"],
+        json!([])
+    );
+    let evs = events(&c, &id);
+    assert!(!evs.is_empty());
+    assert!(evs.iter().all(|e| e["data"] == json!({})), "{evs:?}");
+    assert_eq!(
+        c.get(&format!("/sessions/{id}/receipts?limit=100")).ok(),
+        receipts
+    );
+    let rid = receipts["data"][0]["id"].as_str().unwrap();
+    assert_eq!(c.get(&format!("/receipts/{rid}")).ok(), receipts["data"][0]);
+    // A replay of its Idempotency-Key shows the redacted object.
+    let replay = c.send(
+        c.request("POST", "/sessions")
+            .header("Idempotency-Key", "redact-me")
+            .json(&json!({
+                "query": "tents under $200 from outdoor-gear.example",
+                "guidance": "prefer green tents",
+                "metadata": { "customer": "alice" },
+            })),
+    );
+    assert!(
+        !replay.text.contains("green") && !replay.text.contains("alice"),
+        "{}",
+        replay.text
+    );
+    // Money unchanged; a second DELETE answers the same.
+    assert_eq!(c.get("/balance").ok(), balance);
+    assert_eq!(c.method("DELETE", &format!("/sessions/{id}")).status, 200);
+    s.client(&s.account("1").test)
+        .method("DELETE", &format!("/sessions/{id}"))
+        .error(404, "not_found");
+
+    // Extractions the same way.
+    let e = c
+        .post(
+            "/extractions",
+            json!({ "url": TENTS, "entity": "tent", "max_spend_usd": 0.05, "metadata": { "m": "secret-x" } }),
+        )
+        .json();
+    let eid = e["id"].as_str().unwrap().to_string();
+    finished(&c, &eid);
+    let r = c.method("DELETE", &format!("/extractions/{eid}"));
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(r.json()["redacted"], json!(true));
+    assert!(!r.text.contains("secret-x"));
+    let result = c.get(&format!("/extractions/{eid}/result")).ok();
+    assert_eq!(result["rows"], json!([]));
+    assert_eq!(result["records"], json!(3), "counts are kept");
+    s.audit();
+}
+
+#[test]
+fn a_running_session_cannot_be_redacted() {
+    let site = Site::start("outdoor-gear.example");
+    site.slow(400);
+    let s = Server::builder()
+        .arg("--allow-private-targets")
+        .env("FNHOST_PREVIEW", "redaction")
+        .start();
+    let a = s.account("10");
+    let c = s.client(&a.live);
+    let r = c.post(
+        "/sessions",
+        json!({ "query": format!("tents under $200 from {}/", site.origin), "max_spend_usd": 1 }),
+    );
+    let id = r.json()["id"].as_str().unwrap().to_string();
+    let busy = c.method("DELETE", &format!("/sessions/{id}"));
+    assert_eq!(busy.error(409, "session_busy")["status"], "running");
+    c.post(&format!("/sessions/{id}/stop"), json!({}));
+    assert_eq!(c.method("DELETE", &format!("/sessions/{id}")).status, 200);
+}

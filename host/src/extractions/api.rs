@@ -35,18 +35,37 @@ use crate::state::AppState;
 /// The longest `guidance` (SPEC §8).
 const MAX_GUIDANCE_CHARS: usize = 2000;
 
-pub fn routes() -> OpenApiRouter<AppState> {
-    let redaction = crate::planned::partial("/extractions/{id}", "DELETE")
-        .expect("extraction redaction is planned");
-    OpenApiRouter::new()
+/// The extraction routes; `redaction` opens `DELETE /extractions/{id}`
+/// (the preview switch of that name), else it answers 501.
+pub fn routes(redaction: bool) -> OpenApiRouter<AppState> {
+    let router = OpenApiRouter::new()
         .routes(routes!(create, list))
-        .routes(routes!(read))
-        .route(
+        .routes(routes!(read));
+    let router = if redaction {
+        router.routes(routes!(redact))
+    } else {
+        let surface = crate::planned::partial("/extractions/{id}", "DELETE")
+            .expect("extraction redaction is planned");
+        router.route(
             "/extractions/{id}",
-            crate::planned::method_handler("DELETE", redaction),
+            crate::planned::method_handler("DELETE", surface),
         )
-        .routes(routes!(events_page))
-        .routes(routes!(result))
+    };
+    router.routes(routes!(events_page)).routes(routes!(result))
+}
+
+/// Erases a finished extraction's customer data (preview: redaction).
+#[utoipa::path(delete, path = "/extractions/{id}", operation_id = "redactExtraction", tag = "extractions",
+    description = "Scope: sessions:write. Preview (switches `extractions` and `redaction`). Erases the entity, guidance, metadata, webhook URL, rows and event payloads of a finished extraction; keeps its money, counts and receipt whole. A running one is 409 session_busy.",
+    params(schemas::ExtractionId),
+    responses((status = 200, description = "The extraction, redacted", body = schemas::Extraction)))]
+async fn redact(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let e = crate::sessions::redaction::delete(&state, &caller, &id, Kind::Extraction).await?;
+    Ok(Json(to_json(&e, &state.config.public_url())))
 }
 
 /// Starts one extraction per URL, each reserving `max_spend_usd`.
@@ -196,6 +215,7 @@ async fn create_extractions(
             entity: Some(entity.clone()),
             receipt_id: None,
             claim: None,
+            redacted: false,
             account: caller.account.id.clone(),
             mode: caller.mode(),
             key_id: caller.key.id.clone(),

@@ -62,5 +62,8 @@ pub fn to_json(s: &Session, public_url: &str) -> Value {
     if let Some(w) = &s.webhook_url {
         v["webhook_url"] = json!(w);
     }
+    if s.redacted {
+        v["redacted"] = json!(true);
+    }
     v
 }

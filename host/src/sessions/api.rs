@@ -38,17 +38,24 @@ pub const MAX_WAIT_S: u64 = 600;
 /// How long a turn proposal stays valid.
 pub const PROPOSAL_TTL_MIN: i64 = 15;
 
-pub fn routes() -> OpenApiRouter<AppState> {
-    let redaction =
-        crate::planned::partial("/sessions/{id}", "DELETE").expect("redaction is planned");
-    OpenApiRouter::new()
+/// The session routes; `redaction` opens `DELETE /sessions/{id}` (the
+/// preview switch of that name), else it answers 501.
+pub fn routes(redaction: bool) -> OpenApiRouter<AppState> {
+    let router = OpenApiRouter::new()
         .routes(routes!(estimate))
         .routes(routes!(create, list))
-        .routes(routes!(read))
-        .route(
+        .routes(routes!(read));
+    let router = if redaction {
+        router.routes(routes!(redact))
+    } else {
+        let surface =
+            crate::planned::partial("/sessions/{id}", "DELETE").expect("redaction is planned");
+        router.route(
             "/sessions/{id}",
-            crate::planned::method_handler("DELETE", redaction),
+            crate::planned::method_handler("DELETE", surface),
         )
+    };
+    router
         .routes(routes!(events_page))
         .routes(routes!(stream))
         .routes(routes!(result))
@@ -321,6 +328,7 @@ async fn create_session(
         entity: None,
         receipt_id: None,
         claim: None,
+        redacted: false,
         account: caller.account.id.clone(),
         mode: caller.mode(),
         key_id: caller.key.id.clone(),
@@ -1020,6 +1028,20 @@ async fn add_turn(
         claim,
     );
     Ok(session)
+}
+
+/// Erases a finished session's customer data (preview: redaction).
+#[utoipa::path(delete, path = "/sessions/{id}", operation_id = "redactSession", tag = "sessions",
+    description = "Scope: sessions:write. Preview (switch `redaction`). Erases the query, parsed intent, guidance, metadata, webhook URL, rows and event payloads of a finished session; keeps its money, counts and receipts whole (they still verify). A running session is 409 session_busy.",
+    params(schemas::SessionId),
+    responses((status = 200, description = "The session, redacted", body = schemas::Session)))]
+async fn redact(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let s = super::redaction::delete(&state, &caller, &id, Kind::Session).await?;
+    Ok(Json(s.to_json(&state.config.public_url())))
 }
 
 /// Stops a running session.

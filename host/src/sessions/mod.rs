@@ -13,6 +13,7 @@ pub mod api;
 pub mod constraints;
 pub mod events;
 mod progress;
+pub mod redaction;
 pub mod run;
 pub mod sources;
 pub mod testmode;
@@ -81,6 +82,9 @@ pub struct Session {
     pub receipt_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub claim: Option<String>,
+    /// Its customer data was erased (see `redaction`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub redacted: bool,
     pub account: String,
     pub mode: Mode,
     pub key_id: String,
@@ -189,6 +193,9 @@ impl Session {
         }
         if let Some(w) = &self.webhook_url {
             v["webhook_url"] = json!(w);
+        }
+        if self.redacted {
+            v["redacted"] = json!(true);
         }
         v
     }
