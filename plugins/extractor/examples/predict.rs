@@ -1,8 +1,10 @@
 //! Run the extractor natively over a dataset folder and write a prediction
 //! file for `product-f1`.
 //!
-//! usage: predict --dir DATASET_DIR --out PRED.json
+//! usage: predict --dir DATASET_DIR --out PRED.json [--list]
 //! DATASET_DIR holds urls.json (id -> URL) and pages/<id>.html or .html.gz.
+//! With --list the file holds each page's kind and all its records (name,
+//! price, currency, url, availability), the input of the listing scorer.
 
 use fnhost_extractor::{extract, Page, Request};
 use serde_json::{json, Map, Value};
@@ -35,7 +37,7 @@ fn main() {
             .cloned()
     };
     let (Some(dir), Some(out)) = (arg("--dir"), arg("--out")) else {
-        eprintln!("usage: predict --dir DATASET_DIR --out PRED.json");
+        eprintln!("usage: predict --dir DATASET_DIR --out PRED.json [--list]");
         std::process::exit(2);
     };
     let dir = Path::new(&dir);
@@ -45,6 +47,7 @@ fn main() {
     .expect("parse urls.json");
     let show = arg("--show");
     let print_notes = args.iter().any(|a| a == "--notes");
+    let list_mode = args.iter().any(|a| a == "--list");
     let hints = json!({});
     let request = Request {
         entity: "product",
@@ -94,6 +97,32 @@ fn main() {
                     x.links.iter().take(5).collect::<Vec<_>>()
                 );
             }
+        }
+        if list_mode {
+            let (kind, records) = match &found {
+                Ok(x) => (
+                    Value::String(x.kind.as_str().to_string()),
+                    x.records
+                        .iter()
+                        .map(|r| {
+                            let mut p = Map::new();
+                            for k in ["name", "price", "currency", "url", "availability"] {
+                                p.insert(k.to_string(), r.get(k).cloned().unwrap_or(Value::Null));
+                            }
+                            Value::Object(p)
+                        })
+                        .collect(),
+                ),
+                Err(e) => {
+                    eprintln!("{id}: {e}");
+                    (Value::Null, Vec::new())
+                }
+            };
+            preds.insert(
+                id.clone(),
+                json!({"kind": kind, "records": Value::Array(records)}),
+            );
+            continue;
         }
         let rec = match &found {
             Ok(x) => x.records.first().cloned().unwrap_or_default(),

@@ -181,8 +181,24 @@ fn amounts(doc: &Doc, card: usize) -> Vec<Amount> {
         let el = &doc.els[t.el];
         let hints = doc.ancestor_hints(t.el, 2);
         let priced_el = el.hint.has("price") || el.hint.has("amount");
+        // A currency in its own element right after or before the amount
+        // ("11.95 <span>CHF</span>").
+        let lone_mark = |j: usize| -> Option<&str> {
+            let n = &doc.texts.get(j)?;
+            (j >= e.text_start
+                && j < e.text_end
+                && n.text.len() <= 4
+                && n.flags & HIDDEN == 0
+                && has_currency_mark(&n.text))
+            .then_some(n.text.as_str())
+        };
+        let bare = !t.text.chars().any(|c| c.is_alphabetic());
         let raw = if has_currency_mark(&t.text) {
             t.text.clone()
+        } else if let (true, Some(m)) = (bare, lone_mark(k + 1)) {
+            format!("{} {}", t.text, m)
+        } else if let (true, Some(m)) = (bare, k.checked_sub(1).and_then(lone_mark)) {
+            format!("{} {}", m, t.text)
         } else if priced_el && !done_els.contains(&t.el) {
             done_els.push(t.el);
             doc.text_of(t.el, 80)
@@ -190,7 +206,10 @@ fn amounts(doc: &Doc, card: usize) -> Vec<Amount> {
             continue;
         };
         let lower = raw.to_lowercase();
-        if OTHER_TEXT.iter().any(|w| lower.has(w)) || has_word(&el.hint, OTHER_AMOUNT_WORDS) {
+        if OTHER_TEXT.iter().any(|w| lower.has(w))
+            || has_word(&el.hint, OTHER_AMOUNT_WORDS)
+            || is_tier_price(&lower)
+        {
             continue;
         }
         let Some(p) = parse_current_price(&raw) else {
@@ -221,6 +240,45 @@ fn amounts(doc: &Doc, card: usize) -> Vec<Amount> {
         });
     }
     out
+}
+
+/// Words that open a quantity tier ("ab 3 Pack. 10.50 CHF").
+const TIER_WORDS: &[&str] = &[
+    "ab",
+    "from",
+    "vanaf",
+    "vana",
+    "dès",
+    "à partir de",
+    "a partir de",
+    "desde",
+    "a partire da",
+    "da",
+    "od",
+    "från",
+    "fra",
+];
+
+/// Whether a lowercased text is the price of a quantity tier: a tier word,
+/// a whole number and a unit word before the amount ("from 3 pcs $5",
+/// "vanaf 3 pakken € 6,99"), not the unit price of one item.
+pub fn is_tier_price(lower: &str) -> bool {
+    let t = lower.trim_start();
+    TIER_WORDS.iter().any(|w| {
+        let Some(rest) = t.strip_prefix(w) else {
+            return false;
+        };
+        if !rest.starts_with(|c: char| c.is_whitespace()) {
+            return false;
+        }
+        let mut words = rest.split_whitespace();
+        let count = words.next().unwrap_or("");
+        let unit = words.next().unwrap_or("");
+        !count.is_empty()
+            && count.bytes().all(|b| b.is_ascii_digit())
+            && unit.starts_with(|c: char| c.is_alphabetic())
+            && !has_currency_mark(unit)
+    })
 }
 
 fn has_two_amounts(raw: &str) -> bool {

@@ -141,11 +141,15 @@ fn cards_by_url(cx: &Ctx, urls: &[String]) -> Vec<Option<usize>> {
 }
 
 /// Whether the page shows a product of its own outside the cards: its best
-/// visible price elsewhere, or a buy button outside them.
+/// visible price elsewhere, or a buy button outside them. Prices and buttons
+/// of another list of cards (teasers, top sellers) are not the page's own.
 fn main_product_outside(doc: &Doc, cards: &[usize]) -> bool {
     let inside = |el: usize| cards.iter().any(|&c| el >= c && el < doc.els[c].el_end);
     if let Some(best) = visible::main_price(doc) {
-        if !inside(best.el) && !repeated::in_other_region(doc, best.el) {
+        if !inside(best.el)
+            && !repeated::in_other_region(doc, best.el)
+            && !repeated::in_card_list(doc, best.el)
+        {
             return true;
         }
     }
@@ -155,6 +159,7 @@ fn main_product_outside(doc: &Doc, cards: &[usize]) -> bool {
             && e.el.value().attr("disabled").is_none()
             && !inside(i)
             && crate::text::is_buy_text(&doc.text_of(i, 80))
+            && !repeated::in_card_list(doc, i)
     })
 }
 

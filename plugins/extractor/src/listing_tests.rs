@@ -499,3 +499,135 @@ fn itemlist_urls_identify_cards_and_their_order() {
         Some("https://pots.example.com/p/b")
     );
 }
+
+#[test]
+fn a_product_code_labelled_on_every_card_is_a_listing() {
+    let cards: String = (1..=4)
+        .map(|i| {
+            format!(
+                r#"<div class="wrap"><a href="/p{i}/napkins-{i}.html">Napkins {i}</a><p>Product Code: 65{i}197</p><p class="grid-price">Price: $18.9{i}</p></div>"#
+            )
+        })
+        .collect();
+    let body = page(&format!(
+        r#"<h1>Party supplies</h1><div class="grid">{cards}</div>"#
+    ));
+    let x = run("https://paper.example.com/party.html", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(prices(&x), ["18.91", "18.92", "18.93", "18.94"]);
+    // One labelled code still makes a product page.
+    let one = page(
+        r#"<h1>Napkins 1</h1><p>Product Code: 650197</p><p class="price">$18.95</p><button>Add to cart</button>"#,
+    );
+    let x = run("https://paper.example.com/napkins-1.html", &one);
+    assert_eq!(x.kind, PageKind::Product, "{:?}", x.notes);
+}
+
+#[test]
+fn price_filter_of_the_sidebar_is_no_product_of_the_page() {
+    let cards: String = (1..=4)
+        .map(|i| format!(r#"<li class="item"><a href="/toys/toy-{i}.html">Toy {i}</a><span class="price">{i}4,95 €</span></li>"#))
+        .collect();
+    let body = format!(
+        r#"<html lang="de"><body><div class="main"><div class="col-left sidebar"><div class="block block-layered-nav"><h2>Preis</h2><div class="track-values"><span class="track-value" id="price-value-from">2 €</span><span class="track-value" id="price-value-to">70 €</span></div></div></div>
+        <div class="col-main"><h1>Spielzeug</h1><ul class="products">{cards}</ul></div></div></body></html>"#
+    );
+    let x = run("https://toys.example.de/spielzeug.html", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(prices(&x), ["14.95", "24.95", "34.95", "44.95"]);
+}
+
+#[test]
+fn recently_viewed_sidebar_before_the_list_does_not_hide_it() {
+    let cards: String = (1..=3)
+        .map(|i| format!(r#"<div class="item"><a href="/shop/frame-{i}">Frame {i}</a><span class="price">${i}70.00</span></div>"#))
+        .collect();
+    let body = format!(
+        r#"<html><body><div class="main"><div class="col-left"><div class="block"><h2>Recently Viewed Products</h2><ol><li><a href="/shop/old-frame">Old frame</a></li></ol></div><div class="block"><p>Newsletter</p><p>Sign up for news</p><button>Subscribe</button></div></div>
+        <div class="col-main"><h1>Collection</h1><div class="products">{cards}</div></div></div></body></html>"#
+    );
+    let x = run("https://frames.example.com/shop/collection", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(names(&x), ["Frame 1", "Frame 2", "Frame 3"]);
+}
+
+#[test]
+fn grid_written_row_by_row_gives_one_record_per_card() {
+    let row = |from: usize| -> String {
+        let cards: String = (from..from + 3)
+            .map(|i| format!(r#"<li class="item"><a href="/p/{i}.html">Item {i}</a><span class="price">{i},50 €</span></li>"#))
+            .collect();
+        format!(r#"<ul class="products-grid">{cards}</ul>"#)
+    };
+    let body = page(&format!(
+        r#"<h1>Marken</h1><div class="category-products">{}{}{}</div>"#,
+        row(1),
+        row(4),
+        row(7)
+    ));
+    let x = run("https://shop.example.de/marken.html", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(x.records.len(), 9, "{:?}", x.records);
+    assert_eq!(prices(&x)[8], "9.50");
+}
+
+#[test]
+fn teaser_cards_with_cart_buttons_are_not_the_page_product() {
+    let teaser = |i: usize| {
+        format!(
+            r#"<div class="teaser"><h2>Top {i}</h2><a href="/produkt/top-{i}/detail.html">Top plant {i}</a><a class="button" href="/cart?add=9{i}">{i}9.95 CHF</a></div>"#
+        )
+    };
+    let cards: String = (1..=5)
+        .map(|i| {
+            format!(
+                r#"<div class="teaser"><a href="/produkt/{i}/detail.html">Plant {i}</a><div class="scale">ab 3 Pack. {i}.50 CHF / Pack.</div><a class="button" href="/cart?add={i}"><span class="label">1{i}.95</span> <span class="currency">CHF</span></a></div>"#
+            )
+        })
+        .collect();
+    let body = page(&format!(
+        r#"<h1>Suchergebnis</h1><div class="top">{}{}</div><div class="results">{cards}</div>"#,
+        teaser(1),
+        teaser(2)
+    ));
+    let x = run("https://garden.example.ch/search.html", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(
+        names(&x),
+        ["Plant 1", "Plant 2", "Plant 3", "Plant 4", "Plant 5"]
+    );
+    // The unit price, not the quantity tier; its currency in its own element.
+    assert_eq!(prices(&x), ["11.95", "12.95", "13.95", "14.95", "15.95"]);
+    assert_eq!(get(&x.records[0], "currency"), Some("CHF"));
+}
+
+#[test]
+fn cards_whose_currency_stands_in_its_own_element() {
+    let cards: String = (1..=3)
+        .map(|i| {
+            format!(
+                r#"<li class="c"><a href="/p/{i}">Thing {i}</a> <b>1{i}.95</b> <b>CHF</b></li>"#
+            )
+        })
+        .collect();
+    let body = page(&format!(
+        r#"<h1>Things</h1><ul class="things">{cards}</ul>"#
+    ));
+    let x = run("https://shop.example.ch/things", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(prices(&x), ["11.95", "12.95", "13.95"]);
+}
+
+#[test]
+fn quantity_tier_prices_and_sign_like_words() {
+    use crate::cards::is_tier_price;
+    assert!(is_tier_price("ab 3 pack. 10.50 chf / pack."));
+    assert!(is_tier_price("vanaf 3 pakken € 6,99 / pak"));
+    assert!(is_tier_price("from 10 pcs $4.20"));
+    assert!(!is_tier_price("ab 3,50 €"));
+    assert!(!is_tier_price("from $12.00"));
+    assert!(!is_tier_price("about 3 items"));
+    assert!(!crate::text::has_currency_mark("1x S/PDIF (optisch)"));
+    assert!(crate::text::has_currency_mark("S/ 20"));
+    assert!(crate::text::has_currency_mark("R$ 1.299,00"));
+}

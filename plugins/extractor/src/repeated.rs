@@ -58,8 +58,40 @@ fn is_ad_hint(hint: &str) -> bool {
     })
 }
 
+/// Filters of a list (layered navigation, facets, price sliders), by whole
+/// words of their class or id: their prices are bounds, not products.
+fn is_filter_hint(hint: &str) -> bool {
+    hint.split(|c: char| !c.is_ascii_alphanumeric()).any(|w| {
+        matches!(
+            w,
+            "filter" | "filters" | "facet" | "facets" | "layered" | "refinement" | "refinements"
+        )
+    })
+}
+
+/// Whether a text is a heading of `a`: the block holding it (the largest
+/// ancestor of its element that does not hold `a`, or the child of `a` that
+/// holds it) has few texts. The first text of a column that opens with a
+/// sidebar block ("Recently viewed" and its items) is no heading of it.
+fn heading_of(doc: &Doc, t: usize, a: usize) -> bool {
+    let mut b = doc.texts[t].el;
+    // A text of `a` itself or of an ancestor, outside any child block.
+    if b <= a && a < doc.els[b].el_end {
+        return true;
+    }
+    while let Some(p) = doc.els[b].parent {
+        if p <= a && a < doc.els[p].el_end {
+            break;
+        }
+        b = p;
+    }
+    let e = &doc.els[b];
+    e.text_end - e.text_start <= 3
+}
+
 /// Whether an element sits in a part of the page that holds other products
-/// (recommendations, recently viewed, ads) or in the page chrome.
+/// (recommendations, recently viewed, ads), in the filters of a list or in
+/// the page chrome.
 pub fn in_other_region(doc: &Doc, el: usize) -> bool {
     let e = &doc.els[el];
     if e.flags & (CHROME | RELATED | HIDDEN) != 0 {
@@ -72,7 +104,11 @@ pub fn in_other_region(doc: &Doc, el: usize) -> bool {
             break;
         }
         let a = &doc.els[i];
-        if is_ad_hint(&a.hint) || a.hint.has("recently") || a.hint.has("also-like") {
+        if is_ad_hint(&a.hint)
+            || is_filter_hint(&a.hint)
+            || a.hint.has("recently")
+            || a.hint.has("also-like")
+        {
             return true;
         }
         // A heading just before the container (or its first text) that
@@ -80,10 +116,7 @@ pub fn in_other_region(doc: &Doc, el: usize) -> bool {
         if n <= 4 {
             let from = a.text_start.saturating_sub(2);
             let to = (a.text_start + 1).min(a.text_end).max(a.text_start);
-            if doc.texts[from..to]
-                .iter()
-                .any(|t| names_other_list(&t.text))
-            {
+            if (from..to).any(|t| names_other_list(&doc.texts[t].text) && heading_of(doc, t, i)) {
                 return true;
             }
         }
@@ -117,11 +150,21 @@ impl Counts {
         }
         let mut prices = Vec::with_capacity(doc.texts.len() + 1);
         prices.push(0);
-        for t in &doc.texts {
+        // A currency written in its own element next to the amount
+        // ("11.95 <span>CHF</span>").
+        let lone_mark = |k: usize| {
+            doc.texts
+                .get(k)
+                .is_some_and(|t| t.text.len() <= 4 && has_currency_mark(&t.text))
+        };
+        for (k, t) in doc.texts.iter().enumerate() {
             let is_price = t.flags & HIDDEN == 0
                 && t.text.len() <= 80
                 && t.text.bytes().any(|b| b.is_ascii_digit())
-                && (doc.els[t.el].hint.has("price") || has_currency_mark(&t.text));
+                && (doc.els[t.el].hint.has("price")
+                    || has_currency_mark(&t.text)
+                    || (!t.text.chars().any(|c| c.is_alphabetic())
+                        && (lone_mark(k + 1) || (k > 0 && lone_mark(k - 1)))));
             prices.push(prices.last().unwrap() + is_price as u32);
         }
         Counts { links, prices }
@@ -150,6 +193,66 @@ fn shape(doc: &Doc, i: usize) -> String {
     s.push('.');
     s.extend(class.chars().filter(|c| !c.is_ascii_digit()));
     s
+}
+
+/// The cards inside rows (see [`main_list`]), or `None` when the members
+/// are the cards themselves.
+fn cards_in_rows(
+    doc: &Doc,
+    counts: &Counts,
+    groups: &HashMap<(usize, String), Vec<usize>>,
+    rows: &[usize],
+) -> Option<Vec<usize>> {
+    let first = *rows.first()?;
+    let (_, card_shape) = groups
+        .iter()
+        .filter(|((p, _), m)| *p == first && m.len() >= 2)
+        .map(|((_, s), m)| (m.len(), s))
+        .max()?;
+    let mut cards = Vec::new();
+    for &r in rows {
+        let sub = groups.get(&(r, card_shape.clone()))?;
+        let inner: u32 = sub.iter().map(|&c| counts.prices(doc, c)).sum();
+        if inner < counts.prices(doc, r) {
+            return None;
+        }
+        cards.extend_from_slice(sub);
+    }
+    (cards.len() > rows.len()).then_some(cards)
+}
+
+/// Whether an element lies in one of several sibling cards of one shape
+/// that each carry a link and a few prices: a list of products (a teaser
+/// row, a list of top sellers), not the page's own product.
+pub fn in_card_list(doc: &Doc, el: usize) -> bool {
+    let counts = Counts::new(doc);
+    let is_card = |i: usize| {
+        let p = counts.prices(doc, i);
+        counts.links(doc, i) > 0 && (1..=4).contains(&p)
+    };
+    let mut cur = el;
+    for _ in 0..8 {
+        let Some(p) = doc.els[cur].parent else { break };
+        if matches!(doc.els[p].tag, "body" | "html") {
+            break;
+        }
+        if is_card(cur) {
+            let sh = shape(doc, cur);
+            let mut same = 0;
+            let mut k = p + 1;
+            while k < doc.els[p].el_end {
+                if shape(doc, k) == sh && is_card(k) {
+                    same += 1;
+                }
+                k = doc.els[k].el_end;
+            }
+            if same >= 2 {
+                return true;
+            }
+        }
+        cur = p;
+    }
+    false
 }
 
 /// The cards of the page's main list, in page order, or nothing.
@@ -198,8 +301,15 @@ pub fn main_list(doc: &Doc, min: usize) -> Vec<usize> {
     let Some((_, parent, mut members)) = best else {
         return Vec::new();
     };
+    // A grid written as one element per row: the members are rows that each
+    // hold cards of one shape, and those cards hold all the row's prices.
+    let mut rows_split = false;
+    if let Some(sub) = cards_in_rows(doc, &counts, &groups, &members) {
+        members = sub;
+        rows_split = true;
+    }
     // Cards laid out in rows: the same group under the parent's siblings.
-    if let Some(gp) = doc.els[parent].parent {
+    if let (false, Some(gp)) = (rows_split, doc.els[parent].parent) {
         let row_shape = shape(doc, parent);
         let card_shape = shape(doc, members[0]);
         let mut rows: Vec<usize> = groups

@@ -519,9 +519,9 @@ pub fn has_currency_mark(text: &str) -> bool {
     // Signs and non-ASCII marks ("$", "€", "руб", "元") as substrings, only
     // when the text has such characters at all.
     if text.bytes().any(|b| b >= 0x80 || b == b'$' || b == b'/')
-        && SYMBOLS
-            .iter()
-            .any(|(s, _)| s.chars().any(|c| !c.is_ascii_alphabetic() && c != '.') && text.has(s))
+        && SYMBOLS.iter().any(|(s, _)| {
+            s.chars().any(|c| !c.is_ascii_alphabetic() && c != '.') && mark_stands(text, s)
+        })
     {
         return true;
     }
@@ -533,6 +533,22 @@ pub fn has_currency_mark(text: &str) -> bool {
                     s.chars().all(|c| c.is_ascii_alphabetic() || c == '.')
                         && s.trim_end_matches('.') == w
                 }))
+    })
+}
+
+/// Whether a sign occurs in a text; a sign with Latin letters ("S/", "R$")
+/// only as its own word ("S/PDIF" is no currency).
+fn mark_stands(text: &str, mark: &str) -> bool {
+    if !text.has(mark) {
+        return false;
+    }
+    if !mark.chars().any(|c| c.is_ascii_alphabetic()) {
+        return true;
+    }
+    text.match_indices(mark).any(|(i, _)| {
+        let before = text[..i].chars().last();
+        let after = text[i + mark.len()..].chars().next();
+        !before.is_some_and(|c| c.is_alphabetic()) && !after.is_some_and(|c| c.is_alphabetic())
     })
 }
 

@@ -747,6 +747,8 @@ fn id_token(v: &str) -> Option<String> {
 pub fn identifiers(doc: &Doc, page_url: &str, body: &str) -> Ids {
     let mut sku: Vec<String> = Vec::new();
     let mut strong: Option<String> = None;
+    // Every distinct code labelled strongly: a list labels one per card.
+    let mut strong_all: Vec<String> = Vec::new();
     let mut mpn: Option<String> = None;
     let mut gtin: Option<String> = None;
     let n = doc.texts.len();
@@ -792,11 +794,13 @@ pub fn identifiers(doc: &Doc, page_url: &str, body: &str) -> Ids {
         let Some(v) = value else { continue };
         match kind {
             IdKind::Sku => {
-                if !WEAK_LABELS.contains(&label)
-                    && strong.is_none()
-                    && t.flags & (CHROME | HIDDEN) == 0
-                {
-                    strong = Some(v.clone());
+                if !WEAK_LABELS.contains(&label) && t.flags & (CHROME | HIDDEN) == 0 {
+                    if strong.is_none() {
+                        strong = Some(v.clone());
+                    }
+                    if t.flags & RELATED == 0 && !strong_all.contains(&v) {
+                        strong_all.push(v.clone());
+                    }
                 }
                 if !sku.contains(&v) {
                     sku.push(v)
@@ -879,7 +883,9 @@ pub fn identifiers(doc: &Doc, page_url: &str, body: &str) -> Ids {
         .cloned()
         .or_else(|| script_sku(doc.scripts()))
         .or_else(|| url_identifier(page_url, body));
-    let single = strong.is_some() || !form_ids.is_empty();
+    // Many products each with its own labelled code are a list, not one
+    // product's page (variants carry their codes in form fields instead).
+    let single = (strong.is_some() && strong_all.len() < MANY_CODES) || !form_ids.is_empty();
     Ids {
         sku: pick,
         strong_sku: strong,
@@ -888,6 +894,9 @@ pub fn identifiers(doc: &Doc, page_url: &str, body: &str) -> Ids {
         single,
     }
 }
+
+/// Distinct labelled product codes from which a page is a list of products.
+const MANY_CODES: usize = 3;
 
 /// Identifiers found on the visible page.
 pub struct Ids {
