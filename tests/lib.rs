@@ -519,6 +519,8 @@ pub struct PlainReceiver {
     pub bodies: std::sync::Arc<std::sync::Mutex<Vec<Value>>>,
     /// The status it answers with (200 unless changed).
     pub status: std::sync::Arc<std::sync::atomic::AtomicU16>,
+    /// What a GET is answered with (an HTML page), changeable while it runs.
+    pub page: std::sync::Arc<std::sync::Mutex<String>>,
 }
 
 impl PlainReceiver {
@@ -530,11 +532,14 @@ impl PlainReceiver {
         let got = bodies.clone();
         let status = std::sync::Arc::new(std::sync::atomic::AtomicU16::new(200));
         let answer = status.clone();
+        let page = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        let served = page.clone();
         std::thread::spawn(move || {
             for stream in listener.incoming() {
                 let Ok(mut stream) = stream else { continue };
                 let got = got.clone();
                 let answer = answer.clone();
+                let served = served.clone();
                 std::thread::spawn(move || {
                     let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
                     let mut buf = Vec::new();
@@ -566,6 +571,17 @@ impl PlainReceiver {
                         }
                         buf.extend_from_slice(&chunk[..n]);
                     }
+                    if buf.starts_with(b"GET ") {
+                        let body = served.lock().unwrap().clone();
+                        let _ = stream.write_all(
+                            format!(
+                                "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                                body.len()
+                            )
+                            .as_bytes(),
+                        );
+                        return;
+                    }
                     if let Ok(v) = serde_json::from_slice(&buf[head_end..head_end + length]) {
                         got.lock().unwrap().push(v);
                     }
@@ -583,6 +599,7 @@ impl PlainReceiver {
             port,
             bodies,
             status,
+            page,
         }
     }
 

@@ -22,12 +22,25 @@ pub fn api(open: &[String]) -> OpenApiRouter<AppState> {
     let mut api = OpenApiRouter::new()
         .routes(routes!(crate::openapi::serve))
         .merge(crate::platform::routes())
-        .merge(crate::sessions::api::routes(preview("redaction")))
+        .merge(crate::sessions::api::routes(
+            preview("redaction"),
+            preview("refresh"),
+        ))
         .merge(crate::receipts::routes())
         .merge(crate::webhooks::routes())
         .merge(crate::planned::routes(open));
     if preview("extractions") {
-        api = api.merge(crate::extractions::api::routes(preview("redaction")));
+        api = api.merge(crate::extractions::api::routes(
+            preview("redaction"),
+            preview("refresh"),
+        ));
+    }
+    if preview("refresh") && !preview("extractions") {
+        // Extraction refresh needs the extractions surface itself.
+        api = api.route(
+            "/extractions/{id}/refresh",
+            crate::planned::handler("extractions"),
+        );
     }
     if preview("receipts") {
         api = api.merge(crate::receipts::lookup_routes());

@@ -26,7 +26,13 @@ pub struct Planned {
 /// The preview switches this build can open: surfaces served fully once
 /// opened. The table's other switches name surfaces not built yet; the
 /// configuration refuses them.
-pub const PREVIEW_SWITCHES: &[&str] = &["extractions", "receipts", "webhook_test", "redaction"];
+pub const PREVIEW_SWITCHES: &[&str] = &[
+    "extractions",
+    "receipts",
+    "webhook_test",
+    "redaction",
+    "refresh",
+];
 
 pub const PLANNED: &[Planned] = &[
     Planned {

@@ -18,7 +18,7 @@ use serde_json::{json, Value};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::{to_json, MAX_BATCH, MAX_ENTITY_CHARS};
+use super::{to_json, Spec, MAX_BATCH, MAX_ENTITY_CHARS};
 use crate::auth::Caller;
 use crate::http::middleware::RequestId;
 use crate::http::pagination::PageQuery;
@@ -30,14 +30,16 @@ use crate::sessions::api::{
     all_rows, check_caps, owned, parse_seq, receipt_ids, reserve, sse, wait_until_done, MAX_WAIT_S,
 };
 use crate::sessions::{events, run, Kind, Session, Status};
+use crate::store::{self, Tables, ROWS};
 use crate::state::AppState;
 
 /// The longest `guidance` (SPEC §8).
 const MAX_GUIDANCE_CHARS: usize = 2000;
 
 /// The extraction routes; `redaction` opens `DELETE /extractions/{id}`
-/// (the preview switch of that name), else it answers 501.
-pub fn routes(redaction: bool) -> OpenApiRouter<AppState> {
+/// and `refresh` opens `POST /extractions/{id}/refresh` (the preview
+/// switches of those names); closed, they answer 501.
+pub fn routes(redaction: bool, refresh: bool) -> OpenApiRouter<AppState> {
     let router = OpenApiRouter::new()
         .routes(routes!(create, list))
         .routes(routes!(read));
@@ -51,7 +53,188 @@ pub fn routes(redaction: bool) -> OpenApiRouter<AppState> {
             crate::planned::method_handler("DELETE", surface),
         )
     };
-    router.routes(routes!(events_page)).routes(routes!(result))
+    let router = router.routes(routes!(events_page)).routes(routes!(result));
+    if refresh {
+        router.routes(routes!(refresh_extraction))
+    } else {
+        router
+    }
+}
+
+/// The latest delivered extraction of the caller's for `url`: what a
+/// refresh compares against and may be served from.
+fn last_delivery(state: &AppState, caller: &Caller, url: &str) -> Result<Option<Session>, ApiError> {
+    let (acct, mode, url) = (caller.account.id.clone(), caller.mode(), url.to_string());
+    Ok(state.store.read(|tx| -> anyhow::Result<Option<Session>> {
+        let mut after: Option<Session> = None;
+        loop {
+            let page = crate::sessions::list(tx, Kind::Extraction, &acct, mode, after.as_ref(), 100)?;
+            if let Some(found) = page.iter().find(|e| {
+                e.url.as_deref() == Some(url.as_str()) && e.status == Status::Answered && !e.redacted
+            }) {
+                return Ok(Some(found.clone()));
+            }
+            if page.len() < 100 {
+                return Ok(None);
+            }
+            after = page.last().cloned();
+        }
+    })?)
+}
+
+/// Re-reads an extraction's page as a new extraction (preview: refresh).
+#[utoipa::path(post, path = "/extractions/{id}/refresh", operation_id = "refreshExtraction", tag = "extractions",
+    description = "Scope: sessions:write. Preview (switches `extractions` and `refresh`). A new extraction of the same URL with `refresh_of` set. When the latest delivery of that URL is younger than `max_age_s`, it is served from that record at $0 (`served_from: record`, no fetch); otherwise the page is read again and `diff` counts the rows added, removed and changed against that delivery (the differ plugin). `max_spend_usd` defaults to the refreshed extraction's.",
+    params(schemas::ExtractionId, schemas::IdempotencyHeader),
+    request_body(content = schemas::ExtractionRefreshBody),
+    responses((status = 201, description = "The refresh", body = schemas::Extraction)))]
+async fn refresh_extraction(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    Extension(RequestId(request_id)): Extension<RequestId>,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
+    let idem = match idempotency::begin(
+        &state,
+        &caller,
+        "sessions:write",
+        &headers,
+        &request_id,
+        &format!("POST /v1/extractions/{id}/refresh"),
+        &body,
+    )
+    .await
+    {
+        Ok(idem) => idem,
+        Err(answer) => return answer,
+    };
+    let made = refresh(&state, &caller, &id, &body, idem.as_ref()).await;
+    idempotency::respond(&state, idem, made.map(|v| (StatusCode::CREATED, v))).await
+}
+
+async fn refresh(
+    state: &AppState,
+    caller: &Caller,
+    id: &str,
+    body: &Body,
+    idem: Option<&idempotency::Idem>,
+) -> Result<Value, ApiError> {
+    body.only(&["max_age_s", "max_spend_usd"])?;
+    let max_age_s = match body.get("max_age_s") {
+        None => None,
+        Some(v) => Some(v.as_u64().ok_or_else(|| {
+            ApiError::invalid("max_age_s", "max_age_s must be a whole number of seconds, 0 or more")
+        })?),
+    };
+    let base = owned(state, caller, id, Kind::Extraction)?;
+    if base.is_running() {
+        return Err(ApiError::SessionBusy { status: base.status_str().into() });
+    }
+    if base.redacted {
+        return Err(ApiError::SessionTerminal { status: "redacted".into() });
+    }
+    let max_spend = body.optional_usd("max_spend_usd")?.unwrap_or(base.max_spend);
+    let url = base.url.clone().unwrap_or_default();
+    let entity = base.entity.clone().unwrap_or_default();
+    let last = last_delivery(state, caller, &url)?;
+    let mut fresh = super::new_extraction(
+        caller,
+        &url,
+        &entity,
+        Spec {
+            guidance: base.guidance.clone(),
+            metadata: base.metadata.clone(),
+            webhook_url: base.webhook_url.clone(),
+            max_spend,
+        },
+    );
+    fresh.refresh_of = Some(base.id.clone());
+    fresh.diff_base = last.as_ref().map(|l| l.id.clone());
+    let young = |l: &Session| {
+        let age = l
+            .ended_at
+            .as_deref()
+            .and_then(crate::time::parse)
+            .map(|t| (chrono::Utc::now() - t).num_seconds().max(0) as u64);
+        max_age_s.is_some_and(|max| age.is_some_and(|a| a < max))
+    };
+    let public_url = state.config.public_url();
+    let idem = idem.cloned();
+    if let Some(record) = last.filter(young) {
+        // Served from the record: its rows copied, no fetch, no money.
+        let answer = state
+            .store
+            .write_async(move |tx| -> Result<Value, ApiError> {
+                let rows: Vec<(String, Value)> =
+                    tx.scan_json(ROWS, &format!("{}:", record.id), None, usize::MAX, false)?;
+                for (n, (_, row)) in rows.iter().enumerate() {
+                    let key = format!("{}:{}", fresh.id, store::pad(n as u64 + 1));
+                    store::put_json(tx, ROWS, &key, row)?;
+                }
+                fresh.row_count = rows.len() as u64;
+                fresh.records = record.records;
+                fresh.qualified = record.qualified;
+                fresh.unchecked = record.unchecked;
+                fresh.claim = record.claim.clone();
+                fresh.receipt_id = record.receipt_id.clone();
+                fresh.served_from = Some("record".into());
+                fresh.diff = Some(json!({ "added": 0, "removed": 0, "changed": 0, "price_moves": 0 }));
+                fresh.status = Status::Answered;
+                fresh.reason = Some(format!("served from {} at $0", record.id));
+                fresh.ended_at = Some(crate::time::now());
+                let started = json!({ "url": fresh.url, "refresh_of": fresh.refresh_of, "served_from": record.id });
+                events::append(tx, &mut fresh, "started", started)?;
+                let delivered = json!({ "status": "delivered", "served_from": "record", "records": fresh.records, "settled_usd": 0, "released_usd": 0 });
+                events::append(tx, &mut fresh, "delivered", delivered)?;
+                crate::sessions::put(tx, &fresh)?;
+                crate::webhooks::emit(
+                    tx,
+                    &fresh.account,
+                    fresh.mode,
+                    "extraction.delivered",
+                    json!({
+                        "extraction_id": fresh.id, "url": fresh.url, "status": "delivered",
+                        "records": fresh.records, "claim": fresh.claim, "receipt_id": fresh.receipt_id,
+                        "spend_usd": 0,
+                    }),
+                    fresh.webhook_url.as_deref(),
+                )?;
+                let answer = to_json(&fresh, &public_url);
+                if let Some(idem) = &idem {
+                    idem.complete_in(tx, StatusCode::CREATED, &answer)?;
+                }
+                Ok(answer)
+            })
+            .await?;
+        state.bus.publish();
+        state.webhooks.kick();
+        return Ok(answer);
+    }
+    // Read again: reserved, run and settled like any extraction.
+    let slot = std::sync::Arc::new(state.run_slots.acquire(caller.scope_key())?);
+    let claim = state.runs.claim(&fresh.id);
+    let (caller_c, st) = (caller.clone(), state.clone());
+    let (stored, answer) = state
+        .store
+        .write_async(move |tx| -> Result<(Session, Value), ApiError> {
+            check_caps(tx, &caller_c, max_spend)?;
+            let r = reserve(tx, &st, &caller_c, max_spend, &fresh.id)?;
+            fresh.reservation = r.id;
+            let started = json!({ "url": fresh.url, "refresh_of": fresh.refresh_of, "reserved_usd": max_spend.to_json() });
+            events::append(tx, &mut fresh, "started", started)?;
+            crate::sessions::put(tx, &fresh)?;
+            let answer = to_json(&fresh, &public_url);
+            if let Some(idem) = &idem {
+                idem.complete_in(tx, StatusCode::CREATED, &answer)?;
+            }
+            Ok((fresh, answer))
+        })
+        .await?;
+    state.bus.publish();
+    run::spawn(state.clone(), stored, slot, claim);
+    Ok(answer)
 }
 
 /// Erases a finished extraction's customer data (preview: redaction).
@@ -76,8 +259,7 @@ async fn redact(
         example = json!({ "url": "https://outdoor-gear.example/tents/", "entity": "tent", "max_spend_usd": 0.05 })),
     responses(
         (status = 201, description = "A running extraction, or a batch of them", content(
-            (schemas::Extraction = "application/json"),
-            (schemas::ExtractionBatch = "application/json"),
+            (schemas::ExtractionCreated = "application/json"),
             (schemas::SseEvent = "text/event-stream"),
         )),
     ))]
@@ -205,49 +387,20 @@ async fn create_extractions(
     // A batch counts as one run in flight: its runs share one slot, freed
     // when the last of them ends.
     let slot = std::sync::Arc::new(state.run_slots.acquire(caller.scope_key())?);
-    let now = crate::time::now();
     let extractions: Vec<Session> = urls
         .iter()
-        .map(|url| Session {
-            id: crate::ids::new_id("ext"),
-            kind: Kind::Extraction,
-            url: Some(url.clone()),
-            entity: Some(entity.clone()),
-            receipt_id: None,
-            claim: None,
-            redacted: false,
-            account: caller.account.id.clone(),
-            mode: caller.mode(),
-            key_id: caller.key.id.clone(),
-            status: Status::Running,
-            stop: None,
-            error: None,
-            reason: None,
-            turn: 1,
-            query: String::new(),
-            guidance: guidance.clone(),
-            metadata: metadata.clone(),
-            webhook_url: webhook_url.clone(),
-            parsed: json!({
-                "entity": entity,
-                "constraints": {},
-                "sources": [{ "kind": "url", "value": url }],
-            }),
-            max_spend,
-            reservation: String::new(),
-            turn_receipts: Vec::new(),
-            settled: Micros::ZERO,
-            released: Micros::ZERO,
-            records: 0,
-            qualified: 0,
-            unchecked: 0,
-            sources: 0,
-            receipts_signed: 0,
-            row_count: 0,
-            last_seq: 0,
-            created_at: now.clone(),
-            updated_at: now.clone(),
-            ended_at: None,
+        .map(|url| {
+            super::new_extraction(
+                caller,
+                url,
+                &entity,
+                Spec {
+                    guidance: guidance.clone(),
+                    metadata: metadata.clone(),
+                    webhook_url: webhook_url.clone(),
+                    max_spend,
+                },
+            )
         })
         .collect();
     // Claimed before the commit, as sessions are.
@@ -395,7 +548,10 @@ struct ResultQuery {
     description = "Scope: sessions:read. Preview (switch `extractions`). `wait` (0–600 s) long-polls: 200 with the result once the extraction has ended, else 202 with the extraction. `format=ndjson` gives one row per line, then the summary.",
     params(schemas::ExtractionId, schemas::ResultParams),
     responses(
-        (status = 200, description = "The result", body = schemas::ExtractionResult),
+        (status = 200, description = "The result; with format=ndjson one row per line, then the summary line", content(
+            (schemas::ExtractionResult = "application/json"),
+            (String = "application/x-ndjson"),
+        )),
         (status = 202, description = "Still running after the wait", body = schemas::Extraction),
     ))]
 async fn result(

@@ -11,14 +11,74 @@
 
 pub mod api;
 
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
-use crate::sessions::{Kind, Session};
+use crate::auth::Caller;
+use crate::money::Micros;
+use crate::sessions::{Kind, Session, Status};
 
 /// The most URLs of one batch (SPEC §8).
 pub const MAX_BATCH: usize = 50;
 /// The longest `entity` accepted.
 pub const MAX_ENTITY_CHARS: usize = 200;
+
+/// What an extraction is asked for besides its URL and entity.
+pub struct Spec {
+    pub guidance: Option<String>,
+    pub metadata: Option<Map<String, Value>>,
+    pub webhook_url: Option<String>,
+    pub max_spend: Micros,
+}
+
+/// A new running extraction of `url` for the caller (not yet stored).
+pub fn new_extraction(caller: &Caller, url: &str, entity: &str, spec: Spec) -> Session {
+    let now = crate::time::now();
+    Session {
+        id: crate::ids::new_id("ext"),
+        kind: Kind::Extraction,
+        url: Some(url.to_string()),
+        entity: Some(entity.to_string()),
+        receipt_id: None,
+        claim: None,
+        refresh_of: None,
+        served_from: None,
+        diff: None,
+        diff_base: None,
+        redacted: false,
+        account: caller.account.id.clone(),
+        mode: caller.mode(),
+        key_id: caller.key.id.clone(),
+        status: Status::Running,
+        stop: None,
+        error: None,
+        reason: None,
+        turn: 1,
+        query: String::new(),
+        guidance: spec.guidance,
+        metadata: spec.metadata,
+        webhook_url: spec.webhook_url,
+        parsed: json!({
+            "entity": entity,
+            "constraints": {},
+            "sources": [{ "kind": "url", "value": url }],
+        }),
+        max_spend: spec.max_spend,
+        reservation: String::new(),
+        turn_receipts: Vec::new(),
+        settled: Micros::ZERO,
+        released: Micros::ZERO,
+        records: 0,
+        qualified: 0,
+        unchecked: 0,
+        sources: 0,
+        receipts_signed: 0,
+        row_count: 0,
+        last_seq: 0,
+        created_at: now.clone(),
+        updated_at: now,
+        ended_at: None,
+    }
+}
 
 /// An extraction as the API shows it (SPEC §2.1).
 pub fn to_json(s: &Session, public_url: &str) -> Value {
@@ -61,6 +121,15 @@ pub fn to_json(s: &Session, public_url: &str) -> Value {
     }
     if let Some(w) = &s.webhook_url {
         v["webhook_url"] = json!(w);
+    }
+    if let Some(r) = &s.refresh_of {
+        v["refresh_of"] = json!(r);
+    }
+    if let Some(f) = &s.served_from {
+        v["served_from"] = json!(f);
+    }
+    if let Some(d) = &s.diff {
+        v["diff"] = d.clone();
     }
     if s.redacted {
         v["redacted"] = json!(true);

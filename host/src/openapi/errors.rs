@@ -146,7 +146,17 @@ pub fn particular_codes(operation_id: &str) -> &'static [&'static str] {
     ];
     match operation_id {
         "createSession" => SPENDING,
-        "createTurn" => TURNS,
+        "createTurn" | "refreshSession" => TURNS,
+        "createExtraction" => SPENDING,
+        "refreshExtraction" => &[
+            "insufficient_credit",
+            "session_cap_exceeded",
+            "monthly_cap_exceeded",
+            "idempotency_conflict",
+            "concurrency_cap",
+            "session_terminal",
+        ],
+        "redactSession" | "redactExtraction" => &["session_busy"],
         "stopSession" => &["session_terminal"],
         "estimateSession" => &["engine_unavailable"],
         "createWebhookEndpoint" => &["idempotency_conflict"],

@@ -284,6 +284,12 @@ pub struct Session {
     created_at: String,
     updated_at: String,
     ended_at: Option<String>,
+    /// After a refresh turn (preview): rows added, removed and changed
+    /// against the turn before.
+    #[schema(value_type = Option<Object>)]
+    diff: Option<Value>,
+    /// True once redacted (preview).
+    redacted: Option<bool>,
 }
 
 /// A page of sessions, newest first.
@@ -438,8 +444,12 @@ pub struct Receipt {
     /// `receipt`
     object: String,
     livemode: bool,
-    session_id: String,
-    turn: u32,
+    /// The session that read the page (a session's receipt).
+    session_id: Option<String>,
+    /// The session's turn (a session's receipt).
+    turn: Option<u32>,
+    /// The extraction that read the page (an extraction's receipt).
+    extraction_id: Option<String>,
     url: String,
     fetched_at: String,
     http_status: u16,
@@ -510,6 +520,70 @@ pub struct TurnCreate {
     #[schema(minimum = 0.000001)]
     max_spend_usd: Option<f64>,
 }
+
+/// POST /sessions/{id}/refresh (preview: refresh).
+#[derive(ToSchema, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionRefresh {
+    /// The id of the refresh proposal this request confirms; without it the refresh is only priced.
+    proposal: Option<String>,
+    #[schema(minimum = 0.000001)]
+    max_spend_usd: Option<f64>,
+}
+
+/// POST /extractions/{id}/refresh (preview: refresh).
+#[derive(ToSchema, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExtractionRefresh {
+    /// Serve the latest delivery of the URL when it is younger than this many seconds ($0, no fetch).
+    #[schema(minimum = 0)]
+    max_age_s: Option<u64>,
+    /// Default: the refreshed extraction's cap.
+    #[schema(minimum = 0.000001)]
+    max_spend_usd: Option<f64>,
+}
+
+/// `T`'s object, or any body that is not a JSON object, which counts as
+/// empty (SPEC §7.3.1): the schema of a body whose members are all optional.
+fn or_empty<T: ToSchema>() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+    use utoipa::openapi::schema::{AnyOfBuilder, ObjectBuilder, SchemaType, Type};
+    let not_object = ObjectBuilder::new()
+        .schema_type(SchemaType::from_iter([
+            Type::Array,
+            Type::String,
+            Type::Number,
+            Type::Boolean,
+            Type::Null,
+        ]))
+        .description(Some("not an object: counts as an empty body"));
+    AnyOfBuilder::new()
+        .item(utoipa::openapi::Ref::from_schema_name(T::name()))
+        .item(not_object)
+        .into()
+}
+
+/// Declares `$body` as the body `$object` or any non-object (counted as empty).
+macro_rules! or_empty_body {
+    ($body:ident, $object:ident) => {
+        pub struct $body;
+        impl utoipa::PartialSchema for $body {
+            fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+                or_empty::<$object>()
+            }
+        }
+        impl ToSchema for $body {
+            fn schemas(
+                out: &mut Vec<(String, utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>)>,
+            ) {
+                use utoipa::PartialSchema;
+                out.push(($object::name().into_owned(), $object::schema()));
+            }
+        }
+    };
+}
+
+or_empty_body!(SessionRefreshBody, SessionRefresh);
+or_empty_body!(ExtractionRefreshBody, ExtractionRefresh);
 
 // ---- webhooks ----
 
@@ -748,7 +822,8 @@ pub struct Extraction {
     /// running, delivered, abstained, error or stopped (open enum).
     status: String,
     url: String,
-    entity: String,
+    /// What was asked for; null once redacted.
+    entity: Option<String>,
     /// complete or partial: the receipt's stated claim, once read.
     claim: Option<String>,
     records: u64,
@@ -759,6 +834,14 @@ pub struct Extraction {
     settled_usd: f64,
     released_usd: f64,
     receipt_id: Option<String>,
+    /// Set when created by a refresh.
+    refresh_of: Option<String>,
+    /// `record` when a refresh was served from the last delivery at $0.
+    served_from: Option<String>,
+    /// Refreshes: rows added, removed, changed (and price_moves) against the refreshed-from delivery.
+    #[schema(value_type = Option<Object>)]
+    diff: Option<Value>,
+    redacted: Option<bool>,
     /// spend-budget or stopped; only when status is stopped.
     stop: Option<String>,
     error: Option<SessionError>,
@@ -772,6 +855,31 @@ pub struct Extraction {
     created_at: String,
     updated_at: String,
     ended_at: Option<String>,
+}
+
+/// A create's answer: the extraction for `url`, the batch for `urls`.
+pub struct ExtractionCreated;
+
+impl utoipa::PartialSchema for ExtractionCreated {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::{schema::OneOfBuilder, Ref};
+        OneOfBuilder::new()
+            .item(Ref::from_schema_name("Extraction"))
+            .item(Ref::from_schema_name("ExtractionBatch"))
+            .into()
+    }
+}
+
+impl ToSchema for ExtractionCreated {
+    fn schemas(
+        out: &mut Vec<(String, utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>)>,
+    ) {
+        use utoipa::PartialSchema;
+        out.push(("Extraction".into(), Extraction::schema()));
+        <Extraction as ToSchema>::schemas(out);
+        out.push(("ExtractionBatch".into(), ExtractionBatch::schema()));
+        <ExtractionBatch as ToSchema>::schemas(out);
+    }
 }
 
 /// The batch form's answer.

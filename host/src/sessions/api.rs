@@ -38,9 +38,10 @@ pub const MAX_WAIT_S: u64 = 600;
 /// How long a turn proposal stays valid.
 pub const PROPOSAL_TTL_MIN: i64 = 15;
 
-/// The session routes; `redaction` opens `DELETE /sessions/{id}` (the
-/// preview switch of that name), else it answers 501.
-pub fn routes(redaction: bool) -> OpenApiRouter<AppState> {
+/// The session routes; `redaction` opens `DELETE /sessions/{id}` and
+/// `refresh` opens `POST /sessions/{id}/refresh` (the preview switches of
+/// those names); closed, they answer 501.
+pub fn routes(redaction: bool, refresh: bool) -> OpenApiRouter<AppState> {
     let router = OpenApiRouter::new()
         .routes(routes!(estimate))
         .routes(routes!(create, list))
@@ -55,14 +56,19 @@ pub fn routes(redaction: bool) -> OpenApiRouter<AppState> {
             crate::planned::method_handler("DELETE", surface),
         )
     };
-    router
+    let router = router
         .routes(routes!(events_page))
         .routes(routes!(stream))
         .routes(routes!(result))
         .routes(routes!(rows))
         .routes(routes!(receipts))
         .routes(routes!(turn))
-        .routes(routes!(stop))
+        .routes(routes!(stop));
+    if refresh {
+        router.routes(routes!(self::refresh))
+    } else {
+        router
+    }
 }
 
 /// The planner's reading of a query, with the host's judgement added: test
@@ -329,6 +335,10 @@ async fn create_session(
         receipt_id: None,
         claim: None,
         redacted: false,
+        refresh_of: None,
+        served_from: None,
+        diff: None,
+        diff_base: None,
         account: caller.account.id.clone(),
         mode: caller.mode(),
         key_id: caller.key.id.clone(),
@@ -836,6 +846,10 @@ struct Proposal {
     passes: u32,
     expires_at: String,
     used: bool,
+    /// A refresh: the same query and intent read again, diffed against the
+    /// turn before (confirmed only through the refresh route).
+    #[serde(default)]
+    refresh: bool,
 }
 
 impl Proposal {
@@ -884,7 +898,7 @@ async fn turn(
         Ok(idem) => idem,
         Err(answer) => return answer,
     };
-    let result = add_turn(&state, &caller, &id, &body, idem.as_ref()).await;
+    let result = add_turn(&state, &caller, &id, &body, idem.as_ref(), false).await;
     idempotency::respond(
         &state,
         idem,
@@ -899,11 +913,23 @@ async fn add_turn(
     id: &str,
     body: &Body,
     idem: Option<&idempotency::Idem>,
+    refresh: bool,
 ) -> Result<Session, ApiError> {
-    let query = body.required_str("query")?;
-    body.only(&["query", "proposal", "max_spend_usd"])?;
-    let proposal_id = body.optional_str("proposal", 64)?;
     let session = own(state, caller, id)?;
+    let query = if refresh {
+        body.only(&["proposal", "max_spend_usd"])?;
+        session.query.clone()
+    } else {
+        let query = body.required_str("query")?;
+        body.only(&["query", "proposal", "max_spend_usd"])?;
+        query
+    };
+    let proposal_id = body.optional_str("proposal", 64)?;
+    if session.redacted {
+        return Err(ApiError::SessionTerminal {
+            status: "redacted".into(),
+        });
+    }
     if session.is_running() {
         return Err(ApiError::SessionBusy {
             status: session.status.as_str().into(),
@@ -922,7 +948,11 @@ async fn add_turn(
         let e = plan(state, caller.mode(), &query)
             .await?
             .ok_or(ApiError::EngineUnavailable)?;
-        let parsed = merge_turn(&session.parsed, &e.parsed);
+        let parsed = if refresh {
+            session.parsed.clone()
+        } else {
+            merge_turn(&session.parsed, &e.parsed)
+        };
         let would_run = e.would_run || parsed["sources"].as_array().is_some_and(|a| !a.is_empty());
         let (passes, estimated) = price(state, &parsed, would_run, max_spend);
         let proposal = Proposal {
@@ -937,6 +967,7 @@ async fn add_turn(
                 chrono::Utc::now() + chrono::Duration::minutes(PROPOSAL_TTL_MIN),
             ),
             used: false,
+            refresh,
         };
         let p = proposal.clone();
         let sid = session.id.clone();
@@ -989,6 +1020,10 @@ async fn add_turn(
             if p.query != query {
                 return Err(ApiError::invalid("query", "query differs from the proposal's query"));
             }
+            if p.refresh != refresh {
+                let route = if p.refresh { "/refresh" } else { "/turns" };
+                return Err(ApiError::invalid("proposal", format!("this proposal is confirmed through {route}")));
+            }
             let mut s = super::get(tx, &sid)?.ok_or(ApiError::NotFound)?;
             if s.is_running() {
                 return Err(ApiError::SessionBusy { status: s.status.as_str().into() });
@@ -1010,6 +1045,10 @@ async fn add_turn(
             s.ended_at = None;
             s.max_spend = max_spend;
             s.reservation = r.id;
+            // A refresh is diffed against the turn it reads again.
+            s.diff = None;
+            s.diff_base = refresh.then(|| format!("turn:{}", s.turn - 1));
+            s.refresh_of = refresh.then(|| s.id.clone());
             s.updated_at = crate::time::now();
             let started = json!({ "turn": s.turn, "query": s.query, "reserved_usd": max_spend.to_json(), "proposal": p.id });
             events::append(tx, &mut s, "started", started)?;
@@ -1028,6 +1067,43 @@ async fn add_turn(
         claim,
     );
     Ok(session)
+}
+
+/// Reads a finished session's sources again as a new turn (preview: refresh).
+#[utoipa::path(post, path = "/sessions/{id}/refresh", operation_id = "refreshSession", tag = "sessions",
+    description = "Scope: sessions:write. Preview (switch `refresh`). Priced like a turn: without `proposal`, 409 proposal_required with the priced proposal; with its id (within 15 minutes), 201 and the session running a new turn with the same query and intent. When it ends, `diff` counts the rows added, removed and changed against the turn before (the differ plugin).",
+    params(schemas::SessionId, schemas::IdempotencyHeader),
+    request_body(content = schemas::SessionRefreshBody),
+    responses((status = 201, description = "The session, running the refresh turn", body = schemas::Session)))]
+async fn refresh(
+    State(state): State<AppState>,
+    caller: Caller,
+    Extension(RequestId(request_id)): Extension<RequestId>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    body: Body,
+) -> Response {
+    let idem = match idempotency::begin(
+        &state,
+        &caller,
+        "sessions:write",
+        &headers,
+        &request_id,
+        &format!("POST /v1/sessions/{id}/refresh"),
+        &body,
+    )
+    .await
+    {
+        Ok(idem) => idem,
+        Err(answer) => return answer,
+    };
+    let result = add_turn(&state, &caller, &id, &body, idem.as_ref(), true).await;
+    idempotency::respond(
+        &state,
+        idem,
+        result.map(|s| (StatusCode::CREATED, s.to_json(&state.config.public_url()))),
+    )
+    .await
 }
 
 /// Erases a finished session's customer data (preview: redaction).

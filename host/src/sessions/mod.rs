@@ -82,6 +82,19 @@ pub struct Session {
     pub receipt_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub claim: Option<String>,
+    /// A refresh: the run it refreshes (SPEC §2.1 `refresh_of`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refresh_of: Option<String>,
+    /// `record` when a refresh was served from an earlier delivery at $0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub served_from: Option<String>,
+    /// A refresh's rows against the delivery it refreshes: counts `added`,
+    /// `removed`, `changed` (and `price_moves`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diff: Option<Value>,
+    /// The delivery a refresh's diff is computed against.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diff_base: Option<String>,
     /// Its customer data was erased (see `redaction`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub redacted: bool,
@@ -193,6 +206,9 @@ impl Session {
         }
         if let Some(w) = &self.webhook_url {
             v["webhook_url"] = json!(w);
+        }
+        if let Some(d) = &self.diff {
+            v["diff"] = d.clone();
         }
         if self.redacted {
             v["redacted"] = json!(true);

@@ -229,6 +229,13 @@ impl Run {
             Ok(outcome) => self.progress.flush().await.map(|()| outcome),
             Err(e) => Err(e),
         };
+        if matches!(outcome, Ok(Outcome::Answered)) && self.session.diff_base.is_some() {
+            // A refresh states what changed; a failed diff is logged, the
+            // rows stand.
+            if let Err(e) = self.record_diff().await {
+                tracing::error!(session = %self.session.id, error = %e, "refresh diff failed");
+            }
+        }
         match outcome {
             Ok(outcome) => outcome,
             Err(e) => {
@@ -239,6 +246,61 @@ impl Run {
                 }
             }
         }
+    }
+
+    /// A refresh's rows against its base, by the differ plugin: an
+    /// extraction's base is the delivery `diff_base` names; a session's is
+    /// its previous turn (`turn:<n>`).
+    async fn record_diff(&mut self) -> anyhow::Result<()> {
+        let base = self.session.diff_base.clone().unwrap_or_default();
+        let (id, turn) = (self.session.id.clone(), self.session.turn);
+        let records = |rows: Vec<(String, Value)>, keep: &dyn Fn(&Value) -> bool| -> Vec<String> {
+            rows.into_iter()
+                .filter(|(_, r)| keep(r))
+                .map(|(_, r)| r["record"].to_string())
+                .collect()
+        };
+        let (before, after) = self
+            .state
+            .store
+            .read_async(move |tx| -> anyhow::Result<(Vec<String>, Vec<String>)> {
+                let scan = |owner: &str| -> anyhow::Result<Vec<(String, Value)>> {
+                    crate::store::Tables::scan_json(tx, crate::store::ROWS, &format!("{owner}:"), None, usize::MAX, false)
+                };
+                Ok(match base.strip_prefix("turn:") {
+                    Some(n) => {
+                        let prev: u64 = n.parse().unwrap_or(0);
+                        let rows = scan(&id)?;
+                        (
+                            records(rows.clone(), &|r| r["turn"].as_u64() == Some(prev)),
+                            records(rows, &|r| r["turn"].as_u64() == Some(u64::from(turn))),
+                        )
+                    }
+                    None => (records(scan(&base)?, &|_| true), records(scan(&id)?, &|_| true)),
+                })
+            })
+            .await?;
+        let d = self.state.plugins.diff(before, after).await?;
+        let diff = json!({
+            "added": d.added.len(),
+            "removed": d.removed.len(),
+            "changed": d.changed.len(),
+            "price_moves": d.price_moves.len(),
+        });
+        let id = self.session.id.clone();
+        self.state
+            .store
+            .write_async(move |tx| -> anyhow::Result<()> {
+                let Some(mut s) = super::get(tx, &id)? else {
+                    return Ok(());
+                };
+                if s.is_running() {
+                    s.diff = Some(diff);
+                    super::put(tx, &s)?;
+                }
+                Ok(())
+            })
+            .await
     }
 
     async fn plan_and_crawl(&mut self) -> anyhow::Result<Outcome> {
