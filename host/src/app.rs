@@ -45,6 +45,9 @@ pub fn api(open: &[String]) -> OpenApiRouter<AppState> {
     if preview("receipts") {
         api = api.merge(crate::receipts::lookup_routes());
     }
+    if preview("discover") {
+        api = api.merge(crate::discover::routes());
+    }
     if preview("webhook_test") {
         api = api.merge(crate::webhooks::testing::routes());
     }

@@ -7,6 +7,7 @@ pub mod app;
 pub mod auth;
 pub mod config;
 pub mod dashboard;
+pub mod discover;
 pub mod extract_cmd;
 pub mod extractions;
 pub mod fetch;

@@ -32,6 +32,7 @@ pub const PREVIEW_SWITCHES: &[&str] = &[
     "webhook_test",
     "redaction",
     "refresh",
+    "discover",
 ];
 
 pub const PLANNED: &[Planned] = &[

@@ -585,6 +585,35 @@ macro_rules! or_empty_body {
 or_empty_body!(SessionRefreshBody, SessionRefresh);
 or_empty_body!(ExtractionRefreshBody, ExtractionRefresh);
 
+// ---- discover ----
+
+/// POST /discover (preview: discover).
+#[derive(ToSchema, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DiscoverRequest {
+    /// The site's page to start from (usually its home page): absolute http(s), at most 2048 characters.
+    #[schema(format = "uri", max_length = 2048)]
+    url: String,
+}
+
+/// A catalog page found by discover.
+#[derive(ToSchema)]
+pub struct DiscoverCandidate {
+    url: String,
+    /// listing, sitemap or product (open enum).
+    kind: String,
+    /// Why: home, nav-link, sitemap, sitemap:category, sitemap:index, robots.txt, jsonld:ItemList, structured-data, embedded-state, repeated-cards, pagination, products-on-page:N.
+    signals: Vec<String>,
+}
+
+/// Discover's answer: at most 50 candidates, best first.
+#[derive(ToSchema)]
+pub struct DiscoverList {
+    /// `list`
+    object: String,
+    data: Vec<DiscoverCandidate>,
+}
+
 // ---- webhooks ----
 
 /// The latest delivery attempt to an endpoint.

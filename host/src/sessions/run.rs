@@ -377,24 +377,12 @@ impl Run {
 
     /// Fetch a page through the mode's source: the network, or a recording.
     async fn get(&self, url: &str) -> Result<Option<Fetched>, FetchError> {
-        match self.session.mode {
-            Mode::Live => self.state.fetcher.fetch(url).await.map(Some),
-            Mode::Test => match self.state.plugins.replay(url).await {
-                Ok(page) => Ok(page.map(crate::fetch::from_replay)),
-                Err(e) => Err(FetchError::Failed(format!("replay failed: {e}"))),
-            },
-        }
+        super::sources::read(&self.state, self.session.mode, url).await
     }
 
     /// robots.txt of a site (missing or unreadable: everything allowed).
     async fn robots(&self, site: &Url) -> Robots {
-        let Ok(robots_url) = site.join("/robots.txt") else {
-            return Robots::default();
-        };
-        match self.get(robots_url.as_str()).await {
-            Ok(Some(page)) if page.status == 200 => Robots::parse(&page.body),
-            _ => Robots::default(),
-        }
+        super::sources::robots(&self.state, self.session.mode, site).await
     }
 
     /// An extraction: its one page, read once (robots.txt obeyed), every

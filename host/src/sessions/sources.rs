@@ -5,6 +5,33 @@ use std::collections::{HashSet, VecDeque};
 
 use url::Url;
 
+use crate::accounts::Mode;
+use crate::fetch::{FetchError, Fetched};
+use crate::state::AppState;
+
+/// A page through the mode's source: the network for live keys (behind the
+/// target wall), the recordings for test keys (`None`: not recorded).
+pub async fn read(state: &AppState, mode: Mode, url: &str) -> Result<Option<Fetched>, FetchError> {
+    match mode {
+        Mode::Live => state.fetcher.fetch(url).await.map(Some),
+        Mode::Test => match state.plugins.replay(url).await {
+            Ok(page) => Ok(page.map(crate::fetch::from_replay)),
+            Err(e) => Err(FetchError::Failed(format!("replay failed: {e}"))),
+        },
+    }
+}
+
+/// robots.txt of a site (missing or unreadable: everything allowed).
+pub async fn robots(state: &AppState, mode: Mode, site: &Url) -> Robots {
+    let Ok(robots_url) = site.join("/robots.txt") else {
+        return Robots::default();
+    };
+    match read(state, mode, robots_url.as_str()).await {
+        Ok(Some(page)) if page.status == 200 => Robots::parse(&page.body),
+        _ => Robots::default(),
+    }
+}
+
 /// The parts of robots.txt that apply to us.
 #[derive(Debug, Default, Clone)]
 pub struct Robots {
