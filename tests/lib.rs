@@ -517,10 +517,12 @@ pub fn micros(v: &Value) -> i64 {
 pub struct PlainReceiver {
     pub port: u16,
     pub bodies: std::sync::Arc<std::sync::Mutex<Vec<Value>>>,
-    /// The status it answers with (200 unless changed).
+    /// The status it answers with, to POSTs and GETs (200 unless changed).
     pub status: std::sync::Arc<std::sync::atomic::AtomicU16>,
     /// What a GET is answered with (an HTML page), changeable while it runs.
     pub page: std::sync::Arc<std::sync::Mutex<String>>,
+    /// How long a GET waits before it answers (ms), changeable while it runs.
+    pub delay_ms: std::sync::Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl PlainReceiver {
@@ -534,12 +536,15 @@ impl PlainReceiver {
         let answer = status.clone();
         let page = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
         let served = page.clone();
+        let delay_ms = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let delay = delay_ms.clone();
         std::thread::spawn(move || {
             for stream in listener.incoming() {
                 let Ok(mut stream) = stream else { continue };
                 let got = got.clone();
                 let answer = answer.clone();
                 let served = served.clone();
+                let delay = delay.clone();
                 std::thread::spawn(move || {
                     let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
                     let mut buf = Vec::new();
@@ -572,10 +577,13 @@ impl PlainReceiver {
                         buf.extend_from_slice(&chunk[..n]);
                     }
                     if buf.starts_with(b"GET ") {
+                        let wait = delay.load(std::sync::atomic::Ordering::SeqCst);
+                        std::thread::sleep(Duration::from_millis(wait));
                         let body = served.lock().unwrap().clone();
+                        let code = answer.load(std::sync::atomic::Ordering::SeqCst);
                         let _ = stream.write_all(
                             format!(
-                                "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                                "HTTP/1.1 {code} X\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
                                 body.len()
                             )
                             .as_bytes(),
@@ -597,6 +605,7 @@ impl PlainReceiver {
         });
         PlainReceiver {
             port,
+            delay_ms,
             bodies,
             status,
             page,

@@ -45,6 +45,9 @@ pub fn api(open: &[String]) -> OpenApiRouter<AppState> {
     if preview("receipts") {
         api = api.merge(crate::receipts::lookup_routes());
     }
+    if preview("monitors") {
+        api = api.merge(crate::monitors::api::routes());
+    }
     if preview("discover") {
         api = api.merge(crate::discover::routes());
     }

@@ -36,6 +36,7 @@ pub struct Config {
     pub pricing: Pricing,
     pub fetch: FetchConfig,
     pub webhooks: WebhookConfig,
+    pub monitors: MonitorConfig,
     pub plugins: PluginSettings,
     /// An optional search provider: `GET <url>?q=<query>` answering
     /// `{"results": [{"url": "..."}]}`. Unset: queries must name their sources.
@@ -112,6 +113,26 @@ pub struct FetchConfig {
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
+pub struct MonitorConfig {
+    /// The length of one second of a monitor's cadence, in milliseconds.
+    /// 1000 in production; tests shrink it so a cadence of a minute passes
+    /// in about a second.
+    pub second_ms: u64,
+    /// How often the scheduler looks for monitors that are due, in ms.
+    pub tick_ms: u64,
+}
+
+impl Default for MonitorConfig {
+    fn default() -> MonitorConfig {
+        MonitorConfig {
+            second_ms: 1000,
+            tick_ms: 1000,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct WebhookConfig {
     /// The length of one "minute" of the retry schedule, in milliseconds.
     /// 60000 in production; tests shrink it to run the schedule in seconds.
@@ -162,6 +183,7 @@ impl Default for Config {
             pricing: Pricing::default(),
             fetch: FetchConfig::default(),
             webhooks: WebhookConfig::default(),
+            monitors: MonitorConfig::default(),
             plugins: PluginSettings::default(),
             search_provider_url: None,
             resolve_overrides: Default::default(),

@@ -18,6 +18,7 @@ pub mod keys;
 pub mod ledger;
 pub mod limits;
 pub mod money;
+pub mod monitors;
 pub mod openapi;
 pub mod planned;
 pub mod platform;

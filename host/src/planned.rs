@@ -33,6 +33,7 @@ pub const PREVIEW_SWITCHES: &[&str] = &[
     "redaction",
     "refresh",
     "discover",
+    "monitors",
 ];
 
 pub const PLANNED: &[Planned] = &[
@@ -86,6 +87,12 @@ pub const PLANNED: &[Planned] = &[
     },
     Planned {
         path: "/monitors/{id}",
+        methods: None,
+        surface: "monitors",
+        switch: "monitors",
+    },
+    Planned {
+        path: "/monitors/{id}/runs",
         methods: None,
         surface: "monitors",
         switch: "monitors",

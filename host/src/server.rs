@@ -74,6 +74,14 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
             crate::sessions::watchdog::watch(state.clone())
         });
     }
+    // Starts the monitors' runs when they are due and ends them when their
+    // extractions or sessions have ended (preview switch `monitors`).
+    if state.config.preview.iter().any(|p| p == "monitors") {
+        let state = state.clone();
+        crate::supervise::supervise("monitor scheduler", move || {
+            crate::monitors::scheduler::run(state.clone())
+        });
+    }
     // Bound before the address is announced, so admin commands work as
     // soon as the server says it is up.
     #[cfg(unix)]

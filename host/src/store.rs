@@ -64,6 +64,10 @@ pub const DEAD_LETTERS: TableDefinition<&str, &[u8]> = TableDefinition::new("web
 /// Every message queued for an endpoint, kept for a manual redelivery:
 /// `<endpoint id>:<msg_id>` → entry (its first form, with its bytes).
 pub const MESSAGES: TableDefinition<&str, &[u8]> = TableDefinition::new("webhook_messages");
+/// Monitors (`monitors::*` reads and writes them): id → monitor.
+pub const MONITORS: TableDefinition<&str, &[u8]> = TableDefinition::new("monitors");
+/// Monitor runs: `<monitor id>:<run number, padded>` → run.
+pub const MONITOR_RUNS: TableDefinition<&str, &[u8]> = TableDefinition::new("monitor_runs");
 /// Small singletons: schema version, the receipt signing key, secrets.
 pub const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
 
@@ -403,6 +407,8 @@ fn init(db: &Database) -> anyhow::Result<()> {
     tx.open_table(ATTEMPT_KEYS)?;
     tx.open_table(DEAD_LETTERS)?;
     tx.open_table(MESSAGES)?;
+    tx.open_table(MONITORS)?;
+    tx.open_table(MONITOR_RUNS)?;
     tx.open_table(META)?;
     tx.commit()?;
     Ok(())

@@ -21,3 +21,8 @@ pub fn parse(text: &str) -> Option<DateTime<Utc>> {
 pub fn today() -> String {
     Utc::now().format("%Y-%m-%d").to_string()
 }
+
+/// A time given in milliseconds since the epoch, as the API writes times.
+pub fn from_millis(ms: i64) -> String {
+    format(DateTime::from_timestamp_millis(ms).unwrap_or_default())
+}

@@ -302,7 +302,7 @@ async fn create(
 }
 
 /// An absolute http(s) URL of at most 2048 characters.
-fn check_url(param: &str, url: &str) -> Result<(), ApiError> {
+pub(crate) fn check_url(param: &str, url: &str) -> Result<(), ApiError> {
     let ok = url.chars().count() <= 2048
         && url::Url::parse(url)
             .is_ok_and(|u| matches!(u.scheme(), "http" | "https") && u.host_str().is_some());
@@ -384,9 +384,6 @@ async fn create_extractions(
             .await
             .map_err(|e| ApiError::invalid("webhook_url", e.to_string()))?;
     }
-    // A batch counts as one run in flight: its runs share one slot, freed
-    // when the last of them ends.
-    let slot = std::sync::Arc::new(state.run_slots.acquire(caller.scope_key())?);
     let extractions: Vec<Session> = urls
         .iter()
         .map(|url| {
@@ -403,6 +400,24 @@ async fn create_extractions(
             )
         })
         .collect();
+    let (stored, answer) = open(state, caller, extractions, batch, idem).await?;
+    Ok((answer, stored[0].id.clone()))
+}
+
+/// Reserves, stores and starts new extractions (all or none): the caps and
+/// reservations of every one commit in one transaction with its `started`
+/// event and the idempotent answer, then each run is spawned. Returns them
+/// and the 201 body (the batch form when `batch`).
+pub(crate) async fn open(
+    state: &AppState,
+    caller: &Caller,
+    extractions: Vec<Session>,
+    batch: bool,
+    idem: Option<&idempotency::Idem>,
+) -> Result<(Vec<Session>, Value), ApiError> {
+    // A batch counts as one run in flight: its runs share one slot, freed
+    // when the last of them ends.
+    let slot = std::sync::Arc::new(state.run_slots.acquire(caller.scope_key())?);
     // Claimed before the commit, as sessions are.
     let claims: Vec<_> = extractions
         .iter()
@@ -414,7 +429,9 @@ async fn create_extractions(
         .store
         .write_async(move |tx| -> Result<(Vec<Session>, Value), ApiError> {
             let mut stored = Vec::with_capacity(extractions.len());
+            let total = Micros(extractions.iter().map(|e| e.max_spend.0).sum());
             for mut e in extractions {
+                let max_spend = e.max_spend;
                 check_caps(tx, &caller_c, max_spend)?;
                 let r = reserve(tx, &st, &caller_c, max_spend, &e.id)?;
                 e.reservation = r.id;
@@ -427,7 +444,7 @@ async fn create_extractions(
                 json!({
                     "object": "extraction_batch",
                     "data": stored.iter().map(|e| to_json(e, &public_url)).collect::<Vec<_>>(),
-                    "total_reserved_usd": Micros(max_spend.0 * stored.len() as i64).to_json(),
+                    "total_reserved_usd": total.to_json(),
                 })
             } else {
                 to_json(&stored[0], &public_url)
@@ -439,11 +456,10 @@ async fn create_extractions(
         })
         .await?;
     state.bus.publish();
-    let first = stored[0].id.clone();
-    for (e, claim) in stored.into_iter().zip(claims) {
-        run::spawn(state.clone(), e, slot.clone(), claim);
+    for (e, claim) in stored.iter().zip(claims) {
+        run::spawn(state.clone(), e.clone(), slot.clone(), claim);
     }
-    Ok((answer, first))
+    Ok((stored, answer))
 }
 
 /// The extractions of the caller's account and mode, newest first.

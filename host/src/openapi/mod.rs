@@ -55,6 +55,7 @@ does not parse, or is over 1 MB, is treated as empty. Planned routes answer 501 
         (name = "sessions", description = "Natural-language queries answered with rows and signed receipts"),
         (name = "webhooks", description = "Endpoints that receive signed event deliveries"),
         (name = "extractions", description = "Preview (switch `extractions`): known catalog URLs read once into rows with signed receipts"),
+        (name = "monitors", description = "Preview (switch `monitors`): catalogs watched on a cadence, each run capped, told only what changed"),
         (name = "discover", description = "Preview (switch `discover`): a site's catalog pages, found for $0"),
         (name = "meta", description = "This document"),
         (name = "planned", description = "Specified, not served yet: 501 not_implemented on every method"),

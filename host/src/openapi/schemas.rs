@@ -585,6 +585,154 @@ macro_rules! or_empty_body {
 or_empty_body!(SessionRefreshBody, SessionRefresh);
 or_empty_body!(ExtractionRefreshBody, ExtractionRefresh);
 
+
+// ---- monitors ----
+
+/// A monitor's id.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct MonitorId {
+    /// `mon_...`
+    id: String,
+}
+
+/// What a monitor watches: `urls` with `entity`, or `query`.
+#[derive(ToSchema, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MonitorWatch {
+    /// 1 to 20 catalog URLs, each read as an extraction (with `entity`).
+    #[schema(min_items = 1, max_items = 20)]
+    urls: Option<Vec<String>>,
+    /// What the URLs' records are (with `urls`), at most 200 characters.
+    #[schema(min_length = 1, max_length = 200)]
+    entity: Option<String>,
+    /// A natural-language query run as a session (instead of `urls`).
+    #[schema(min_length = 1, max_length = 2000)]
+    query: Option<String>,
+    /// Handed to the extractor as data, at most 2000 characters.
+    #[schema(max_length = 2000)]
+    guidance: Option<String>,
+}
+
+/// POST /monitors (preview: monitors).
+#[derive(ToSchema, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MonitorCreate {
+    watch: MonitorWatch,
+    /// Seconds between runs, 60 to 2592000.
+    #[schema(minimum = 60, maximum = 2592000)]
+    cadence_s: u64,
+    /// Reserved by each run; runs settle only their receipts.
+    #[schema(minimum = 0.000001)]
+    max_spend_usd_per_run: f64,
+    #[schema(max_length = 200)]
+    name: Option<String>,
+    /// Receives monitor.changed and monitor.failed (https, public).
+    #[schema(format = "uri", max_length = 2048)]
+    webhook_url: Option<String>,
+}
+
+/// PATCH /monitors/{id} (preview: monitors): at least one member.
+#[derive(ToSchema, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+#[schema(min_properties = 1)]
+pub struct MonitorUpdate {
+    paused: Option<bool>,
+    #[schema(minimum = 60, maximum = 2592000)]
+    cadence_s: Option<u64>,
+    #[schema(minimum = 0.000001)]
+    max_spend_usd_per_run: Option<f64>,
+    #[schema(format = "uri", max_length = 2048)]
+    webhook_url: Option<String>,
+    #[schema(max_length = 200)]
+    name: Option<String>,
+}
+
+/// One run of a monitor.
+#[derive(ToSchema)]
+pub struct MonitorRun {
+    /// `run_...`
+    id: String,
+    /// `monitor_run`
+    object: String,
+    monitor_id: String,
+    /// running, changed, unchanged or failed (open enum).
+    outcome: String,
+    started_at: String,
+    /// When it ended.
+    fired_at: Option<String>,
+    rows: u64,
+    added: u64,
+    removed: u64,
+    changed: u64,
+    price_moves: u64,
+    cost_usd: f64,
+    receipt_id: Option<String>,
+    /// The extractions it ran (a URL watch).
+    extraction_ids: Vec<String>,
+    /// The session it ran (a query watch).
+    session_id: Option<String>,
+    /// Why it failed.
+    reason: Option<String>,
+    /// The event type it sent, if any.
+    webhook: Option<String>,
+}
+
+/// A monitor (SPEC §2.5).
+#[derive(ToSchema)]
+pub struct Monitor {
+    /// `mon_...`
+    id: String,
+    /// `monitor`
+    object: String,
+    livemode: bool,
+    /// active, failing or paused (open enum).
+    status: String,
+    name: String,
+    #[schema(value_type = Object)]
+    watch: Value,
+    cadence_s: u64,
+    max_spend_usd_per_run: f64,
+    /// Runs in 30 days at the cadence × the per-run cap.
+    worst_case_monthly_usd: f64,
+    webhook_url: Option<String>,
+    last_run: Option<MonitorRun>,
+    /// The run in flight (`run_...`), if any.
+    running: Option<String>,
+    /// Null while paused.
+    next_run_at: Option<String>,
+    consecutive_failures: u32,
+    lifetime_spend_usd: f64,
+    /// How many runs it has started.
+    runs: u64,
+    created_at: String,
+    updated_at: String,
+}
+
+#[derive(ToSchema)]
+pub struct MonitorList {
+    /// `list`
+    object: String,
+    data: Vec<Monitor>,
+    has_more: bool,
+}
+
+#[derive(ToSchema)]
+pub struct MonitorRunList {
+    /// `list`
+    object: String,
+    data: Vec<MonitorRun>,
+    has_more: bool,
+}
+
+#[derive(ToSchema)]
+pub struct MonitorDeleted {
+    id: String,
+    /// `monitor`
+    object: String,
+    deleted: bool,
+}
+
 // ---- discover ----
 
 /// POST /discover (preview: discover).

@@ -324,11 +324,43 @@ async fn create_session(
             .await
             .map_err(|e| ApiError::invalid("webhook_url", e.to_string()))?;
     }
+    let spec = NewSession {
+        id: crate::ids::new_id("ses"),
+        query,
+        max_spend,
+        guidance,
+        metadata,
+        webhook_url,
+    };
+    open_session(state, caller, spec, idem).await
+}
+
+/// What a new session is asked for (its body, parsed and checked).
+pub(crate) struct NewSession {
+    pub id: String,
+    pub query: String,
+    pub max_spend: Micros,
+    pub guidance: Option<String>,
+    pub metadata: Option<serde_json::Map<String, Value>>,
+    pub webhook_url: Option<String>,
+}
+
+/// Plans, reserves, stores and starts a session: the caps, the
+/// reservation, the session, its first events and the idempotent answer
+/// commit together, then the run is spawned (or the session ends at once
+/// when the planner declines it).
+pub(crate) async fn open_session(
+    state: &AppState,
+    caller: &Caller,
+    spec: NewSession,
+    idem: Option<&idempotency::Idem>,
+) -> Result<Session, ApiError> {
+    let NewSession { id, query, max_spend, guidance, metadata, webhook_url } = spec;
     let slot = state.run_slots.acquire(caller.scope_key())?;
     let estimate = plan(state, caller.mode(), &query).await?;
     let now = crate::time::now();
     let mut session = Session {
-        id: crate::ids::new_id("ses"),
+        id,
         kind: Kind::Session,
         url: None,
         entity: None,

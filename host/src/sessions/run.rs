@@ -144,6 +144,7 @@ pub fn spawn(state: AppState, session: Session, slot: Arc<RunSlot>, claim: RunCl
             state: state.clone(),
             rows: HashMap::new(),
             pages_read: 0,
+            last_http_status: 0,
             unread: None,
             session,
             stop,
@@ -195,6 +196,8 @@ struct Run {
     rows: HashMap<String, RowMark>,
     /// Pages read and receipted.
     pages_read: u32,
+    /// The HTTP status of the last page read.
+    last_http_status: u16,
     /// Why the last page that could not be read was not.
     unread: Option<String>,
 }
@@ -390,6 +393,13 @@ impl Run {
     async fn extract_one(&mut self, sentinel: Option<Sentinel>) -> anyhow::Result<Outcome> {
         let url = self.session.url.clone().unwrap_or_default();
         let outcome = self.crawl(vec![url], sentinel, false).await?;
+        if outcome == Outcome::Answered && self.last_http_status >= 400 {
+            // An error page is read (and its fetch receipted), not delivered.
+            return Ok(Outcome::Error {
+                code: "provider_unavailable",
+                message: format!("the page answered HTTP {}", self.last_http_status),
+            });
+        }
         if outcome == Outcome::Answered && self.pages_read == 0 {
             return Ok(match self.unread.take() {
                 Some(reason) if reason.contains("robots.txt") => Outcome::Abstained { reason },
@@ -532,6 +542,7 @@ impl Run {
             };
             pages += 1;
             self.pages_read += 1;
+            self.last_http_status = page.status;
             let request = ExtractRequest {
                 entity: entity.clone(),
                 guidance: self.session.guidance.clone(),

@@ -1,0 +1,391 @@
+//! The monitor routes (preview switch `monitors`). Creating, changing and
+//! deleting a monitor moves no money: each run reserves and settles its own
+//! (see `scheduler`). Creation states the worst case and checks it against
+//! the caps.
+
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
+use axum::{Extension, Json};
+use serde_json::{json, Value};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use super::{Monitor, MonitorStatus, Watch, MAX_CADENCE_S, MAX_WATCH_URLS, MIN_CADENCE_S};
+use crate::auth::Caller;
+use crate::extractions::api::check_url;
+use crate::http::middleware::RequestId;
+use crate::http::pagination::PageQuery;
+use crate::http::{ApiError, Body, Page, Query};
+use crate::idempotency;
+use crate::money::Micros;
+use crate::openapi::schemas;
+use crate::state::AppState;
+
+const MAX_NAME_CHARS: usize = 200;
+const MAX_TEXT_CHARS: usize = 2000;
+
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(create, list))
+        .routes(routes!(read, update, remove))
+        .routes(routes!(runs))
+}
+
+/// The caller's monitor, or 404 (another account's or mode's too).
+fn owned(state: &AppState, caller: &Caller, id: &str) -> Result<Monitor, ApiError> {
+    let m = state.store.read(|tx| super::get(tx, id))?;
+    m.filter(|m| m.account == caller.account.id && m.mode == caller.mode())
+        .ok_or(ApiError::NotFound)
+}
+
+/// `watch`: `{urls: [...], entity, guidance?}` or `{query}`.
+fn parse_watch(body: &Body) -> Result<Watch, ApiError> {
+    let invalid = |msg: &str| ApiError::invalid("watch", msg.to_string());
+    let Some(Value::Object(w)) = body.get("watch") else {
+        return Err(match body.get("watch") {
+            None => ApiError::missing("watch"),
+            Some(_) => invalid("watch must be an object: {urls, entity} or {query}"),
+        });
+    };
+    let w = Body(w.clone());
+    w.only(&["urls", "entity", "guidance", "query"])
+        .map_err(|_| invalid("watch holds urls, entity and guidance, or query"))?;
+    let guidance = w
+        .optional_str("guidance", MAX_TEXT_CHARS)
+        .map_err(|_| invalid("watch.guidance must be a string of at most 2000 characters"))?;
+    match (w.get("urls"), w.get("query")) {
+        (Some(_), Some(_)) | (None, None) => {
+            Err(invalid("watch needs exactly one of urls (catalog URLs) and query"))
+        }
+        (Some(_), None) => {
+            let urls = w
+                .optional_strings("urls")
+                .map_err(|_| invalid("watch.urls must be an array of URLs"))?
+                .unwrap_or_default();
+            if urls.is_empty() || urls.len() > MAX_WATCH_URLS {
+                return Err(invalid(&format!("watch.urls must hold 1 to {MAX_WATCH_URLS} URLs")));
+            }
+            for (i, url) in urls.iter().enumerate() {
+                check_url(&format!("watch.urls[{i}]"), url)?;
+            }
+            let entity = match w.get("entity") {
+                None => return Err(ApiError::missing("watch.entity")),
+                Some(Value::String(e)) if !e.trim().is_empty() && e.chars().count() <= MAX_NAME_CHARS => e.clone(),
+                Some(_) => {
+                    return Err(ApiError::invalid(
+                        "watch.entity",
+                        "watch.entity must be a non-empty string of at most 200 characters",
+                    ))
+                }
+            };
+            Ok(Watch { urls: Some(urls), entity: Some(entity), guidance, query: None })
+        }
+        (None, Some(_)) => {
+            if w.get("entity").is_some() {
+                return Err(invalid("watch.entity goes with urls, not with query"));
+            }
+            match w.get("query") {
+                Some(Value::String(q)) if !q.trim().is_empty() && q.chars().count() <= MAX_TEXT_CHARS => {
+                    Ok(Watch { urls: None, entity: None, guidance, query: Some(q.clone()) })
+                }
+                _ => Err(ApiError::invalid(
+                    "watch.query",
+                    "watch.query must be a non-empty string of at most 2000 characters",
+                )),
+            }
+        }
+    }
+}
+
+fn parse_cadence(body: &Body) -> Result<Option<u64>, ApiError> {
+    match body.get("cadence_s") {
+        None => Ok(None),
+        Some(v) => match v.as_u64() {
+            Some(n) if (MIN_CADENCE_S..=MAX_CADENCE_S).contains(&n) => Ok(Some(n)),
+            _ => Err(ApiError::invalid(
+                "cadence_s",
+                format!("cadence_s must be a whole number of seconds from {MIN_CADENCE_S} to {MAX_CADENCE_S}"),
+            )),
+        },
+    }
+}
+
+/// The key's per-run cap and the account's monthly cap against the worst case.
+fn check_caps(state: &AppState, caller: &Caller, cadence_s: u64, per_run: Micros) -> Result<(), ApiError> {
+    if let Some(cap) = caller.key.session_cap {
+        if per_run > cap {
+            return Err(ApiError::SessionCapExceeded { cap, requested: per_run });
+        }
+    }
+    if let Some(cap) = caller.account.monthly_cap {
+        if Monitor::worst_case_monthly(cadence_s, per_run) > cap {
+            let (acct, mode) = (caller.account.id.clone(), caller.mode());
+            let spent = state.store.read(|tx| crate::ledger::spent_this_month(tx, &acct, mode))?;
+            return Err(ApiError::MonthlyCapExceeded { cap, spent });
+        }
+    }
+    Ok(())
+}
+
+async fn check_webhook(state: &AppState, body: &Body) -> Result<Option<Option<String>>, ApiError> {
+    if !body.0.contains_key("webhook_url") {
+        return Ok(None);
+    }
+    let url = body.optional_str("webhook_url", 2048)?;
+    if let Some(w) = &url {
+        crate::webhooks::check_target(state, w)
+            .await
+            .map_err(|e| ApiError::invalid("webhook_url", e.to_string()))?;
+    }
+    Ok(Some(url))
+}
+
+/// Creates a monitor; its first run is due at once.
+#[utoipa::path(post, path = "/monitors", operation_id = "createMonitor", tag = "monitors",
+    description = "Scope: sessions:write. Preview (switch `monitors`). `watch` is `{urls: [1..20 URLs], entity, guidance?}` (each URL read as an extraction, the cap split evenly between them) or `{query, guidance?}` (run as a session). `cadence_s` from 60 to 2592000. `worst_case_monthly_usd` (runs in 30 days × `max_spend_usd_per_run`) must fit the account's monthly cap (403 monthly_cap_exceeded) and the per-run cap the key's session cap (403 session_cap_exceeded). The first run is due at once. Creating a monitor moves no money: each run reserves its cap, settles its receipts and releases the rest.",
+    params(schemas::IdempotencyHeader),
+    request_body(content = schemas::MonitorCreate, example = json!({
+        "watch": { "urls": ["https://outdoor-gear.example/tents/"], "entity": "tent" },
+        "cadence_s": 3600, "max_spend_usd_per_run": 0.05 })),
+    responses((status = 201, description = "The monitor", body = schemas::Monitor)))]
+async fn create(
+    State(state): State<AppState>,
+    caller: Caller,
+    Extension(RequestId(request_id)): Extension<RequestId>,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
+    let idem = match idempotency::begin(&state, &caller, "sessions:write", &headers, &request_id, "POST /v1/monitors", &body).await {
+        Ok(idem) => idem,
+        Err(answer) => return answer,
+    };
+    let made = create_monitor(&state, &caller, &body, idem.as_ref()).await;
+    idempotency::respond(&state, idem, made.map(|v| (StatusCode::CREATED, v))).await
+}
+
+async fn create_monitor(
+    state: &AppState,
+    caller: &Caller,
+    body: &Body,
+    idem: Option<&idempotency::Idem>,
+) -> Result<Value, ApiError> {
+    let watch = parse_watch(body)?;
+    let cadence_s = parse_cadence(body)?.ok_or_else(|| ApiError::missing("cadence_s"))?;
+    let per_run = body
+        .optional_usd("max_spend_usd_per_run")?
+        .ok_or_else(|| ApiError::missing("max_spend_usd_per_run"))?;
+    let name = body.optional_str("name", MAX_NAME_CHARS)?;
+    body.only(&["watch", "name", "cadence_s", "max_spend_usd_per_run", "webhook_url"])?;
+    let webhook_url = check_webhook(state, body).await?.flatten();
+    check_caps(state, caller, cadence_s, per_run)?;
+    let now = crate::time::now();
+    let name = name.unwrap_or_else(|| match (&watch.urls, &watch.query) {
+        (Some(urls), _) => urls[0].clone(),
+        (_, Some(q)) => q.clone(),
+        _ => String::new(),
+    });
+    let m = Monitor {
+        id: crate::ids::new_id("mon"),
+        account: caller.account.id.clone(),
+        mode: caller.mode(),
+        key_id: caller.key.id.clone(),
+        name,
+        watch,
+        cadence_s,
+        max_spend_per_run: per_run,
+        webhook_url,
+        status: MonitorStatus::Active,
+        consecutive_failures: 0,
+        next_run_ms: Some(chrono::Utc::now().timestamp_millis()),
+        running: None,
+        last_run: None,
+        baseline: None,
+        lifetime_spend: Micros::ZERO,
+        runs: 0,
+        created_at: now.clone(),
+        created_us: chrono::Utc::now().timestamp_micros(),
+        updated_at: now,
+    };
+    let answer = m.to_json();
+    let idem = idem.cloned();
+    let answer_c = answer.clone();
+    state
+        .store
+        .write_async(move |tx| -> Result<(), ApiError> {
+            super::put(tx, &m)?;
+            if let Some(idem) = &idem {
+                idem.complete_in(tx, StatusCode::CREATED, &answer_c)?;
+            }
+            Ok(())
+        })
+        .await?;
+    Ok(answer)
+}
+
+/// The caller's monitors, newest first.
+#[utoipa::path(get, path = "/monitors", operation_id = "listMonitors", tag = "monitors",
+    description = "Scope: sessions:read. Preview (switch `monitors`).",
+    params(schemas::PageParams),
+    responses((status = 200, description = "A page of monitors", body = schemas::MonitorList)))]
+async fn list(
+    State(state): State<AppState>,
+    caller: Caller,
+    Query(q): Query<PageQuery>,
+) -> Result<Json<Value>, ApiError> {
+    caller.require("sessions:read")?;
+    let page = Page::from_query(&q)?;
+    let mut mine: Vec<Monitor> = state
+        .store
+        .read(|tx| super::all(tx))?
+        .into_iter()
+        .filter(|m| m.account == caller.account.id && m.mode == caller.mode())
+        .collect();
+    mine.sort_by_key(|m| std::cmp::Reverse((m.created_us, m.id.clone())));
+    let start = match &page.starting_after {
+        Some(id) => {
+            mine.iter().position(|m| &m.id == id).map(|i| i + 1).ok_or_else(|| {
+                ApiError::invalid("starting_after", "starting_after must be a monitor id of this account")
+            })?
+        }
+        None => 0,
+    };
+    let rest = &mine[start.min(mine.len())..];
+    let data: Vec<Value> = rest.iter().take(page.limit).map(Monitor::to_json).collect();
+    Ok(Json(json!({ "object": "list", "data": data, "has_more": rest.len() > page.limit })))
+}
+
+#[utoipa::path(get, path = "/monitors/{id}", operation_id = "getMonitor", tag = "monitors",
+    description = "Scope: sessions:read. Preview (switch `monitors`).",
+    params(schemas::MonitorId),
+    responses((status = 200, description = "The monitor", body = schemas::Monitor)))]
+async fn read(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    caller.require("sessions:read")?;
+    Ok(Json(owned(&state, &caller, &id)?.to_json()))
+}
+
+/// Pauses, resumes or retunes a monitor (SPEC §4.3).
+#[utoipa::path(patch, path = "/monitors/{id}", operation_id = "updateMonitor", tag = "monitors",
+    description = "Scope: sessions:write. Preview (switch `monitors`). At least one of: `paused` (true pauses, false resumes with the next run a cadence from now and the failure count reset), `cadence_s` (60 to 2592000; the next run comes no later than a cadence from now), `max_spend_usd_per_run`, `webhook_url` (null clears), `name`. The caps are checked as at creation. A run in flight finishes either way.",
+    params(schemas::MonitorId),
+    request_body(content = schemas::MonitorUpdate),
+    responses((status = 200, description = "The monitor", body = schemas::Monitor)))]
+async fn update(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    body: Body,
+) -> Result<Json<Value>, ApiError> {
+    caller.require("sessions:write")?;
+    let current = owned(&state, &caller, &id)?;
+    let paused = body.optional_bool("paused")?;
+    let cadence = parse_cadence(&body)?;
+    let per_run = body.optional_usd("max_spend_usd_per_run")?;
+    let name = body.optional_str("name", MAX_NAME_CHARS)?;
+    body.only(&["paused", "cadence_s", "max_spend_usd_per_run", "webhook_url", "name"])?;
+    if body.0.is_empty() {
+        // Nothing to change (also a body that does not parse, which counts as empty).
+        return Err(ApiError::invalid(
+            "paused",
+            "send at least one of paused, cadence_s, max_spend_usd_per_run, webhook_url and name",
+        ));
+    }
+    let webhook = check_webhook(&state, &body).await?;
+    if cadence.is_some() || per_run.is_some() {
+        check_caps(
+            &state,
+            &caller,
+            cadence.unwrap_or(current.cadence_s),
+            per_run.unwrap_or(current.max_spend_per_run),
+        )?;
+    }
+    let second_ms = state.config.monitors.second_ms as i64;
+    let updated = state
+        .store
+        .write_async(move |tx| -> Result<Monitor, ApiError> {
+            let mut m = super::get(tx, &id)?.ok_or(ApiError::NotFound)?;
+            let now = chrono::Utc::now().timestamp_millis();
+            if let Some(c) = cadence {
+                m.cadence_s = c;
+                if let Some(next) = m.next_run_ms {
+                    m.next_run_ms = Some(next.min(now + c as i64 * second_ms));
+                }
+            }
+            if let Some(p) = per_run {
+                m.max_spend_per_run = p;
+            }
+            if let Some(w) = webhook {
+                m.webhook_url = w;
+            }
+            if let Some(n) = name {
+                m.name = n;
+            }
+            match paused {
+                Some(true) => {
+                    m.status = MonitorStatus::Paused;
+                    m.next_run_ms = None;
+                }
+                Some(false) if m.status == MonitorStatus::Paused => {
+                    m.status = MonitorStatus::Active;
+                    m.consecutive_failures = 0;
+                    m.next_run_ms = Some(now + m.cadence_s as i64 * second_ms);
+                }
+                _ => {}
+            }
+            m.updated_at = crate::time::now();
+            super::put(tx, &m)?;
+            Ok(m)
+        })
+        .await?;
+    Ok(Json(updated.to_json()))
+}
+
+/// Deletes a monitor: no further runs; a run in flight ends and settles.
+#[utoipa::path(delete, path = "/monitors/{id}", operation_id = "deleteMonitor", tag = "monitors",
+    description = "Scope: sessions:write. Preview (switch `monitors`). No run starts afterwards; a run in flight ends on its own and settles its receipts. Its runs' extractions or sessions, receipts and ledger entries are kept.",
+    params(schemas::MonitorId),
+    responses((status = 200, description = "Deleted", body = schemas::MonitorDeleted)))]
+async fn remove(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    caller.require("sessions:write")?;
+    owned(&state, &caller, &id)?;
+    let id_c = id.clone();
+    state
+        .store
+        .write_async(move |tx| -> Result<(), ApiError> { Ok(super::delete(tx, &id_c)?) })
+        .await?;
+    Ok(Json(json!({ "id": id, "object": "monitor", "deleted": true })))
+}
+
+/// A monitor's runs, newest first.
+#[utoipa::path(get, path = "/monitors/{id}/runs", operation_id = "listMonitorRuns", tag = "monitors",
+    description = "Scope: sessions:read. Preview (switch `monitors`). Each run: `id` (`run_…`), `outcome` (running, changed, unchanged, failed), `rows`, `added`, `removed`, `changed`, `price_moves`, `cost_usd`, `receipt_id`, the `extraction_ids` or `session_id` it ran, `reason` when failed, and the `webhook` it sent. `starting_after` is a run id.",
+    params(schemas::MonitorId, schemas::PageParams),
+    responses((status = 200, description = "A page of runs", body = schemas::MonitorRunList)))]
+async fn runs(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    Query(q): Query<PageQuery>,
+) -> Result<Json<Value>, ApiError> {
+    caller.require("sessions:read")?;
+    let page = Page::from_query(&q)?;
+    let m = owned(&state, &caller, &id)?;
+    let all = state.store.read(|tx| super::runs_of(tx, &m.id, None, usize::MAX))?;
+    let start = match &page.starting_after {
+        Some(run) => all.iter().position(|r| &r.id == run).map(|i| i + 1).ok_or_else(|| {
+            ApiError::invalid("starting_after", "starting_after must be a run id of this monitor")
+        })?,
+        None => 0,
+    };
+    let rest = &all[start.min(all.len())..];
+    let data: Vec<Value> = rest.iter().take(page.limit).map(|r| r.to_json()).collect();
+    Ok(Json(json!({ "object": "list", "data": data, "has_more": rest.len() > page.limit })))
+}

@@ -1,0 +1,239 @@
+//! Monitors (preview switch `monitors`): catalogs watched on a cadence,
+//! each run paid for within its cap and diffed against the last good run
+//! (SPEC §2.5, §3.3, §4.3, §6.3).
+//!
+//! A monitor is a stored schedule ([`Monitor`], table `monitors`) and a log
+//! of its runs ([`MonitorRun`], table `monitor_runs`). A run is one
+//! extraction per watched URL, or one session of the watched query, opened
+//! as any extraction or session is (caps, reservation, receipts, settlement,
+//! crash recovery); the monitor only starts them and, once they have ended,
+//! diffs, bills its lifetime and tells (see [`scheduler`]).
+
+pub mod api;
+pub mod scheduler;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use crate::accounts::Mode;
+use crate::money::Micros;
+use crate::store::{self, Tables, MONITORS, MONITOR_RUNS};
+
+/// The shortest and longest cadence, in seconds.
+pub const MIN_CADENCE_S: u64 = 60;
+pub const MAX_CADENCE_S: u64 = 30 * 86_400;
+/// The most URLs one monitor watches.
+pub const MAX_WATCH_URLS: usize = 20;
+/// Consecutive failed runs after which a monitor pauses itself (SPEC §8).
+pub const AUTO_PAUSE_AFTER: u32 = 3;
+
+/// What a monitor watches: catalog URLs (each read as an extraction of
+/// `entity`), or a query (run as a session).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Watch {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub urls: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entity: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub guidance: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub query: Option<String>,
+}
+
+/// active, failing (the last run failed) or paused (SPEC §3.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MonitorStatus {
+    Active,
+    Failing,
+    Paused,
+}
+
+impl MonitorStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MonitorStatus::Active => "active",
+            MonitorStatus::Failing => "failing",
+            MonitorStatus::Paused => "paused",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Monitor {
+    pub id: String,
+    pub account: String,
+    pub mode: Mode,
+    /// The key that created it: runs are authorized (and capped) as it.
+    pub key_id: String,
+    pub name: String,
+    pub watch: Watch,
+    pub cadence_s: u64,
+    pub max_spend_per_run: Micros,
+    pub webhook_url: Option<String>,
+    pub status: MonitorStatus,
+    pub consecutive_failures: u32,
+    /// When the next run is due (ms since the epoch); None while paused.
+    pub next_run_ms: Option<i64>,
+    /// The run in flight, if any: at most one at a time.
+    pub running: Option<MonitorRun>,
+    pub last_run: Option<MonitorRun>,
+    /// What the next run is diffed against: the extractions or session of
+    /// the last successful run (None before the first).
+    pub baseline: Option<Vec<String>>,
+    pub lifetime_spend: Micros,
+    pub runs: u64,
+    pub created_at: String,
+    pub created_us: i64,
+    pub updated_at: String,
+}
+
+/// One run of a monitor.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MonitorRun {
+    pub id: String,
+    pub monitor_id: String,
+    /// 1, 2, ...: the run's place in the monitor's log.
+    pub n: u64,
+    /// running, changed, unchanged or failed.
+    pub outcome: String,
+    /// The extractions (`ext_…`) or session (`ses_…`) it ran.
+    pub runs: Vec<String>,
+    pub started_at: String,
+    pub fired_at: Option<String>,
+    pub rows: u64,
+    pub added: u64,
+    pub removed: u64,
+    pub changed: u64,
+    pub price_moves: u64,
+    pub cost: Micros,
+    pub receipt_id: Option<String>,
+    pub reason: Option<String>,
+    /// The event type it sent, if any.
+    pub webhook: Option<String>,
+}
+
+impl MonitorRun {
+    pub fn to_json(&self) -> Value {
+        let (extractions, session) = if self.runs.iter().any(|r| r.starts_with("ses_")) {
+            (Vec::new(), self.runs.first().cloned())
+        } else {
+            (self.runs.clone(), None)
+        };
+        json!({
+            "id": self.id,
+            "object": "monitor_run",
+            "monitor_id": self.monitor_id,
+            "outcome": self.outcome,
+            "fired_at": self.fired_at,
+            "started_at": self.started_at,
+            "rows": self.rows,
+            "added": self.added,
+            "removed": self.removed,
+            "changed": self.changed,
+            "price_moves": self.price_moves,
+            "cost_usd": self.cost.to_json(),
+            "receipt_id": self.receipt_id,
+            "extraction_ids": extractions,
+            "session_id": session,
+            "reason": self.reason,
+            "webhook": self.webhook,
+        })
+    }
+}
+
+impl Monitor {
+    /// Runs in 30 days at the cadence, times the cap: the most it can spend
+    /// in a month.
+    pub fn worst_case_monthly(cadence_s: u64, cap: Micros) -> Micros {
+        let runs = (30 * 86_400_u64).div_ceil(cadence_s.max(1));
+        Micros(cap.0.saturating_mul(runs as i64))
+    }
+
+    pub fn to_json(&self) -> Value {
+        json!({
+            "id": self.id,
+            "object": "monitor",
+            "livemode": self.mode == Mode::Live,
+            "status": self.status.as_str(),
+            "name": self.name,
+            "watch": self.watch,
+            "cadence_s": self.cadence_s,
+            "max_spend_usd_per_run": self.max_spend_per_run.to_json(),
+            "worst_case_monthly_usd": Monitor::worst_case_monthly(self.cadence_s, self.max_spend_per_run).to_json(),
+            "webhook_url": self.webhook_url,
+            "last_run": self.last_run.as_ref().map(MonitorRun::to_json),
+            "running": self.running.as_ref().map(|r| r.id.clone()),
+            "next_run_at": self.next_run_ms.map(crate::time::from_millis),
+            "consecutive_failures": self.consecutive_failures,
+            "lifetime_spend_usd": self.lifetime_spend.to_json(),
+            "runs": self.runs,
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+        })
+    }
+}
+
+// ---- storage: the monitors and monitor_runs tables are read and written here only ----
+
+pub fn get(tx: &impl Tables, id: &str) -> anyhow::Result<Option<Monitor>> {
+    tx.get_json(MONITORS, id)
+}
+
+pub fn put(tx: &redb::WriteTransaction, m: &Monitor) -> anyhow::Result<()> {
+    store::put_json(tx, MONITORS, &m.id, m)
+}
+
+pub fn delete(tx: &redb::WriteTransaction, id: &str) -> anyhow::Result<()> {
+    tx.open_table(MONITORS)?.remove(id)?;
+    Ok(())
+}
+
+/// Every monitor (the scheduler's view).
+pub fn all(tx: &impl Tables) -> anyhow::Result<Vec<Monitor>> {
+    let all: Vec<(String, Monitor)> = tx.scan_json(MONITORS, "", None, usize::MAX, false)?;
+    Ok(all.into_iter().map(|(_, m)| m).collect())
+}
+
+/// A run's log entry, written when it starts and again when it ends.
+pub fn put_run(tx: &redb::WriteTransaction, run: &MonitorRun) -> anyhow::Result<()> {
+    store::put_json(tx, MONITOR_RUNS, &run_key(&run.monitor_id, run.n), run)
+}
+
+/// A monitor's runs, newest first, after run number `before` (exclusive).
+pub fn runs_of(
+    tx: &impl Tables,
+    monitor: &str,
+    before: Option<u64>,
+    limit: usize,
+) -> anyhow::Result<Vec<MonitorRun>> {
+    let end = before.map(|n| run_key(monitor, n));
+    let runs: Vec<(String, MonitorRun)> =
+        tx.scan_json(MONITOR_RUNS, &format!("{monitor}:"), end.as_deref(), limit, true)?;
+    Ok(runs.into_iter().map(|(_, r)| r).collect())
+}
+
+pub fn get_run(tx: &impl Tables, monitor: &str, n: u64) -> anyhow::Result<Option<MonitorRun>> {
+    tx.get_json(MONITOR_RUNS, &run_key(monitor, n))
+}
+
+fn run_key(monitor: &str, n: u64) -> String {
+    format!("{monitor}:{}", store::pad(n))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_worst_case_is_a_month_of_runs_at_the_cap() {
+        // Hourly at $0.10: 720 runs.
+        assert_eq!(
+            Monitor::worst_case_monthly(3600, Micros(100_000)),
+            Micros(72_000_000)
+        );
+        // A cadence that does not divide the month rounds the runs up.
+        assert_eq!(Monitor::worst_case_monthly(7 * 86_400, Micros(1)), Micros(5));
+    }
+}

@@ -1,0 +1,384 @@
+//! The monitor scheduler: a supervised task that, every tick, ends the runs
+//! whose extractions or session have ended and starts the runs that are due.
+//!
+//! Everything it needs is stored, so a restart (or a kill -9) loses nothing:
+//!
+//! - a run is written to its monitor (`running`, with the ids of the
+//!   extractions or session it will open) and the next run time is moved on
+//!   in one transaction *before* anything is opened, so a monitor never has
+//!   two runs and a crash between the two steps leaves a run whose children
+//!   never existed: it ends as failed, having spent nothing;
+//! - the children are extractions and sessions like any other, so after a
+//!   crash they are ended by the server's recovery (their committed receipts
+//!   settled, the rest released), and the next tick ends the monitor run;
+//! - a monitor due while the server was down runs once when it is back, and
+//!   its next run is a cadence after that, not once per missed slot.
+
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use super::{Monitor, MonitorRun, MonitorStatus, AUTO_PAUSE_AFTER};
+use crate::auth::Caller;
+use crate::extractions::{self, Spec};
+use crate::money::Micros;
+use crate::sessions::api::NewSession;
+use crate::sessions::{self, Session, Status};
+use crate::state::AppState;
+use crate::store::{Tables, ACCOUNTS, ROWS};
+
+/// The scheduler's loop (run under `supervise`).
+pub async fn run(state: AppState) {
+    let tick = Duration::from_millis(state.config.monitors.tick_ms.max(10));
+    loop {
+        if let Err(e) = tick_once(&state).await {
+            tracing::error!(error = %e, "monitor scheduler tick failed");
+        }
+        tokio::time::sleep(tick).await;
+    }
+}
+
+fn now_ms() -> i64 {
+    chrono::Utc::now().timestamp_millis()
+}
+
+/// One pass: end what has ended, start what is due (concurrently, so the
+/// starts share the store's group commits).
+pub async fn tick_once(state: &AppState) -> anyhow::Result<()> {
+    let monitors = state.store.read_async(|tx| super::all(tx)).await?;
+    let now = now_ms();
+    let mut tasks = tokio::task::JoinSet::new();
+    for m in monitors {
+        let state = state.clone();
+        if m.running.is_some() {
+            tasks.spawn(async move { end_if_done(&state, &m.id).await });
+        } else if m.status != MonitorStatus::Paused && m.next_run_ms.is_some_and(|t| t <= now) {
+            tasks.spawn(async move { start(&state, &m.id).await });
+        }
+    }
+    while let Some(done) = tasks.join_next().await {
+        match done {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => tracing::error!(error = %e, "a monitor run could not be moved on"),
+            Err(e) => tracing::error!(error = %e, "a monitor task panicked"),
+        }
+    }
+    Ok(())
+}
+
+/// The caller a monitor's runs act as: its key and account, unless the key
+/// was revoked or removed.
+fn caller_of(tx: &impl Tables, m: &Monitor) -> anyhow::Result<Result<Caller, String>> {
+    let Some(key) = crate::keys::get(tx, &m.key_id)? else {
+        return Ok(Err("the monitor's key no longer exists".into()));
+    };
+    if key.revoked_at.is_some() {
+        return Ok(Err("the monitor's key was revoked".into()));
+    }
+    let Some(account) = tx.get_json(ACCOUNTS, &m.account)? else {
+        return Ok(Err("the monitor's account no longer exists".into()));
+    };
+    Ok(Ok(Caller { key, account }))
+}
+
+/// Starts a due run: recorded first, then its extractions or session opened.
+async fn start(state: &AppState, id: &str) -> anyhow::Result<()> {
+    let second_ms = state.config.monitors.second_ms as i64;
+    let id_c = id.to_string();
+    let begun = state
+        .store
+        .write_async(move |tx| -> anyhow::Result<Option<(MonitorRun, Monitor, Result<Caller, String>)>> {
+            let Some(mut m) = super::get(tx, &id_c)? else {
+                return Ok(None);
+            };
+            let now = now_ms();
+            let due = m.running.is_none()
+                && m.status != MonitorStatus::Paused
+                && m.next_run_ms.is_some_and(|t| t <= now);
+            if !due {
+                return Ok(None);
+            }
+            let caller = caller_of(tx, &m)?;
+            let children: Vec<String> = match &m.watch.urls {
+                Some(urls) => urls.iter().map(|_| crate::ids::new_id("ext")).collect(),
+                None => vec![crate::ids::new_id("ses")],
+            };
+            m.runs += 1;
+            let run = MonitorRun {
+                id: crate::ids::new_id("run"),
+                monitor_id: m.id.clone(),
+                n: m.runs,
+                outcome: "running".into(),
+                runs: children,
+                started_at: crate::time::now(),
+                fired_at: None,
+                rows: 0,
+                added: 0,
+                removed: 0,
+                changed: 0,
+                price_moves: 0,
+                cost: Micros::ZERO,
+                receipt_id: None,
+                reason: None,
+                webhook: None,
+            };
+            m.running = Some(run.clone());
+            // Once, however many slots were missed; the next a cadence on.
+            m.next_run_ms = Some(now + m.cadence_s as i64 * second_ms);
+            m.updated_at = crate::time::now();
+            super::put(tx, &m)?;
+            super::put_run(tx, &run)?;
+            Ok(Some((run, m, caller)))
+        })
+        .await?;
+    let Some((run, m, caller)) = begun else {
+        return Ok(());
+    };
+    let opened = match caller {
+        Err(reason) => Err(reason),
+        Ok(caller) => open_children(state, &caller, &m, &run).await.map_err(|e| e.to_string()),
+    };
+    match opened {
+        // The children end on their own; a later tick ends the run.
+        Ok(()) => Ok(()),
+        Err(reason) => end(state, id, Some(reason)).await,
+    }
+}
+
+/// Opens the run's extractions (the cap split evenly between its URLs) or
+/// its session, as the monitor's key.
+async fn open_children(
+    state: &AppState,
+    caller: &Caller,
+    m: &Monitor,
+    run: &MonitorRun,
+) -> Result<(), crate::http::ApiError> {
+    match (&m.watch.urls, &m.watch.query) {
+        (Some(urls), _) => {
+            let per_url = Micros(m.max_spend_per_run.0 / urls.len().max(1) as i64);
+            let entity = m.watch.entity.clone().unwrap_or_else(|| "product".into());
+            let made: Vec<Session> = urls
+                .iter()
+                .zip(&run.runs)
+                .map(|(url, child)| {
+                    let mut e = extractions::new_extraction(
+                        caller,
+                        url,
+                        &entity,
+                        Spec {
+                            guidance: m.watch.guidance.clone(),
+                            metadata: None,
+                            webhook_url: None,
+                            max_spend: per_url,
+                        },
+                    );
+                    e.id = child.clone();
+                    e
+                })
+                .collect();
+            extractions::api::open(state, caller, made, true, None).await?;
+        }
+        (None, Some(query)) => {
+            let spec = NewSession {
+                id: run.runs[0].clone(),
+                query: query.clone(),
+                max_spend: m.max_spend_per_run,
+                guidance: m.watch.guidance.clone(),
+                metadata: None,
+                webhook_url: None,
+            };
+            sessions::api::open_session(state, caller, spec, None).await?;
+        }
+        (None, None) => {
+            return Err(crate::http::ApiError::invalid("watch", "the monitor watches nothing"));
+        }
+    }
+    Ok(())
+}
+
+/// Ends the monitor's run once all its children have ended.
+async fn end_if_done(state: &AppState, id: &str) -> anyhow::Result<()> {
+    let id_c = id.to_string();
+    let pending = state
+        .store
+        .read_async(move |tx| -> anyhow::Result<bool> {
+            let Some(m) = super::get(tx, &id_c)? else {
+                return Ok(false);
+            };
+            let Some(run) = &m.running else {
+                return Ok(false);
+            };
+            for child in &run.runs {
+                if sessions::get(tx, child)?.is_some_and(|s| s.is_running()) {
+                    return Ok(true);
+                }
+            }
+            Ok(false)
+        })
+        .await?;
+    if pending {
+        return Ok(());
+    }
+    end(state, id, None).await
+}
+
+/// The rows a set of extractions or a session produced, as record JSON,
+/// qualified rows only.
+fn records_of(tx: &impl Tables, children: &[String]) -> anyhow::Result<Vec<String>> {
+    let mut out = Vec::new();
+    for child in children {
+        let rows: Vec<(String, Value)> =
+            tx.scan_json(ROWS, &format!("{child}:"), None, usize::MAX, false)?;
+        out.extend(
+            rows.into_iter()
+                .filter(|(_, r)| r["qualified"] != json!(false))
+                .map(|(_, r)| r["record"].to_string()),
+        );
+    }
+    Ok(out)
+}
+
+/// Ends the monitor's run: `failure` when it could not start, else from
+/// its children's ends. Diffs a successful run against the baseline, adds
+/// its cost to the lifetime spend, moves the status and tells.
+async fn end(state: &AppState, id: &str, failure: Option<String>) -> anyhow::Result<()> {
+    let id_c = id.to_string();
+    // What the children did, and the rows to diff.
+    let read = state
+        .store
+        .read_async(move |tx| -> anyhow::Result<Option<(Monitor, Vec<Session>, Option<(Vec<String>, Vec<String>)>)>> {
+            let Some(m) = super::get(tx, &id_c)? else {
+                return Ok(None);
+            };
+            let Some(run) = &m.running else {
+                return Ok(None);
+            };
+            let mut children = Vec::new();
+            for child in &run.runs {
+                if let Some(s) = sessions::get(tx, child)? {
+                    children.push(s);
+                }
+            }
+            let rows = match &m.baseline {
+                Some(base) => Some((records_of(tx, base)?, records_of(tx, &run.runs)?)),
+                None => Some((Vec::new(), records_of(tx, &run.runs)?)),
+            };
+            Ok(Some((m, children, rows)))
+        })
+        .await?;
+    let Some((m, children, rows)) = read else {
+        return Ok(());
+    };
+    let run = m.running.clone().expect("checked above");
+    let cost = Micros(children.iter().map(|c| c.settled.0).sum());
+    let failure = failure.or_else(|| {
+        if children.len() < run.runs.len() {
+            return Some("the run's extractions were never opened".into());
+        }
+        children.iter().find(|c| c.status != Status::Answered).map(|c| {
+            let status = c.status_str();
+            let why = c
+                .reason
+                .clone()
+                .or_else(|| c.error.as_ref().map(|(_, message)| message.clone()))
+                .unwrap_or_default();
+            format!("{} ended {status}: {why}", c.id)
+        })
+    });
+    let diff = match (&failure, rows) {
+        (None, Some((before, after))) => {
+            let rows = after.len() as u64;
+            match state.plugins.diff(before, after).await {
+                Ok(d) => Ok((rows, d)),
+                Err(e) => Err(format!("the differ failed: {e}")),
+            }
+        }
+        (Some(f), _) => Err(f.clone()),
+        (None, None) => Err("the run's rows could not be read".into()),
+    };
+    let receipt_id = children.iter().find_map(|c| c.receipt_id.clone());
+    let receipt_id = match receipt_id {
+        Some(r) => Some(r),
+        None => match children.first() {
+            Some(c) if c.id.starts_with("ses_") => {
+                crate::sessions::api::receipt_ids(state, &c.id).ok().and_then(|r| r.into_iter().next())
+            }
+            _ => None,
+        },
+    };
+    let id_c = id.to_string();
+    state
+        .store
+        .write_async(move |tx| -> anyhow::Result<()> {
+            let Some(mut m) = super::get(tx, &id_c)? else {
+                return Ok(());
+            };
+            if m.running.as_ref().map(|r| &r.id) != Some(&run.id) {
+                return Ok(());
+            }
+            let mut run = run;
+            run.fired_at = Some(crate::time::now());
+            run.cost = cost;
+            run.receipt_id = receipt_id;
+            m.running = None;
+            m.lifetime_spend = m.lifetime_spend + cost;
+            m.updated_at = crate::time::now();
+            let base = |run: &MonitorRun| {
+                json!({
+                    "monitor_id": run.monitor_id, "run_id": run.id,
+                    "added": run.added, "removed": run.removed, "price_moves": run.price_moves,
+                    "changed": run.changed, "rows": run.rows,
+                    "cost_usd": run.cost.to_json(), "receipt_id": run.receipt_id,
+                })
+            };
+            match diff {
+                Ok((rows, d)) => {
+                    run.rows = rows;
+                    run.added = d.added.len() as u64;
+                    run.removed = d.removed.len() as u64;
+                    run.changed = d.changed.len() as u64;
+                    run.price_moves = d.price_moves.len() as u64;
+                    let changed = run.added + run.removed + run.changed > 0;
+                    run.outcome = if changed { "changed" } else { "unchanged" }.into();
+                    m.status = if m.status == MonitorStatus::Paused {
+                        MonitorStatus::Paused
+                    } else {
+                        MonitorStatus::Active
+                    };
+                    m.consecutive_failures = 0;
+                    m.baseline = Some(run.runs.clone());
+                    let event = if changed { "monitor.changed" } else { "monitor.unchanged" };
+                    // Unchanged runs go only to endpoints that subscribed to
+                    // monitor.unchanged, never to the monitor's own URL.
+                    let own = if changed { m.webhook_url.as_deref() } else { None };
+                    crate::webhooks::emit(tx, &m.account, m.mode, event, base(&run), own)?;
+                    run.webhook = Some(event.into());
+                }
+                Err(reason) => {
+                    run.outcome = "failed".into();
+                    run.reason = Some(reason.clone());
+                    m.consecutive_failures += 1;
+                    let pause = m.consecutive_failures >= AUTO_PAUSE_AFTER;
+                    let mut data = base(&run);
+                    data["reason"] = json!(reason);
+                    data["consecutive_failures"] = json!(m.consecutive_failures);
+                    if pause {
+                        m.status = MonitorStatus::Paused;
+                        m.next_run_ms = None;
+                        data["paused"] = json!(true);
+                    } else if m.status != MonitorStatus::Paused {
+                        m.status = MonitorStatus::Failing;
+                    }
+                    crate::webhooks::emit(tx, &m.account, m.mode, "monitor.failed", data, m.webhook_url.as_deref())?;
+                    run.webhook = Some("monitor.failed".into());
+                }
+            }
+            m.last_run = Some(run.clone());
+            super::put_run(tx, &run)?;
+            super::put(tx, &m)?;
+            Ok(())
+        })
+        .await?;
+    state.webhooks.kick();
+    Ok(())
+}

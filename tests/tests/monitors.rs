@@ -1,0 +1,422 @@
+//! Monitors (preview switch `monitors`): a durable schedule of capped runs,
+//! each diffed against the last good one, with their webhooks, states and
+//! money. Time is scaled: one cadence second is 20 ms here, so the shortest
+//! cadence (60 s) passes in 1.2 s.
+
+use std::time::Duration;
+
+use fnhost_tests::*;
+
+fn server() -> Server {
+    Server::builder()
+        .arg("--allow-private-targets")
+        .env("FNHOST_PREVIEW", "monitors,extractions")
+        .env("FNHOST_MONITORS__SECOND_MS", "20")
+        .env("FNHOST_MONITORS__TICK_MS", "50")
+        .env("FNHOST_WEBHOOKS__SCHEDULE_MINUTE_MS", "50")
+        .start()
+}
+
+/// A listing page of `(name, price)` cards.
+fn listing(items: &[(&str, &str)]) -> String {
+    let cards: String = items
+        .iter()
+        .map(|(name, price)| {
+            let slug = name.to_lowercase().replace(' ', "-");
+            format!(
+                "<div class=\"card\"><a href=\"/p/{slug}.html\"><img src=\"/i/{slug}.jpg\" alt=\"\"></a>\
+                 <h3><a href=\"/p/{slug}.html\">{name}</a></h3><span class=\"price\">${price}</span></div>\n"
+            )
+        })
+        .collect();
+    format!("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Lamps</title></head><body><h1>Lamps</h1><div class=\"grid\">{cards}</div></body></html>")
+}
+
+/// The monitor's ended runs, oldest first.
+fn ended_runs(c: &Client, id: &str) -> Vec<Value> {
+    let mut runs: Vec<Value> = c.get(&format!("/monitors/{id}/runs?limit=100")).ok()["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["outcome"] != "running")
+        .cloned()
+        .collect();
+    runs.reverse();
+    runs
+}
+
+fn wait_runs(c: &Client, id: &str, n: usize) -> Vec<Value> {
+    wait_for(60, || {
+        let runs = ended_runs(c, id);
+        (runs.len() >= n).then_some(runs)
+    })
+}
+
+#[test]
+fn a_monitor_reads_its_catalog_on_its_cadence_and_says_what_changed() {
+    let shop = PlainReceiver::start();
+    *shop.page.lock().unwrap() =
+        listing(&[("Amber Lamp", "10.00"), ("Birch Lamp", "20.00"), ("Cedar Lamp", "30.00")]);
+    let hooks = PlainReceiver::start();
+    let s = server();
+    let a = s.account("10");
+    let c = s.client(&a.live);
+    let r = c.post(
+        "/monitors",
+        json!({
+            "watch": { "urls": [shop.url("/lamps")], "entity": "lamp" },
+            "cadence_s": 60,
+            "max_spend_usd_per_run": 0.05,
+            "webhook_url": hooks.url("/hook"),
+            "name": "lamps",
+        }),
+    );
+    assert_eq!(r.status, 201, "{}", r.text);
+    let m = r.json();
+    let id = m["id"].as_str().unwrap().to_string();
+    assert!(id.starts_with("mon_"));
+    assert_eq!(m["object"], "monitor");
+    assert_eq!(m["status"], "active");
+    assert_eq!(m["cadence_s"], 60);
+    // 43,200 runs of a minute in 30 days, at $0.05 each.
+    assert_eq!(micros(&m["worst_case_monthly_usd"]), 2_160_000_000);
+    assert!(m["next_run_at"].is_string());
+    assert_eq!(m["lifetime_spend_usd"], json!(0));
+
+    // The first run reads the catalog: everything is new.
+    let runs = wait_runs(&c, &id, 1);
+    let first = &runs[0];
+    assert!(first["id"].as_str().unwrap().starts_with("run_"), "{first}");
+    assert_eq!(first["outcome"], "changed", "{first}");
+    assert_eq!(first["rows"], 3, "{first}");
+    assert_eq!(first["added"], 3, "{first}");
+    assert!(first["receipt_id"].as_str().unwrap().starts_with("rcpt_"), "{first}");
+    assert!(micros(&first["cost_usd"]) > 0);
+    let ext = first["extraction_ids"][0].as_str().unwrap();
+    assert_eq!(c.get(&format!("/extractions/{ext}")).ok()["status"], "delivered");
+
+    // The shop changes: one repriced, one gone, one new.
+    *shop.page.lock().unwrap() =
+        listing(&[("Amber Lamp", "12.00"), ("Birch Lamp", "20.00"), ("Dune Lamp", "40.00")]);
+    let changed = wait_for(60, || {
+        ended_runs(&c, &id)
+            .into_iter()
+            .find(|r| r["added"] == 1 && r["removed"] == 1)
+    });
+    assert_eq!(changed["outcome"], "changed", "{changed}");
+    assert_eq!(changed["price_moves"], 1, "{changed}");
+    assert_eq!(changed["changed"], 1, "{changed}");
+    // Then nothing changes: an unchanged run.
+    let n = ended_runs(&c, &id).len();
+    let runs = wait_runs(&c, &id, n + 1);
+    let last = runs.last().unwrap();
+    assert_eq!(last["outcome"], "unchanged", "{last}");
+    assert_eq!(last["added"], 0);
+
+    // Pause: no run starts; the money is what the runs settled, exactly.
+    let paused = c.patch(&format!("/monitors/{id}"), json!({ "paused": true })).ok();
+    assert_eq!(paused["status"], "paused");
+    assert!(paused["next_run_at"].is_null());
+    wait_for(30, || {
+        c.get(&format!("/monitors/{id}")).ok()["running"]
+            .is_null()
+            .then_some(())
+    });
+    let count = ended_runs(&c, &id).len();
+    std::thread::sleep(Duration::from_millis(2500));
+    assert_eq!(ended_runs(&c, &id).len(), count, "a paused monitor ran");
+    let m = c.get(&format!("/monitors/{id}")).ok();
+    let lifetime = micros(&m["lifetime_spend_usd"]);
+    let summed: i64 = ended_runs(&c, &id).iter().map(|r| micros(&r["cost_usd"])).sum();
+    assert_eq!(lifetime, summed);
+    let b = c.get("/balance").ok();
+    assert_eq!(micros(&b["balance_usd"]), 10_000_000 - lifetime, "{b}");
+    assert_eq!(micros(&b["open_reserves_usd"]), 0, "{b}");
+    s.audit();
+
+    // The monitor's own URL heard the changes, never the unchanged runs.
+    let heard = wait_for(30, || {
+        let types: Vec<String> = hooks
+            .all()
+            .iter()
+            .map(|b| b["type"].as_str().unwrap_or_default().to_string())
+            .collect();
+        (types.iter().filter(|t| *t == "monitor.changed").count() >= 2).then_some(types)
+    });
+    assert!(!heard.iter().any(|t| t == "monitor.unchanged"), "{heard:?}");
+    let body = hooks
+        .all()
+        .into_iter()
+        .find(|b| b["type"] == "monitor.changed" && b["data"]["removed"] == 1)
+        .unwrap();
+    for field in ["monitor_id", "run_id", "added", "removed", "price_moves", "rows", "cost_usd", "receipt_id"] {
+        assert!(body["data"].get(field).is_some(), "{field} missing: {body}");
+    }
+
+    // Resume: active again, the next run a cadence from now.
+    let resumed = c.patch(&format!("/monitors/{id}"), json!({ "paused": false })).ok();
+    assert_eq!(resumed["status"], "active");
+    wait_runs(&c, &id, count + 1);
+    // Delete: gone, and no run starts afterwards.
+    let d = c.method("DELETE", &format!("/monitors/{id}"));
+    assert_eq!(d.status, 200, "{}", d.text);
+    assert_eq!(d.json()["deleted"], true);
+    c.get(&format!("/monitors/{id}")).error(404, "not_found");
+    assert_eq!(c.get("/monitors").ok()["data"], json!([]));
+}
+
+#[test]
+fn three_failures_in_a_row_pause_a_monitor_with_a_final_webhook() {
+    let hooks = PlainReceiver::start();
+    let s = server();
+    let a = s.account("10");
+    let c = s.client(&a.test);
+    let id = c
+        .post(
+            "/monitors",
+            json!({
+                "watch": { "urls": ["https://outdoor-gear.example/tents/"], "entity": "tent FN_TEST_ERROR" },
+                "cadence_s": 60,
+                "max_spend_usd_per_run": 0.05,
+                "webhook_url": hooks.url("/hook"),
+            }),
+        )
+        .json()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let m = wait_for(60, || {
+        let m = c.get(&format!("/monitors/{id}")).ok();
+        (m["status"] == "paused").then_some(m)
+    });
+    assert_eq!(m["consecutive_failures"], 3, "{m}");
+    assert!(m["next_run_at"].is_null());
+    let runs = ended_runs(&c, &id);
+    assert_eq!(runs.len(), 3, "{runs:?}");
+    assert!(runs.iter().all(|r| r["outcome"] == "failed" && r["reason"].is_string()));
+    let failed = wait_for(30, || {
+        let f: Vec<Value> = hooks
+            .all()
+            .into_iter()
+            .filter(|b| b["type"] == "monitor.failed")
+            .collect();
+        (f.len() == 3).then_some(f)
+    });
+    let mut counts: Vec<u64> = failed
+        .iter()
+        .map(|b| b["data"]["consecutive_failures"].as_u64().unwrap())
+        .collect();
+    counts.sort();
+    assert_eq!(counts, [1, 2, 3]);
+    let last = failed
+        .iter()
+        .find(|b| b["data"]["consecutive_failures"] == 3)
+        .unwrap();
+    assert_eq!(last["data"]["paused"], true, "{last}");
+    assert!(failed
+        .iter()
+        .filter(|b| b["data"]["consecutive_failures"] != 3)
+        .all(|b| b["data"].get("paused").is_none()));
+    std::thread::sleep(Duration::from_millis(2000));
+    assert_eq!(ended_runs(&c, &id).len(), 3, "a paused monitor ran");
+    // Failed runs cost nothing here, and nothing stays reserved.
+    let b = c.get("/balance").ok();
+    assert_eq!(micros(&b["open_reserves_usd"]), 0, "{b}");
+    s.audit();
+}
+
+#[test]
+fn a_query_watch_runs_a_session_each_time() {
+    let s = server();
+    let a = s.account("10");
+    let c = s.client(&a.test);
+    let id = c
+        .post(
+            "/monitors",
+            json!({
+                "watch": { "query": "tents under $200 from outdoor-gear.example" },
+                "cadence_s": 60,
+                "max_spend_usd_per_run": 0.5,
+            }),
+        )
+        .json()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let runs = wait_runs(&c, &id, 2);
+    assert_eq!(runs[0]["outcome"], "changed", "{:?}", runs[0]);
+    assert!(runs[0]["added"].as_u64().unwrap() >= 4, "{:?}", runs[0]);
+    let ses = runs[0]["session_id"].as_str().unwrap();
+    assert_eq!(c.get(&format!("/sessions/{ses}")).ok()["status"], "answered");
+    // The recordings do not change: the second run is unchanged.
+    assert_eq!(runs[1]["outcome"], "unchanged", "{:?}", runs[1]);
+    assert_eq!(c.get(&format!("/monitors/{id}")).ok()["status"], "active");
+    // Pagination of runs.
+    let page = c.get(&format!("/monitors/{id}/runs?limit=1")).ok();
+    assert_eq!(page["data"].as_array().unwrap().len(), 1);
+    assert_eq!(page["has_more"], true);
+    let next = page["data"][0]["id"].as_str().unwrap();
+    let page2 = c
+        .get(&format!("/monitors/{id}/runs?limit=1&starting_after={next}"))
+        .ok();
+    assert_ne!(page2["data"][0]["id"], page["data"][0]["id"]);
+    c.patch(&format!("/monitors/{id}"), json!({ "paused": true })).ok();
+    wait_for(30, || {
+        c.get(&format!("/monitors/{id}")).ok()["running"]
+            .is_null()
+            .then_some(())
+    });
+    s.audit();
+}
+
+#[test]
+fn monitors_check_their_input_and_caps_and_stay_501_when_closed() {
+    let s = server();
+    let a = s.account("10");
+    let c = s.client(&a.test);
+    let url = "https://outdoor-gear.example/tents/";
+    let ok = json!({ "watch": { "urls": [url], "entity": "tent" }, "cadence_s": 3600, "max_spend_usd_per_run": 0.05 });
+    let with = |k: &str, v: Value| {
+        let mut b = ok.clone();
+        b[k] = v;
+        b
+    };
+    let named = |r: Response, param: &str| {
+        let e = r.error(400, "invalid_param");
+        assert_eq!(e["param"], param, "{e}");
+    };
+    named(c.post("/monitors", json!({ "cadence_s": 60, "max_spend_usd_per_run": 1 })), "watch");
+    named(c.post("/monitors", with("watch", json!({ "urls": [url], "query": "x" }))), "watch");
+    named(c.post("/monitors", with("watch", json!({}))), "watch");
+    named(c.post("/monitors", with("watch", json!({ "urls": [url] }))), "watch.entity");
+    named(c.post("/monitors", with("watch", json!({ "urls": ["ftp://x"], "entity": "t" }))), "watch.urls[0]");
+    named(c.post("/monitors", with("cadence_s", json!(59))), "cadence_s");
+    named(c.post("/monitors", with("cadence_s", json!(2_592_001))), "cadence_s");
+    let mut no_cap = ok.clone();
+    no_cap.as_object_mut().unwrap().remove("max_spend_usd_per_run");
+    named(c.post("/monitors", no_cap), "max_spend_usd_per_run");
+    named(c.post("/monitors", with("every", json!(1))), "every");
+    // The worst case must fit the monthly cap: hourly at $0.05 is $36.
+    s.admin(&["set-caps", "--account", &a.id, "--monthly-cap-usd", "30"]);
+    c.post("/monitors", ok.clone()).error(403, "monthly_cap_exceeded");
+    let fits = c.post("/monitors", with("cadence_s", json!(7200)));
+    assert_eq!(fits.status, 201, "{}", fits.text);
+    let id = fits.json()["id"].as_str().unwrap().to_string();
+    // A PATCH is checked the same way.
+    c.patch(&format!("/monitors/{id}"), json!({ "cadence_s": 60 }))
+        .error(403, "monthly_cap_exceeded");
+    named(c.patch(&format!("/monitors/{id}"), json!({ "paused": "yes" })), "paused");
+    named(c.patch(&format!("/monitors/{id}"), json!({})), "paused");
+    c.patch("/monitors/mon_nope", json!({ "paused": true })).error(404, "not_found");
+    // Another account, or the other mode, sees nothing.
+    let other = s.account("1");
+    s.client(&other.test).get(&format!("/monitors/{id}")).error(404, "not_found");
+    s.client(&a.live).get(&format!("/monitors/{id}")).error(404, "not_found");
+
+    let closed = Server::start();
+    let b = closed.account("1");
+    let c = closed.client(&b.test);
+    for path in ["/monitors", "/monitors/mon_x", "/monitors/mon_x/runs"] {
+        for method in ["GET", "POST", "PATCH", "DELETE"] {
+            let r = c.method(method, path);
+            let e = r.error(501, "not_implemented");
+            assert_eq!(e["surface"], "monitors", "{method} {path}");
+        }
+    }
+}
+
+#[test]
+fn the_schedule_survives_a_restart_and_a_kill_mid_run() {
+    let shop = PlainReceiver::start();
+    *shop.page.lock().unwrap() = listing(&[("Amber Lamp", "10.00"), ("Birch Lamp", "20.00")]);
+    let mut s = server();
+    let a = s.account("10");
+    let id = {
+        let c = s.client(&a.live);
+        c.post(
+            "/monitors",
+            json!({ "watch": { "urls": [shop.url("/lamps")], "entity": "lamp" }, "cadence_s": 60, "max_spend_usd_per_run": 0.05 }),
+        )
+        .json()["id"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    wait_runs(&s.client(&a.live), &id, 1);
+    // A graceful restart: the schedule goes on.
+    s.restart();
+    let before = ended_runs(&s.client(&a.live), &id).len();
+    wait_runs(&s.client(&a.live), &id, before + 1);
+    // A kill -9 while a run is reading its (slow) page.
+    shop.delay_ms.store(3000, std::sync::atomic::Ordering::SeqCst);
+    wait_for(30, || {
+        s.client(&a.live).get(&format!("/monitors/{id}")).ok()["running"]
+            .as_str()
+            .map(str::to_string)
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    s.kill9();
+    shop.delay_ms.store(0, std::sync::atomic::Ordering::SeqCst);
+    s.restart();
+    let c = s.client(&a.live);
+    // That run ends (failed: its extraction was cut off) and the next ones run.
+    let runs = wait_for(60, || {
+        let runs = ended_runs(&c, &id);
+        runs.iter()
+            .rposition(|r| r["outcome"] == "failed")
+            .filter(|&i| i + 1 < runs.len())
+            .map(|_| runs)
+    });
+    assert!(runs.iter().any(|r| r["outcome"] == "failed"), "{runs:?}");
+    c.patch(&format!("/monitors/{id}"), json!({ "paused": true })).ok();
+    wait_for(30, || {
+        c.get(&format!("/monitors/{id}")).ok()["running"]
+            .is_null()
+            .then_some(())
+    });
+    let m = c.get(&format!("/monitors/{id}")).ok();
+    let summed: i64 = ended_runs(&c, &id).iter().map(|r| micros(&r["cost_usd"])).sum();
+    assert_eq!(micros(&m["lifetime_spend_usd"]), summed);
+    let b = c.get("/balance").ok();
+    assert_eq!(micros(&b["balance_usd"]), 10_000_000 - summed, "{b}");
+    assert_eq!(micros(&b["open_reserves_usd"]), 0, "{b}");
+    s.audit();
+}
+
+#[test]
+fn a_failing_monitor_is_active_again_after_a_good_run() {
+    let shop = PlainReceiver::start();
+    *shop.page.lock().unwrap() = listing(&[("Amber Lamp", "10.00")]);
+    shop.status.store(503, std::sync::atomic::Ordering::SeqCst);
+    let s = server();
+    let a = s.account("10");
+    let c = s.client(&a.live);
+    let id = c
+        .post(
+            "/monitors",
+            json!({ "watch": { "urls": [shop.url("/lamps")], "entity": "lamp" }, "cadence_s": 60, "max_spend_usd_per_run": 0.05 }),
+        )
+        .json()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let m = wait_for(60, || {
+        let m = c.get(&format!("/monitors/{id}")).ok();
+        (m["status"] == "failing").then_some(m)
+    });
+    assert!(m["consecutive_failures"].as_u64().unwrap() >= 1, "{m}");
+    assert_eq!(m["last_run"]["outcome"], "failed", "{m}");
+    shop.status.store(200, std::sync::atomic::Ordering::SeqCst);
+    let m = wait_for(60, || {
+        let m = c.get(&format!("/monitors/{id}")).ok();
+        (m["status"] == "active" && m["last_run"]["outcome"] == "changed").then_some(m)
+    });
+    assert_eq!(m["consecutive_failures"], 0, "{m}");
+    c.patch(&format!("/monitors/{id}"), json!({ "paused": true })).ok();
+    wait_for(30, || {
+        c.get(&format!("/monitors/{id}")).ok()["running"]
+            .is_null()
+            .then_some(())
+    });
+    s.audit();
+}
