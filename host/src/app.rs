@@ -59,7 +59,21 @@ pub fn api(open: &[String]) -> OpenApiRouter<AppState> {
 
 /// The whole application, ready to serve.
 pub fn app(state: AppState) -> Router {
-    let (api, _) = api(&state.config.preview).split_for_parts();
+    let rest = application(state.clone(), None);
+    if !state.config.preview.iter().any(|p| p == "mcp") {
+        return rest;
+    }
+    // The tool-protocol server calls the REST API in-process.
+    let mcp = crate::mcp::routes(state.clone(), rest);
+    application(state, Some(mcp))
+}
+
+/// The application, with the tool-protocol server's routes when given.
+fn application(state: AppState, mcp: Option<Router<()>>) -> Router {
+    let (mut api, _) = api(&state.config.preview).split_for_parts();
+    if let Some(mcp) = mcp {
+        api = api.nest_service("/mcp", mcp);
+    }
     Router::new()
         .nest("/v1", api)
         .merge(crate::dashboard::routes())

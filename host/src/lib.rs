@@ -17,6 +17,7 @@ pub mod ids;
 pub mod keys;
 pub mod ledger;
 pub mod limits;
+pub mod mcp;
 pub mod money;
 pub mod monitors;
 pub mod openapi;

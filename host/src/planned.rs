@@ -24,8 +24,7 @@ pub struct Planned {
 }
 
 /// The preview switches this build can open: surfaces served fully once
-/// opened. The table's other switches name surfaces not built yet; the
-/// configuration refuses them.
+/// opened (every switch of the table; the configuration refuses others).
 pub const PREVIEW_SWITCHES: &[&str] = &[
     "extractions",
     "receipts",
@@ -34,6 +33,7 @@ pub const PREVIEW_SWITCHES: &[&str] = &[
     "refresh",
     "discover",
     "monitors",
+    "mcp",
 ];
 
 pub const PLANNED: &[Planned] = &[
@@ -182,4 +182,19 @@ pub fn partial(path: &str, method: &str) -> Option<&'static str> {
 /// Is a planned route's surface opened by the preview switch?
 pub fn is_open(p: &Planned, open: &[String]) -> bool {
     open.iter().any(|o| o == p.switch)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_planned_surface_can_be_opened_and_every_switch_opens_one() {
+        for p in PLANNED {
+            assert!(PREVIEW_SWITCHES.contains(&p.switch), "{} cannot be opened", p.path);
+        }
+        for switch in PREVIEW_SWITCHES {
+            assert!(PLANNED.iter().any(|p| p.switch == *switch), "{switch} opens nothing");
+        }
+    }
 }

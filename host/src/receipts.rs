@@ -177,10 +177,16 @@ async fn lookup(
     caller: Caller,
     axum::extract::Path(id): axum::extract::Path<String>,
 ) -> Result<Json<Value>, ApiError> {
+    find(&state, &caller, &id).map(Json)
+}
+
+/// A receipt of the caller's account and mode (a session's or an
+/// extraction's), or not found.
+pub fn find(state: &AppState, caller: &Caller, id: &str) -> Result<Value, ApiError> {
     caller.require("sessions:read")?;
     let (account, mode) = (caller.account.id.clone(), caller.mode());
     let receipt = state.store.read(|tx| -> anyhow::Result<Option<Value>> {
-        let Some(receipt) = tx.get_json::<Value>(store::RECEIPTS, &id)? else {
+        let Some(receipt) = tx.get_json::<Value>(store::RECEIPTS, id)? else {
             return Ok(None);
         };
         // Its owner: the session or extraction it was issued for.
@@ -193,7 +199,7 @@ async fn lookup(
             .is_some_and(|s| s.account == account && s.mode == mode);
         Ok(owned.then_some(receipt))
     })?;
-    receipt.map(Json).ok_or(ApiError::NotFound)
+    receipt.ok_or(ApiError::NotFound)
 }
 
 /// GET /signing-keys: the public keys that verify receipts.

@@ -1,0 +1,421 @@
+//! The tool-protocol server (preview switch `mcp`): fnhost as a Model
+//! Context Protocol server over Streamable HTTP at `/v1/mcp`.
+//!
+//! Every tool is one REST operation, called in-process with the agent's own
+//! key: the same scopes, modes, rate limits, caps, validation and money
+//! rules hold because the same handlers run. A REST error comes back as a
+//! tool error carrying the error envelope (a missing scope names
+//! `required_scope`). What an agent sends (queries, guidance, entities) is
+//! passed on as data: the planner and extractor plugins receive it as data
+//! and hold no capability to fetch, spend or store.
+//!
+//! The HTTP request itself must carry a valid key (checked by [`require_key`]
+//! before the protocol layer sees it), so an unauthenticated client gets the
+//! API's 401 and never a session.
+
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{header, Method, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::Router;
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::tool::Extension;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::*;
+use rmcp::service::RequestContext;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::{tool, tool_handler, tool_router, ErrorData as McpError, RoleServer, ServerHandler};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{json, Value};
+use tower::ServiceExt;
+
+use crate::auth::Caller;
+use crate::state::AppState;
+
+/// The tools each preview surface adds (removed while it is closed).
+const SURFACE_TOOLS: &[(&str, &[&str])] = &[
+    ("extractions", &["extract_url", "extraction_result"]),
+    ("discover", &["discover"]),
+    ("monitors", &["create_monitor", "list_monitors"]),
+];
+
+/// The MCP routes: the protocol service behind the key check.
+pub fn routes(state: AppState, rest: Router) -> Router {
+    let open = state.config.preview.clone();
+    let api = rest.clone();
+    let service = StreamableHttpService::new(
+        move || Ok(Tools::new(api.clone(), &open)),
+        LocalSessionManager::default().into(),
+        // Bearer keys authenticate every request, so the protocol's
+        // loopback-only host check (a guard for unauthenticated local
+        // servers) would only refuse real deployments.
+        StreamableHttpServerConfig::default().disable_allowed_hosts(),
+    );
+    Router::new()
+        .fallback_service(service)
+        .layer(axum::middleware::from_fn_with_state(state, require_key))
+}
+
+/// Refuses a request without a valid key with the API's own error, and
+/// hands the caller to the tools.
+async fn require_key(State(state): State<AppState>, req: Request, next: Next) -> Response {
+    let (mut parts, body) = req.into_parts();
+    use axum::extract::FromRequestParts;
+    match Caller::from_request_parts(&mut parts, &state).await {
+        Ok(caller) => {
+            parts.extensions.insert(Arc::new(caller));
+            parts.extensions.insert(state);
+            next.run(Request::from_parts(parts, body)).await
+        }
+        Err(e) => e.into_response(),
+    }
+}
+
+#[derive(Clone)]
+pub struct Tools {
+    /// The REST API (without this server), called in-process.
+    api: Router,
+    tool_router: ToolRouter<Tools>,
+}
+
+type Parts = axum::http::request::Parts;
+
+// ---- tool inputs ----
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct EstimateArgs {
+    /// The natural-language query, e.g. "tents under $200 from outdoor-gear.example".
+    pub query: String,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct StartSessionArgs {
+    /// The natural-language query (data for the planner, never instructions).
+    pub query: String,
+    /// The most this session may spend, in USD: reserved now, only receipts settle.
+    pub max_spend_usd: f64,
+    /// Optional extraction guidance (data for the extractor), at most 2000 characters.
+    pub guidance: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SessionArgs {
+    /// The session id (`ses_…`).
+    pub session_id: String,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SessionResultArgs {
+    /// The session id (`ses_…`).
+    pub session_id: String,
+    /// Seconds to wait for the session to end (0 to 600; default 30).
+    pub wait_s: Option<u32>,
+    /// Rows per page, 1 to 100 (default 20).
+    pub limit: Option<u32>,
+    /// The last row id of the previous page.
+    pub starting_after: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ExtractArgs {
+    /// The catalog or product page to read.
+    pub url: String,
+    /// What its records are, e.g. "tent".
+    pub entity: String,
+    /// The most this extraction may spend, in USD: reserved now, only its receipt settles.
+    pub max_spend_usd: f64,
+    /// Optional guidance (data for the extractor), at most 2000 characters.
+    pub guidance: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ExtractionResultArgs {
+    /// The extraction id (`ext_…`).
+    pub extraction_id: String,
+    /// Seconds to wait for it to end (0 to 600; default 30).
+    pub wait_s: Option<u32>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct DiscoverArgs {
+    /// A page of the site, usually its home page.
+    pub url: String,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct CreateMonitorArgs {
+    /// Catalog URLs to watch (1 to 20), read as extractions of `entity`.
+    pub urls: Option<Vec<String>>,
+    /// What the URLs' records are (with `urls`).
+    pub entity: Option<String>,
+    /// Or a query to run as a session each time (instead of `urls`).
+    pub query: Option<String>,
+    /// Seconds between runs, 60 to 2592000.
+    pub cadence_s: u64,
+    /// Reserved by each run; the monitor states its monthly worst case.
+    pub max_spend_usd_per_run: f64,
+    pub name: Option<String>,
+}
+
+/// `Some(x)` members only.
+fn object(pairs: &[(&str, Value)]) -> Value {
+    Value::Object(
+        pairs
+            .iter()
+            .filter(|(_, v)| !v.is_null())
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect(),
+    )
+}
+
+#[tool_router]
+impl Tools {
+    pub fn new(api: Router, open: &[String]) -> Tools {
+        let mut tool_router = Self::tool_router();
+        for (switch, tools) in SURFACE_TOOLS {
+            if !open.iter().any(|o| o == switch) {
+                for t in *tools {
+                    tool_router.remove_route(t);
+                }
+            }
+        }
+        Tools { api, tool_router }
+    }
+
+    /// Calls a REST operation with the agent's key; its JSON answer is the
+    /// tool's structured result, its error envelope the tool's error.
+    async fn rest(&self, parts: &Parts, method: Method, path: &str, body: Option<Value>) -> Result<CallToolResult, McpError> {
+        let mut req = axum::http::Request::builder()
+            .method(method)
+            .uri(format!("/v1{path}"));
+        if let Some(auth) = parts.headers.get(header::AUTHORIZATION) {
+            req = req.header(header::AUTHORIZATION, auth);
+        }
+        if let Some(v) = parts.headers.get("fn-version") {
+            req = req.header("fn-version", v);
+        }
+        let req = req
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(Body::from(body.map(|b| b.to_string()).unwrap_or_default()))
+            .map_err(|e| McpError::internal_error(e.to_string(), None))?;
+        let res = self
+            .api
+            .clone()
+            .oneshot(req)
+            .await
+            .map_err(|e| McpError::internal_error(e.to_string(), None))?;
+        let status = res.status();
+        let bytes = axum::body::to_bytes(res.into_body(), 64 * 1024 * 1024)
+            .await
+            .map_err(|e| McpError::internal_error(e.to_string(), None))?;
+        let value: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+        if status.is_success() {
+            let mut value = value;
+            if status == StatusCode::ACCEPTED {
+                // A long-poll that ran out of time: the object, still running.
+                value = json!({ "still_running": true, "object": value });
+            }
+            Ok(CallToolResult::structured(value))
+        } else {
+            Ok(CallToolResult::structured_error(value))
+        }
+    }
+
+    #[tool(description = "Free: prices a natural-language query without running it (what it would read and the estimated cost in USD). Call it before start_session.")]
+    async fn estimate(&self, Parameters(a): Parameters<EstimateArgs>, Extension(parts): Extension<Parts>) -> Result<CallToolResult, McpError> {
+        self.rest(&parts, Method::POST, "/sessions/estimate", Some(json!({ "query": a.query }))).await
+    }
+
+    #[tool(description = "Spends money: starts a session that answers the query with rows backed by signed receipts. Reserves max_spend_usd from the balance now (never more than the key's session cap or the account's monthly cap); when it ends only the receipts' cost is settled and the rest released. Run estimate first.")]
+    async fn start_session(&self, Parameters(a): Parameters<StartSessionArgs>, Extension(parts): Extension<Parts>) -> Result<CallToolResult, McpError> {
+        let body = object(&[
+            ("query", json!(a.query)),
+            ("max_spend_usd", json!(a.max_spend_usd)),
+            ("guidance", json!(a.guidance)),
+        ]);
+        self.rest(&parts, Method::POST, "/sessions", Some(body)).await
+    }
+
+    #[tool(description = "Free: a session's status, counts and money (reserved, settled, released).")]
+    async fn session_status(&self, Parameters(a): Parameters<SessionArgs>, Extension(parts): Extension<Parts>) -> Result<CallToolResult, McpError> {
+        self.rest(&parts, Method::GET, &format!("/sessions/{}", enc(&a.session_id)), None).await
+    }
+
+    #[tool(description = "Free: waits for a session to end (wait_s), then returns a page of its rows, each with its record and the receipt id that backs it; page on with starting_after.")]
+    async fn session_result(&self, Parameters(a): Parameters<SessionResultArgs>, Extension(parts): Extension<Parts>) -> Result<CallToolResult, McpError> {
+        let id = enc(&a.session_id);
+        let waited = self
+            .rest(&parts, Method::GET, &format!("/sessions/{id}/result?wait={}", a.wait_s.unwrap_or(30)), None)
+            .await?;
+        if waited.is_error == Some(true) {
+            return Ok(waited);
+        }
+        let mut path = format!("/sessions/{id}/rows?limit={}", a.limit.unwrap_or(20));
+        if let Some(after) = &a.starting_after {
+            path.push_str(&format!("&starting_after={}", enc(after)));
+        }
+        let rows = self.rest(&parts, Method::GET, &path, None).await?;
+        if rows.is_error == Some(true) {
+            return Ok(rows);
+        }
+        let summary = waited.structured_content.unwrap_or(Value::Null);
+        let (status, still_running) = match summary.get("still_running") {
+            Some(_) => (summary["object"]["status"].clone(), true),
+            None => (summary["status"].clone(), false),
+        };
+        let page = rows.structured_content.unwrap_or(Value::Null);
+        Ok(CallToolResult::structured(json!({
+            "session_id": a.session_id,
+            "status": status,
+            "still_running": still_running,
+            "rows": page["data"],
+            "has_more": page["has_more"],
+        })))
+    }
+
+    #[tool(description = "Stops a running session: committed receipts settle, the rest of the reservation is released.")]
+    async fn stop_session(&self, Parameters(a): Parameters<SessionArgs>, Extension(parts): Extension<Parts>) -> Result<CallToolResult, McpError> {
+        self.rest(&parts, Method::POST, &format!("/sessions/{}/stop", enc(&a.session_id)), Some(json!({}))).await
+    }
+
+    #[tool(description = "Free: the balance in USD, the open reservations and what is available.")]
+    async fn balance(&self, Extension(parts): Extension<Parts>) -> Result<CallToolResult, McpError> {
+        self.rest(&parts, Method::GET, "/balance", None).await
+    }
+
+    #[tool(description = "Spends money: reads one page (a listing yields every product it shows) into rows with a signed receipt. Reserves max_spend_usd now; only the receipt's cost settles.")]
+    async fn extract_url(&self, Parameters(a): Parameters<ExtractArgs>, Extension(parts): Extension<Parts>) -> Result<CallToolResult, McpError> {
+        let body = object(&[
+            ("url", json!(a.url)),
+            ("entity", json!(a.entity)),
+            ("max_spend_usd", json!(a.max_spend_usd)),
+            ("guidance", json!(a.guidance)),
+        ]);
+        self.rest(&parts, Method::POST, "/extractions", Some(body)).await
+    }
+
+    #[tool(description = "Free: waits for an extraction to end (wait_s), then returns its rows and receipt ids.")]
+    async fn extraction_result(&self, Parameters(a): Parameters<ExtractionResultArgs>, Extension(parts): Extension<Parts>) -> Result<CallToolResult, McpError> {
+        let path = format!("/extractions/{}/result?wait={}", enc(&a.extraction_id), a.wait_s.unwrap_or(30));
+        self.rest(&parts, Method::GET, &path, None).await
+    }
+
+    #[tool(description = "Free ($0): finds a site's catalog pages (listings, sitemaps, product pages), best first, with the signals that say why.")]
+    async fn discover(&self, Parameters(a): Parameters<DiscoverArgs>, Extension(parts): Extension<Parts>) -> Result<CallToolResult, McpError> {
+        self.rest(&parts, Method::POST, "/discover", Some(json!({ "url": a.url }))).await
+    }
+
+    #[tool(description = "Creates a monitor that re-reads catalogs on a cadence and reports what changed. Creating it is free; each run reserves max_spend_usd_per_run and settles only its receipts. The answer states worst_case_monthly_usd, which must fit the monthly cap.")]
+    async fn create_monitor(&self, Parameters(a): Parameters<CreateMonitorArgs>, Extension(parts): Extension<Parts>) -> Result<CallToolResult, McpError> {
+        let watch = object(&[
+            ("urls", json!(a.urls)),
+            ("entity", json!(a.entity)),
+            ("query", json!(a.query)),
+        ]);
+        let body = object(&[
+            ("watch", watch),
+            ("cadence_s", json!(a.cadence_s)),
+            ("max_spend_usd_per_run", json!(a.max_spend_usd_per_run)),
+            ("name", json!(a.name)),
+        ]);
+        self.rest(&parts, Method::POST, "/monitors", Some(body)).await
+    }
+
+    #[tool(description = "Free: the account's monitors, newest first.")]
+    async fn list_monitors(&self, Extension(parts): Extension<Parts>) -> Result<CallToolResult, McpError> {
+        self.rest(&parts, Method::GET, "/monitors?limit=100", None).await
+    }
+}
+
+/// A path segment, percent-encoded.
+fn enc(s: &str) -> String {
+    url::form_urlencoded::byte_serialize(s.as_bytes()).collect()
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for Tools {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_resources()
+                .enable_tools()
+                .build(),
+        )
+        .with_server_info(Implementation::new("fnhost", env!("CARGO_PKG_VERSION")))
+        .with_instructions(
+            "fnhost turns web pages into catalog rows, each backed by a signed receipt, paid from a prepaid USD balance. \
+             Price a query with `estimate` (free), start it with `start_session` (reserves its cap), read rows with \
+             `session_result`. Everything you send is treated as data.",
+        )
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _r: Option<PaginatedRequestParams>,
+        _c: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, McpError> {
+        Ok(ListResourceTemplatesResult::with_all_items(vec![
+            ResourceTemplate::new("fnhost://sessions/{id}/result", "session-result")
+                .with_mime_type("application/json")
+                .with_description("A session's result: status, counts, spend, rows and receipt ids"),
+            ResourceTemplate::new("fnhost://receipts/{id}", "receipt")
+                .with_mime_type("application/json")
+                .with_description("A signed receipt of the caller's account and mode"),
+        ]))
+    }
+
+    async fn list_resources(
+        &self,
+        _r: Option<PaginatedRequestParams>,
+        _c: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        Ok(ListResourcesResult::with_all_items(vec![]))
+    }
+
+    async fn read_resource(
+        &self,
+        req: ReadResourceRequestParams,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        let uri = req.uri;
+        let parts = ctx
+            .extensions
+            .get::<Parts>()
+            .ok_or_else(|| McpError::internal_error("no request", None))?;
+        let not_found = || McpError::resource_not_found("resource_not_found", Some(json!({ "uri": uri })));
+        let path = if let Some(id) = uri.strip_prefix("fnhost://sessions/").and_then(|s| s.strip_suffix("/result")) {
+            format!("/sessions/{}/result", enc(id))
+        } else if let Some(id) = uri.strip_prefix("fnhost://receipts/") {
+            // Read directly: the receipts lookup route may be closed.
+            let caller = parts
+                .extensions
+                .get::<Arc<Caller>>()
+                .ok_or_else(|| McpError::internal_error("no caller", None))?;
+            let state = parts
+                .extensions
+                .get::<AppState>()
+                .ok_or_else(|| McpError::internal_error("no state", None))?;
+            let receipt = crate::receipts::find(state, caller, id).map_err(|_| not_found())?;
+            return Ok(ReadResourceResult::new(vec![
+                ResourceContents::text(receipt.to_string(), uri.clone()).with_mime_type("application/json"),
+            ])
+            .into());
+        } else {
+            return Err(not_found());
+        };
+        let got = self.rest(parts, Method::GET, &path, None).await?;
+        if got.is_error == Some(true) {
+            return Err(not_found());
+        }
+        let body = got.structured_content.unwrap_or(Value::Null);
+        Ok(ReadResourceResult::new(vec![
+            ResourceContents::text(body.to_string(), uri.clone()).with_mime_type("application/json"),
+        ])
+        .into())
+    }
+}
