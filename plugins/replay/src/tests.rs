@@ -97,11 +97,12 @@ fn robots_and_sitemap_are_served() {
 }
 
 #[test]
-fn all_three_sites_are_embedded() {
+fn every_fixture_site_is_embedded() {
     assert_eq!(
         fixture_domains(),
         vec![
             "bookshop.example",
+            "market-kinds.example",
             "outdoor-gear.example",
             "plain-electronics.example"
         ]
