@@ -827,30 +827,23 @@ fn product_page(record: &Map<String, Value>, page_url: &str) -> Option<String> {
     Some(normalize(&url))
 }
 
-/// A row's identity: its product page URL when it names one, else its codes, else its name.
+/// A row's identity: the one rule of the differ plugin (gtin, sku, mpn,
+/// url, name, each normalized), linked from its crate so that runs merge
+/// rows and monitors and refreshes diff them by the same identity. A
+/// relative `url` is resolved against the page first.
 fn identity_of(record: &Map<String, Value>, page_url: &str) -> String {
-    let s = |k: &str| {
-        record
-            .get(k)
-            .and_then(Value::as_str)
-            .map(str::trim)
-            .filter(|v| !v.is_empty())
-    };
-    if let Some(u) = s("url").and_then(|u| Url::parse(page_url).ok()?.join(u).ok()) {
-        let mut u = u;
-        u.set_fragment(None);
-        return format!("url:{u}");
-    }
-    for k in ["gtin", "sku", "mpn"] {
-        if let Some(v) = s(k) {
-            return format!("{k}:{v}");
+    let absolute = record
+        .get("url")
+        .and_then(Value::as_str)
+        .and_then(|u| Url::parse(page_url).ok()?.join(u.trim()).ok());
+    match absolute {
+        Some(u) => {
+            let mut record = record.clone();
+            record.insert("url".into(), Value::String(u.to_string()));
+            fnhost_differ::identity(&record)
         }
+        None => fnhost_differ::identity(record),
     }
-    format!(
-        "name:{}:{}",
-        page_url,
-        s("name").unwrap_or_default().to_lowercase()
-    )
 }
 
 /// End a run: settle its receipts, release the rest, set the status, append
@@ -1048,4 +1041,29 @@ pub fn recover_orphans(store: &crate::store::Store, public_url: &str) -> anyhow:
         }
         Ok(orphans.len())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(v: Value) -> Map<String, Value> {
+        v.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn runs_identify_rows_by_the_differs_rule() {
+        let page = "https://shop.example/lamps/?page=2";
+        // The URL first (resolved against the page), then codes, then the name.
+        let r = record(json!({ "sku": "A-1", "url": "/p/amber.html", "name": "Amber" }));
+        assert_eq!(identity_of(&r, page), "url:https://shop.example/p/amber.html");
+        let r = record(json!({ "sku": "A-1", "name": "Amber" }));
+        assert_eq!(identity_of(&r, page), "sku:A-1");
+        let r = record(json!({ "url": "../p/amber.html#top", "name": "Amber" }));
+        assert_eq!(identity_of(&r, page), "url:https://shop.example/p/amber.html");
+        let absolute = record(json!({ "url": "https://shop.example/p/amber.html", "name": "Amber" }));
+        assert_eq!(identity_of(&r, page), fnhost_differ::identity(&absolute));
+        let r = record(json!({ "name": "  Amber   Lamp " }));
+        assert_eq!(identity_of(&r, page), "name:amber lamp");
+    }
 }

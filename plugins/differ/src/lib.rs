@@ -6,11 +6,18 @@
 //!
 //! | member | identity | normalization |
 //! |---|---|---|
+//! | `url` | `url:<value>` | trimmed, fragment dropped |
 //! | `gtin` | `gtin:<digits>` | whitespace and leading zeros dropped (a GTIN-13 and its GTIN-14 form are one product) |
 //! | `sku` | `sku:<value>` | trimmed |
 //! | `mpn` | `mpn:<value>` | trimmed |
-//! | `url` | `url:<value>` | trimmed, fragment dropped |
 //! | `name` | `name:<value>` | lowercase, whitespace collapsed to single spaces |
+//!
+//! This is the service's one row-identity rule: the host links this crate
+//! and identifies a run's rows with the same function (after resolving a
+//! relative `url` against its page). The product page's URL comes first
+//! because it is what a listing and the product page itself both show
+//! (listings seldom print codes), so the two readings of one product are
+//! one row; codes identify what has no URL.
 //!
 //! A row with none of them is identified by its whole content
 //! (`row:<canonical JSON>`, members sorted). When one side holds the same
@@ -86,7 +93,7 @@ pub fn diff(before: &[String], after: &[String]) -> Result<Diff, String> {
 
 /// The identity of one row (see the module docs).
 pub fn identity(row: &Map<String, Value>) -> String {
-    for key in ["gtin", "sku", "mpn", "url", "name"] {
+    for key in ["url", "gtin", "sku", "mpn", "name"] {
         let Some(raw) = scalar_text(row.get(key)) else {
             continue;
         };
