@@ -319,3 +319,97 @@ fn bench_catalog_run() {
         peak_rss_mib(&s)
     );
 }
+
+/// Milliseconds since the epoch of an API timestamp (`2026-11-25T08:58:05.123Z`).
+fn epoch_ms(t: &str) -> i64 {
+    let n = |a: usize, b: usize| t[a..b].parse::<i64>().unwrap();
+    let (y, m, d) = (n(0, 4), n(5, 7), n(8, 10));
+    // Days from 1970-01-01 (proleptic Gregorian; civil-from-days inverse).
+    let (y, m) = if m <= 2 { (y - 1, m + 9) } else { (y, m - 3) };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * m + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    ((days * 24 + n(11, 13)) * 60 + n(14, 16)) * 60_000 + n(17, 19) * 1000 + n(20, 23)
+}
+
+/// 1,000 monitors on one node, each re-reading a loopback listing every
+/// cadence: runs per second, how late runs start against their due time,
+/// and memory. Time is scaled (`monitors.second_ms`), so a 60 s cadence
+/// passes in `BENCH_MONITOR_SECOND_MS` × 60 ms (default 3 s: 333 runs/s due).
+#[test]
+#[ignore]
+fn bench_monitors() {
+    let monitors: usize = std::env::var("BENCH_MONITORS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1000);
+    let second_ms: i64 = std::env::var("BENCH_MONITOR_SECOND_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(50);
+    let secs = 20;
+    let shop = PlainReceiver::start();
+    let cards: String = (0..24)
+        .map(|i| format!("<div class=\"card\"><h3><a href=\"/p/lamp-{i}.html\">Lamp {i}</a></h3><span class=\"price\">${i}.00</span></div>"))
+        .collect();
+    *shop.page.lock().unwrap() = format!(
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Lamps</title></head><body><h1>Lamps</h1><div class=\"grid\">{cards}</div></body></html>"
+    );
+    let s = fast_server_with(&[
+        ("FNHOST_ALLOW_PRIVATE_TARGETS", "true"),
+        ("FNHOST_PREVIEW", "monitors"),
+        ("FNHOST_MONITORS__SECOND_MS", &second_ms.to_string()),
+        ("FNHOST_MONITORS__TICK_MS", "50"),
+    ]);
+    let a = s.account("100000");
+    let c = s.client(&a.live);
+    let started = Instant::now();
+    let ids: Vec<String> = (0..monitors)
+        .map(|i| {
+            let r = c.post(
+                "/monitors",
+                json!({ "watch": { "urls": [shop.url(&format!("/lamps?m={i}"))], "entity": "lamp" }, "cadence_s": 60, "max_spend_usd_per_run": 0.05 }),
+            );
+            assert_eq!(r.status, 201, "{}", r.text);
+            r.json()["id"].as_str().unwrap().to_string()
+        })
+        .collect();
+    let created_in = started.elapsed().as_secs_f64();
+    std::thread::sleep(Duration::from_secs(secs));
+    // Stop the schedule, then read what ran.
+    for id in &ids {
+        c.patch(&format!("/monitors/{id}"), json!({ "paused": true }));
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+    let cadence_ms = 60 * second_ms;
+    let mut late = Vec::new();
+    let mut ended = 0usize;
+    for id in &ids {
+        let m = c.get(&format!("/monitors/{id}")).ok();
+        let runs = c.get(&format!("/monitors/{id}/runs?limit=100")).ok();
+        let mut runs: Vec<Value> = runs["data"].as_array().unwrap().clone();
+        runs.reverse();
+        let mut due = epoch_ms(m["created_at"].as_str().unwrap());
+        for r in &runs {
+            let start = epoch_ms(r["started_at"].as_str().unwrap());
+            late.push(Duration::from_millis((start - due).max(0) as u64));
+            due = start + cadence_ms;
+            if r["outcome"] != "running" {
+                ended += 1;
+            }
+        }
+    }
+    late.sort();
+    println!(
+        "monitors: {monitors} on one node, cadence 60 s scaled to {:.1} s ({:.0} runs/s due), created in {created_in:.1} s; over {elapsed:.1} s: {ended} runs ended = {:.1} runs/s; start lateness p50 {:.0} ms, p99 {:.0} ms (n={}); peak RSS {:.1} MiB",
+        cadence_ms as f64 / 1000.0,
+        monitors as f64 * 1000.0 / cadence_ms as f64,
+        ended as f64 / elapsed,
+        percentile(&late, 0.5),
+        percentile(&late, 0.99),
+        late.len(),
+        peak_rss_mib(&s)
+    );
+}
