@@ -378,7 +378,9 @@ async fn runs(
     caller.require("sessions:read")?;
     let page = Page::from_query(&q)?;
     let m = owned(&state, &caller, &id)?;
-    let all = state.store.read(|tx| super::runs_of(tx, &m.id, None, usize::MAX))?;
+    // The first page reads only itself; a later one finds its place by id.
+    let wanted = if page.starting_after.is_some() { usize::MAX } else { page.limit + 1 };
+    let all = state.store.read(|tx| super::runs_of(tx, &m.id, None, wanted))?;
     let start = match &page.starting_after {
         Some(run) => all.iter().position(|r| &r.id == run).map(|i| i + 1).ok_or_else(|| {
             ApiError::invalid("starting_after", "starting_after must be a run id of this monitor")

@@ -214,10 +214,6 @@ pub fn runs_of(
     Ok(runs.into_iter().map(|(_, r)| r).collect())
 }
 
-pub fn get_run(tx: &impl Tables, monitor: &str, n: u64) -> anyhow::Result<Option<MonitorRun>> {
-    tx.get_json(MONITOR_RUNS, &run_key(monitor, n))
-}
-
 fn run_key(monitor: &str, n: u64) -> String {
     format!("{monitor}:{}", store::pad(n))
 }
