@@ -631,3 +631,15 @@ fn quantity_tier_prices_and_sign_like_words() {
     assert!(crate::text::has_currency_mark("S/ 20"));
     assert!(crate::text::has_currency_mark("R$ 1.299,00"));
 }
+
+#[test]
+fn a_page_size_chooser_next_to_the_heading_is_not_a_price() {
+    let cards: String = (1..=6)
+        .map(|i| format!("<div class=\"product\"><a href=\"/p/item-{i}.html\"><img src=\"/i/{i}.jpg\" alt=\"\"></a><h3><a href=\"/p/item-{i}.html\">Garden Item {i}</a></h3><span class=\"price\">{i}.95 CHF</span></div>"))
+        .collect();
+    let body = format!("<html><body><h1>Suche nach *</h1><div class=\"pageAmount\"><span>Artikel pro Seite:</span><ul><li><strong>32</strong></li><li><a href=\"?pageSize=60\">60</a></li><li><a href=\"?pageSize=96\">96</a></li></ul></div><div class=\"list\">{cards}</div></body></html>");
+    let x = run("https://shop.example/search/result.html", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{x:?}");
+    assert_eq!(x.records.len(), 6);
+    assert_eq!(get(&x.records[0], "price"), Some("1.95"));
+}

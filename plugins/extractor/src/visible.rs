@@ -281,6 +281,11 @@ fn compute_price_candidates(doc: &Doc) -> Vec<PriceFound> {
         if bare && raw.chars().filter(|c| c.is_ascii_digit()).count() <= 2 && raw.len() <= 3 {
             continue;
         }
+        // Several bare numbers in one element named like an amount are a
+        // choice of counts ("Items per page: 32 60 96"), not a price.
+        if bare && raw_numbers(&raw) >= 3 {
+            continue;
+        }
         let label = e.text_start > 0 && has_price_label(&doc.texts[e.text_start - 1].text);
         raws.push(Raw {
             el: i,
