@@ -280,17 +280,17 @@ fn f1(root: &Path) {
 /// extruct (PyPI, one process, in the bench's own venv) over the same
 /// folders of saved pages, in the same run: pages/s and MB/s of each.
 fn extraction_figures(root: &Path, server: &Path) {
-    let shared = root.join("../shared/datasets");
-    let folders: Vec<PathBuf> = ["product-pages", "listing-pages"]
-        .iter()
-        .map(|d| shared.join(d))
-        .filter(|d| d.join("urls.json").exists())
-        .collect();
+    // The shared product pages (when present beside the repository) and
+    // the repository's own listing pages.
+    let folders: Vec<PathBuf> = [
+        root.join("../shared/datasets/product-pages"),
+        root.join("datasets/listing-pages"),
+    ]
+    .into_iter()
+    .filter(|d| d.join("urls.json").exists())
+    .collect();
     if folders.is_empty() {
-        println!(
-            "xtask: no saved page folders under {}; extraction figures skipped",
-            shared.display()
-        );
+        println!("xtask: no saved page folders; extraction figures skipped");
         return;
     }
     let target =
