@@ -133,7 +133,12 @@ async fn explore(state: &AppState, mode: Mode, start: &Url) -> Vec<Candidate> {
         }
         candidates.insert(
             sitemap.clone(),
-            Candidate { url: sitemap.clone(), kind: "sitemap", products: 0, signals },
+            Candidate {
+                url: sitemap.clone(),
+                kind: "sitemap",
+                products: 0,
+                signals,
+            },
         );
         let categories = names_categories(&sitemap);
         for loc in sitemap_urls(&page.body) {
@@ -158,7 +163,14 @@ async fn explore(state: &AppState, mode: Mode, start: &Url) -> Vec<Candidate> {
             // The navigation is exhausted: the sitemaps' pages follow.
             sitemaps_queued = true;
             for (loc, categories) in &from_sitemaps {
-                queue.push((loc.clone(), if *categories { "sitemap:category" } else { "sitemap" }));
+                queue.push((
+                    loc.clone(),
+                    if *categories {
+                        "sitemap:category"
+                    } else {
+                        "sitemap"
+                    },
+                ));
             }
         }
         let Some((url, via)) = queue.get(i).cloned() else {
@@ -210,8 +222,17 @@ async fn explore(state: &AppState, mode: Mode, start: &Url) -> Vec<Candidate> {
             signals.push(format!("products-on-page:{}", x.records.len()));
         }
         signals.dedup();
-        let products = if kind == "listing" { x.records.len() } else { 0 };
-        candidates.entry(url.clone()).or_insert(Candidate { url, kind, products, signals });
+        let products = if kind == "listing" {
+            x.records.len()
+        } else {
+            0
+        };
+        candidates.entry(url.clone()).or_insert(Candidate {
+            url,
+            kind,
+            products,
+            signals,
+        });
     }
     let mut out: Vec<Candidate> = candidates.into_values().collect();
     out.sort_by_key(Candidate::rank);
@@ -260,7 +281,12 @@ mod tests {
     use super::*;
 
     fn c(url: &str, kind: &'static str, products: usize) -> Candidate {
-        Candidate { url: url.into(), kind, products, signals: vec![] }
+        Candidate {
+            url: url.into(),
+            kind,
+            products,
+            signals: vec![],
+        }
     }
 
     #[test]
@@ -276,14 +302,21 @@ mod tests {
         let urls: Vec<&str> = v.iter().map(|c| c.url.as_str()).collect();
         assert_eq!(
             urls,
-            ["https://s/c", "https://s/a", "https://s/b", "https://s/sitemap.xml", "https://s/p/1"]
+            [
+                "https://s/c",
+                "https://s/a",
+                "https://s/b",
+                "https://s/sitemap.xml",
+                "https://s/p/1"
+            ]
         );
     }
 
     #[test]
     fn notes_name_how_a_list_was_read() {
         assert_eq!(
-            structure_signal("listing of 3 products from the ItemList URLs and the visible cards").as_deref(),
+            structure_signal("listing of 3 products from the ItemList URLs and the visible cards")
+                .as_deref(),
             Some("jsonld:ItemList")
         );
         assert_eq!(

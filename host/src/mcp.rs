@@ -189,7 +189,13 @@ impl Tools {
 
     /// Calls a REST operation with the agent's key; its JSON answer is the
     /// tool's structured result, its error envelope the tool's error.
-    async fn rest(&self, parts: &Parts, method: Method, path: &str, body: Option<Value>) -> Result<CallToolResult, McpError> {
+    async fn rest(
+        &self,
+        parts: &Parts,
+        method: Method,
+        path: &str,
+        body: Option<Value>,
+    ) -> Result<CallToolResult, McpError> {
         let mut req = axum::http::Request::builder()
             .method(method)
             .uri(format!("/v1{path}"));
@@ -226,31 +232,73 @@ impl Tools {
         }
     }
 
-    #[tool(description = "Free: prices a natural-language query without running it (what it would read and the estimated cost in USD). Call it before start_session.")]
-    async fn estimate(&self, Parameters(a): Parameters<EstimateArgs>, Extension(parts): Extension<Parts>) -> Result<CallToolResult, McpError> {
-        self.rest(&parts, Method::POST, "/sessions/estimate", Some(json!({ "query": a.query }))).await
+    #[tool(
+        description = "Free: prices a natural-language query without running it (what it would read and the estimated cost in USD). Call it before start_session."
+    )]
+    async fn estimate(
+        &self,
+        Parameters(a): Parameters<EstimateArgs>,
+        Extension(parts): Extension<Parts>,
+    ) -> Result<CallToolResult, McpError> {
+        self.rest(
+            &parts,
+            Method::POST,
+            "/sessions/estimate",
+            Some(json!({ "query": a.query })),
+        )
+        .await
     }
 
-    #[tool(description = "Spends money: starts a session that answers the query with rows backed by signed receipts. Reserves max_spend_usd from the balance now (never more than the key's session cap or the account's monthly cap); when it ends only the receipts' cost is settled and the rest released. Run estimate first.")]
-    async fn start_session(&self, Parameters(a): Parameters<StartSessionArgs>, Extension(parts): Extension<Parts>) -> Result<CallToolResult, McpError> {
+    #[tool(
+        description = "Spends money: starts a session that answers the query with rows backed by signed receipts. Reserves max_spend_usd from the balance now (never more than the key's session cap or the account's monthly cap); when it ends only the receipts' cost is settled and the rest released. Run estimate first."
+    )]
+    async fn start_session(
+        &self,
+        Parameters(a): Parameters<StartSessionArgs>,
+        Extension(parts): Extension<Parts>,
+    ) -> Result<CallToolResult, McpError> {
         let body = object(&[
             ("query", json!(a.query)),
             ("max_spend_usd", json!(a.max_spend_usd)),
             ("guidance", json!(a.guidance)),
         ]);
-        self.rest(&parts, Method::POST, "/sessions", Some(body)).await
+        self.rest(&parts, Method::POST, "/sessions", Some(body))
+            .await
     }
 
-    #[tool(description = "Free: a session's status, counts and money (reserved, settled, released).")]
-    async fn session_status(&self, Parameters(a): Parameters<SessionArgs>, Extension(parts): Extension<Parts>) -> Result<CallToolResult, McpError> {
-        self.rest(&parts, Method::GET, &format!("/sessions/{}", enc(&a.session_id)), None).await
+    #[tool(
+        description = "Free: a session's status, counts and money (reserved, settled, released)."
+    )]
+    async fn session_status(
+        &self,
+        Parameters(a): Parameters<SessionArgs>,
+        Extension(parts): Extension<Parts>,
+    ) -> Result<CallToolResult, McpError> {
+        self.rest(
+            &parts,
+            Method::GET,
+            &format!("/sessions/{}", enc(&a.session_id)),
+            None,
+        )
+        .await
     }
 
-    #[tool(description = "Free: waits for a session to end (wait_s), then returns a page of its rows, each with its record and the receipt id that backs it; page on with starting_after.")]
-    async fn session_result(&self, Parameters(a): Parameters<SessionResultArgs>, Extension(parts): Extension<Parts>) -> Result<CallToolResult, McpError> {
+    #[tool(
+        description = "Free: waits for a session to end (wait_s), then returns a page of its rows, each with its record and the receipt id that backs it; page on with starting_after."
+    )]
+    async fn session_result(
+        &self,
+        Parameters(a): Parameters<SessionResultArgs>,
+        Extension(parts): Extension<Parts>,
+    ) -> Result<CallToolResult, McpError> {
         let id = enc(&a.session_id);
         let waited = self
-            .rest(&parts, Method::GET, &format!("/sessions/{id}/result?wait={}", a.wait_s.unwrap_or(30)), None)
+            .rest(
+                &parts,
+                Method::GET,
+                &format!("/sessions/{id}/result?wait={}", a.wait_s.unwrap_or(30)),
+                None,
+            )
             .await?;
         if waited.is_error == Some(true) {
             return Ok(waited);
@@ -278,40 +326,90 @@ impl Tools {
         })))
     }
 
-    #[tool(description = "Stops a running session: committed receipts settle, the rest of the reservation is released.")]
-    async fn stop_session(&self, Parameters(a): Parameters<SessionArgs>, Extension(parts): Extension<Parts>) -> Result<CallToolResult, McpError> {
-        self.rest(&parts, Method::POST, &format!("/sessions/{}/stop", enc(&a.session_id)), Some(json!({}))).await
+    #[tool(
+        description = "Stops a running session: committed receipts settle, the rest of the reservation is released."
+    )]
+    async fn stop_session(
+        &self,
+        Parameters(a): Parameters<SessionArgs>,
+        Extension(parts): Extension<Parts>,
+    ) -> Result<CallToolResult, McpError> {
+        self.rest(
+            &parts,
+            Method::POST,
+            &format!("/sessions/{}/stop", enc(&a.session_id)),
+            Some(json!({})),
+        )
+        .await
     }
 
     #[tool(description = "Free: the balance in USD, the open reservations and what is available.")]
-    async fn balance(&self, Extension(parts): Extension<Parts>) -> Result<CallToolResult, McpError> {
+    async fn balance(
+        &self,
+        Extension(parts): Extension<Parts>,
+    ) -> Result<CallToolResult, McpError> {
         self.rest(&parts, Method::GET, "/balance", None).await
     }
 
-    #[tool(description = "Spends money: reads one page (a listing yields every product it shows) into rows with a signed receipt. Reserves max_spend_usd now; only the receipt's cost settles.")]
-    async fn extract_url(&self, Parameters(a): Parameters<ExtractArgs>, Extension(parts): Extension<Parts>) -> Result<CallToolResult, McpError> {
+    #[tool(
+        description = "Spends money: reads one page (a listing yields every product it shows) into rows with a signed receipt. Reserves max_spend_usd now; only the receipt's cost settles."
+    )]
+    async fn extract_url(
+        &self,
+        Parameters(a): Parameters<ExtractArgs>,
+        Extension(parts): Extension<Parts>,
+    ) -> Result<CallToolResult, McpError> {
         let body = object(&[
             ("url", json!(a.url)),
             ("entity", json!(a.entity)),
             ("max_spend_usd", json!(a.max_spend_usd)),
             ("guidance", json!(a.guidance)),
         ]);
-        self.rest(&parts, Method::POST, "/extractions", Some(body)).await
+        self.rest(&parts, Method::POST, "/extractions", Some(body))
+            .await
     }
 
-    #[tool(description = "Free: waits for an extraction to end (wait_s), then returns its rows and receipt ids.")]
-    async fn extraction_result(&self, Parameters(a): Parameters<ExtractionResultArgs>, Extension(parts): Extension<Parts>) -> Result<CallToolResult, McpError> {
-        let path = format!("/extractions/{}/result?wait={}", enc(&a.extraction_id), a.wait_s.unwrap_or(30));
+    #[tool(
+        description = "Free: waits for an extraction to end (wait_s), then returns its rows and receipt ids."
+    )]
+    async fn extraction_result(
+        &self,
+        Parameters(a): Parameters<ExtractionResultArgs>,
+        Extension(parts): Extension<Parts>,
+    ) -> Result<CallToolResult, McpError> {
+        let path = format!(
+            "/extractions/{}/result?wait={}",
+            enc(&a.extraction_id),
+            a.wait_s.unwrap_or(30)
+        );
         self.rest(&parts, Method::GET, &path, None).await
     }
 
-    #[tool(description = "Free ($0): finds a site's catalog pages (listings, sitemaps, product pages), best first, with the signals that say why.")]
-    async fn discover(&self, Parameters(a): Parameters<DiscoverArgs>, Extension(parts): Extension<Parts>) -> Result<CallToolResult, McpError> {
-        self.rest(&parts, Method::POST, "/discover", Some(json!({ "url": a.url }))).await
+    #[tool(
+        description = "Free ($0): finds a site's catalog pages (listings, sitemaps, product pages), best first, with the signals that say why."
+    )]
+    async fn discover(
+        &self,
+        Parameters(a): Parameters<DiscoverArgs>,
+        Extension(parts): Extension<Parts>,
+    ) -> Result<CallToolResult, McpError> {
+        self.rest(
+            &parts,
+            Method::POST,
+            "/discover",
+            Some(json!({ "url": a.url })),
+        )
+        .await
     }
 
-    #[tool(description = "Creates a monitor that re-reads catalogs on a cadence and reports what changed. Creating it is free; each run reserves max_spend_usd_per_run and settles only its receipts. The answer states worst_case_monthly_usd, which must fit the monthly cap.")]
-    async fn create_monitor(&self, Parameters(a): Parameters<CreateMonitorArgs>, Extension(parts): Extension<Parts>) -> Result<CallToolResult, McpError> {
+    #[tool(
+        description = "Creates a monitor that re-reads catalogs on a cadence and reports what changed. Creating it is free; each run reserves max_spend_usd_per_run and settles only its receipts. The answer states worst_case_monthly_usd, which must fit the monthly cap."
+    )]
+    async fn create_monitor(
+        &self,
+        Parameters(a): Parameters<CreateMonitorArgs>,
+        Extension(parts): Extension<Parts>,
+    ) -> Result<CallToolResult, McpError> {
         let watch = object(&[
             ("urls", json!(a.urls)),
             ("entity", json!(a.entity)),
@@ -323,12 +421,17 @@ impl Tools {
             ("max_spend_usd_per_run", json!(a.max_spend_usd_per_run)),
             ("name", json!(a.name)),
         ]);
-        self.rest(&parts, Method::POST, "/monitors", Some(body)).await
+        self.rest(&parts, Method::POST, "/monitors", Some(body))
+            .await
     }
 
     #[tool(description = "Free: the account's monitors, newest first.")]
-    async fn list_monitors(&self, Extension(parts): Extension<Parts>) -> Result<CallToolResult, McpError> {
-        self.rest(&parts, Method::GET, "/monitors?limit=100", None).await
+    async fn list_monitors(
+        &self,
+        Extension(parts): Extension<Parts>,
+    ) -> Result<CallToolResult, McpError> {
+        self.rest(&parts, Method::GET, "/monitors?limit=100", None)
+            .await
     }
 }
 
@@ -362,7 +465,9 @@ impl ServerHandler for Tools {
         Ok(ListResourceTemplatesResult::with_all_items(vec![
             ResourceTemplate::new("fnhost://sessions/{id}/result", "session-result")
                 .with_mime_type("application/json")
-                .with_description("A session's result: status, counts, spend, rows and receipt ids"),
+                .with_description(
+                    "A session's result: status, counts, spend, rows and receipt ids",
+                ),
             ResourceTemplate::new("fnhost://receipts/{id}", "receipt")
                 .with_mime_type("application/json")
                 .with_description("A signed receipt of the caller's account and mode"),
@@ -387,8 +492,12 @@ impl ServerHandler for Tools {
             .extensions
             .get::<Parts>()
             .ok_or_else(|| McpError::internal_error("no request", None))?;
-        let not_found = || McpError::resource_not_found("resource_not_found", Some(json!({ "uri": uri })));
-        let path = if let Some(id) = uri.strip_prefix("fnhost://sessions/").and_then(|s| s.strip_suffix("/result")) {
+        let not_found =
+            || McpError::resource_not_found("resource_not_found", Some(json!({ "uri": uri })));
+        let path = if let Some(id) = uri
+            .strip_prefix("fnhost://sessions/")
+            .and_then(|s| s.strip_suffix("/result"))
+        {
             format!("/sessions/{}/result", enc(id))
         } else if let Some(id) = uri.strip_prefix("fnhost://receipts/") {
             // Read directly: the receipts lookup route may be closed.
@@ -401,9 +510,11 @@ impl ServerHandler for Tools {
                 .get::<AppState>()
                 .ok_or_else(|| McpError::internal_error("no state", None))?;
             let receipt = crate::receipts::find(state, caller, id).map_err(|_| not_found())?;
-            return Ok(ReadResourceResult::new(vec![
-                ResourceContents::text(receipt.to_string(), uri.clone()).with_mime_type("application/json"),
-            ])
+            return Ok(ReadResourceResult::new(vec![ResourceContents::text(
+                receipt.to_string(),
+                uri.clone(),
+            )
+            .with_mime_type("application/json")])
             .into());
         } else {
             return Err(not_found());
@@ -413,9 +524,10 @@ impl ServerHandler for Tools {
             return Err(not_found());
         }
         let body = got.structured_content.unwrap_or(Value::Null);
-        Ok(ReadResourceResult::new(vec![
-            ResourceContents::text(body.to_string(), uri.clone()).with_mime_type("application/json"),
-        ])
-        .into())
+        Ok(
+            ReadResourceResult::new(vec![ResourceContents::text(body.to_string(), uri.clone())
+                .with_mime_type("application/json")])
+            .into(),
+        )
     }
 }

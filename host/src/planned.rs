@@ -191,10 +191,17 @@ mod tests {
     #[test]
     fn every_planned_surface_can_be_opened_and_every_switch_opens_one() {
         for p in PLANNED {
-            assert!(PREVIEW_SWITCHES.contains(&p.switch), "{} cannot be opened", p.path);
+            assert!(
+                PREVIEW_SWITCHES.contains(&p.switch),
+                "{} cannot be opened",
+                p.path
+            );
         }
         for switch in PREVIEW_SWITCHES {
-            assert!(PLANNED.iter().any(|p| p.switch == *switch), "{switch} opens nothing");
+            assert!(
+                PLANNED.iter().any(|p| p.switch == *switch),
+                "{switch} opens nothing"
+            );
         }
     }
 }

@@ -473,7 +473,10 @@ fn every_emitted_webhook_matches_its_documented_payload() {
 /// A server with every built preview surface open.
 fn preview_server() -> Server {
     Server::builder()
-        .env("FNHOST_PREVIEW", "extractions,receipts,refresh,redaction,webhook_test,discover,monitors")
+        .env(
+            "FNHOST_PREVIEW",
+            "extractions,receipts,refresh,redaction,webhook_test,discover,monitors",
+        )
         .env("FNHOST_RATE_LIMIT_PER_S", "100000")
         .env("FNHOST_RATE_LIMIT_BURST", "100000")
         .start()

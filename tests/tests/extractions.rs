@@ -609,31 +609,55 @@ fn listing(items: &[(&str, &str)]) -> String {
 #[test]
 fn an_extraction_refresh_reads_again_and_says_what_changed() {
     let shop = PlainReceiver::start();
-    *shop.page.lock().unwrap() = listing(&[("Amber Lamp", "10.00"), ("Birch Lamp", "20.00"), ("Cedar Lamp", "30.00")]);
+    *shop.page.lock().unwrap() = listing(&[
+        ("Amber Lamp", "10.00"),
+        ("Birch Lamp", "20.00"),
+        ("Cedar Lamp", "30.00"),
+    ]);
     let s = preview_server("extractions,refresh");
     let a = s.account("10");
     let c = s.client(&a.live);
     let url = shop.url("/lamps");
-    let first = c.post("/extractions", json!({ "url": url, "entity": "lamp", "max_spend_usd": 0.05 })).json();
+    let first = c
+        .post(
+            "/extractions",
+            json!({ "url": url, "entity": "lamp", "max_spend_usd": 0.05 }),
+        )
+        .json();
     let id = first["id"].as_str().unwrap().to_string();
     let first = finished(&c, &id);
     assert_eq!(first["records"], json!(3), "{first}");
 
     // Served from the record when young enough: no fetch, $0.
     let balance = c.get("/balance").ok();
-    let r = c.post(&format!("/extractions/{id}/refresh"), json!({ "max_age_s": 3600 }));
+    let r = c.post(
+        &format!("/extractions/{id}/refresh"),
+        json!({ "max_age_s": 3600 }),
+    );
     assert_eq!(r.status, 201, "{}", r.text);
     let served = r.json();
     assert_eq!(served["refresh_of"], json!(id));
     assert_eq!(served["served_from"], "record");
     assert_eq!(served["status"], "delivered");
     assert_eq!(served["spend_usd"], json!(0));
-    let rows = c.get(&format!("/extractions/{}/result", served["id"].as_str().unwrap())).ok();
+    let rows = c
+        .get(&format!(
+            "/extractions/{}/result",
+            served["id"].as_str().unwrap()
+        ))
+        .ok();
     assert_eq!(rows["rows"].as_array().unwrap().len(), 3);
-    assert_eq!(c.get("/balance").ok()["balance_usd"], balance["balance_usd"]);
+    assert_eq!(
+        c.get("/balance").ok()["balance_usd"],
+        balance["balance_usd"]
+    );
 
     // The shop changed: one gone, one new, one repriced.
-    *shop.page.lock().unwrap() = listing(&[("Amber Lamp", "12.00"), ("Birch Lamp", "20.00"), ("Dune Lamp", "40.00")]);
+    *shop.page.lock().unwrap() = listing(&[
+        ("Amber Lamp", "12.00"),
+        ("Birch Lamp", "20.00"),
+        ("Dune Lamp", "40.00"),
+    ]);
     let r = c.post(&format!("/extractions/{id}/refresh"), json!({}));
     assert_eq!(r.status, 201, "{}", r.text);
     let again = r.json();
@@ -641,11 +665,19 @@ fn an_extraction_refresh_reads_again_and_says_what_changed() {
     assert!(again.get("served_from").is_none());
     let again = finished(&c, again["id"].as_str().unwrap());
     assert_eq!(again["status"], "delivered", "{again}");
-    assert_eq!(again["diff"], json!({ "added": 1, "removed": 1, "changed": 1, "price_moves": 1 }), "{again}");
+    assert_eq!(
+        again["diff"],
+        json!({ "added": 1, "removed": 1, "changed": 1, "price_moves": 1 }),
+        "{again}"
+    );
     assert!(micros(&again["settled_usd"]) > 0);
-    c.post(&format!("/extractions/{id}/refresh"), json!({ "max_age_s": -1 }))
-        .error(400, "invalid_param");
-    c.post("/extractions/ext_nope/refresh", json!({})).error(404, "not_found");
+    c.post(
+        &format!("/extractions/{id}/refresh"),
+        json!({ "max_age_s": -1 }),
+    )
+    .error(400, "invalid_param");
+    c.post("/extractions/ext_nope/refresh", json!({}))
+        .error(404, "not_found");
 }
 
 #[test]
@@ -654,7 +686,10 @@ fn a_session_refresh_is_a_priced_turn_with_a_diff() {
     let a = s.account("10");
     let c = s.client(&a.test);
     let id = c
-        .post("/sessions", json!({ "query": "tents under $200 from outdoor-gear.example" }))
+        .post(
+            "/sessions",
+            json!({ "query": "tents under $200 from outdoor-gear.example" }),
+        )
         .json()["id"]
         .as_str()
         .unwrap()
@@ -671,16 +706,31 @@ fn a_session_refresh_is_a_priced_turn_with_a_diff() {
         json!({ "query": before["query"], "proposal": proposal }),
     )
     .error(400, "invalid_param");
-    let r = c.post(&format!("/sessions/{id}/refresh"), json!({ "proposal": proposal }));
+    let r = c.post(
+        &format!("/sessions/{id}/refresh"),
+        json!({ "proposal": proposal }),
+    );
     assert_eq!(r.status, 201, "{}", r.text);
     assert_eq!(r.json()["turn"], json!(2));
     let after = ended(&c, &id);
     assert_eq!(after["status"], "answered", "{after}");
     assert_eq!(after["query"], before["query"]);
     let turn2 = c.get(&format!("/sessions/{id}/rows?limit=100")).ok();
-    assert!(turn2["data"].as_array().unwrap().iter().any(|r| r["turn"] == json!(2)));
-    let ended_event = events(&c, &id).into_iter().rev().find(|e| e["phase"] == "answered").unwrap();
+    assert!(turn2["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|r| r["turn"] == json!(2)));
+    let ended_event = events(&c, &id)
+        .into_iter()
+        .rev()
+        .find(|e| e["phase"] == "answered")
+        .unwrap();
     assert_eq!(ended_event["data"]["turn"], json!(2));
     let session = c.get(&format!("/sessions/{id}")).ok();
-    assert_eq!(session["diff"], json!({ "added": 0, "removed": 0, "changed": 0, "price_moves": 0 }), "{session}");
+    assert_eq!(
+        session["diff"],
+        json!({ "added": 0, "removed": 0, "changed": 0, "price_moves": 0 }),
+        "{session}"
+    );
 }

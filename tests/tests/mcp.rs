@@ -9,8 +9,14 @@ use fnhost_tests::*;
 fn python() -> PathBuf {
     let path = std::env::var_os("TEST_FNHOST_PYTHON")
         .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/py-tests/bin/python"));
-    assert!(path.exists(), "{} is missing: `cargo xtask test` installs it", path.display());
+        .unwrap_or_else(|| {
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/py-tests/bin/python")
+        });
+    assert!(
+        path.exists(),
+        "{} is missing: `cargo xtask test` installs it",
+        path.display()
+    );
     path
 }
 
@@ -50,7 +56,15 @@ fn an_agent_prices_starts_and_reads_a_session_within_its_caps() {
     let a = s.account("10");
     // The agent's key may reserve at most $1 per session.
     let k = s.admin(&[
-        "create-key", "--account", &a.id, "--mode", "test", "--name", "agent", "--session-cap-usd", "1",
+        "create-key",
+        "--account",
+        &a.id,
+        "--mode",
+        "test",
+        "--name",
+        "agent",
+        "--session-cap-usd",
+        "1",
     ]);
     let lines = agent(&s, k["key"].as_str().unwrap());
     let tools: Vec<&str> = step(&lines, "tools")["names"]
@@ -59,34 +73,59 @@ fn an_agent_prices_starts_and_reads_a_session_within_its_caps() {
         .iter()
         .map(|t| t.as_str().unwrap())
         .collect();
-    for t in ["estimate", "start_session", "session_status", "session_result", "stop_session", "balance", "extract_url", "extraction_result"] {
+    for t in [
+        "estimate",
+        "start_session",
+        "session_status",
+        "session_result",
+        "stop_session",
+        "balance",
+        "extract_url",
+        "extraction_result",
+    ] {
         assert!(tools.contains(&t), "{t} missing from {tools:?}");
     }
     // Closed surfaces add no tools.
-    assert!(!tools.contains(&"create_monitor") && !tools.contains(&"discover"), "{tools:?}");
+    assert!(
+        !tools.contains(&"create_monitor") && !tools.contains(&"discover"),
+        "{tools:?}"
+    );
     let estimate = step(&lines, "estimate");
     assert_eq!(estimate["error"], false, "{estimate}");
-    assert!(estimate["result"]["estimated_usd"].is_number(), "{estimate}");
+    assert!(
+        estimate["result"]["estimated_usd"].is_number(),
+        "{estimate}"
+    );
     let started = &step(&lines, "start_session")["result"];
     assert_eq!(started["reserved_usd"], json!(0.5), "{started}");
     let result = step(&lines, "session_result");
     assert_eq!(result["result"]["status"], "answered", "{result}");
     let rows = result["result"]["rows"].as_array().unwrap();
     assert!(rows.len() >= 4, "{result}");
-    assert!(rows.iter().all(|r| r["source"]["receipt_id"].as_str().is_some_and(|id| id.starts_with("rcpt_"))));
+    assert!(rows.iter().all(|r| r["source"]["receipt_id"]
+        .as_str()
+        .is_some_and(|id| id.starts_with("rcpt_"))));
     let resource = &step(&lines, "resource_result")["result"];
     assert_eq!(resource["status"], "answered");
     assert_eq!(resource["session_id"], started["id"]);
-    assert_eq!(step(&lines, "resource_receipt")["result"]["object"], "receipt");
+    assert_eq!(
+        step(&lines, "resource_receipt")["result"]["object"],
+        "receipt"
+    );
     // Over the key's session cap: a tool error naming the cap; nothing reserved.
     let over = step(&lines, "over_cap");
     assert_eq!(over["error"], true, "{over}");
-    assert_eq!(over["result"]["error"]["code"], "session_cap_exceeded", "{over}");
+    assert_eq!(
+        over["result"]["error"]["code"], "session_cap_exceeded",
+        "{over}"
+    );
     let balance = &step(&lines, "balance")["result"];
     assert_eq!(micros(&balance["open_reserves_usd"]), 0, "{balance}");
     // The agent's spend is the session's settled receipts, as over REST.
     let c = s.client(&a.test);
-    let ses = c.get(&format!("/sessions/{}", started["id"].as_str().unwrap())).ok();
+    let ses = c
+        .get(&format!("/sessions/{}", started["id"].as_str().unwrap()))
+        .ok();
     assert_eq!(
         micros(&balance["balance_usd"]),
         10_000_000 - micros(&ses["settled_usd"])
@@ -99,8 +138,15 @@ fn a_key_without_the_scope_gets_a_tool_error_naming_it() {
     let s = Server::builder().env("FNHOST_PREVIEW", "mcp").start();
     let a = s.account("10");
     let k = s.admin(&[
-        "create-key", "--account", &a.id, "--mode", "test", "--name", "read-only",
-        "--scopes", "account:read,sessions:read",
+        "create-key",
+        "--account",
+        &a.id,
+        "--mode",
+        "test",
+        "--name",
+        "read-only",
+        "--scopes",
+        "account:read,sessions:read",
     ]);
     let read_only = k["key"].as_str().unwrap().to_string();
     let script = r#"
@@ -123,24 +169,37 @@ asyncio.run(main())
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: Value = serde_json::from_str(stdout.trim()).unwrap();
     assert_eq!(v["error"], true, "{v}");
     assert_eq!(v["result"]["error"]["code"], "missing_scope", "{v}");
-    assert_eq!(v["result"]["error"]["required_scope"], "sessions:write", "{v}");
+    assert_eq!(
+        v["result"]["error"]["required_scope"], "sessions:write",
+        "{v}"
+    );
     assert_eq!(s.client(&a.test).get("/sessions").ok()["data"], json!([]));
 }
 
 #[test]
 fn the_endpoint_wants_a_key_and_is_501_when_closed() {
     let s = Server::builder().env("FNHOST_PREVIEW", "mcp").start();
-    let r = s.anonymous().post("/mcp", json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {} }));
+    let r = s.anonymous().post(
+        "/mcp",
+        json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {} }),
+    );
     assert_eq!(r.status, 401, "{}", r.text);
     assert_eq!(r.json()["error"]["code"], "invalid_key");
     let closed = Server::start();
     let a = closed.account("1");
     for method in ["GET", "POST", "DELETE"] {
-        let e = closed.client(&a.test).method(method, "/mcp").error(501, "not_implemented");
+        let e = closed
+            .client(&a.test)
+            .method(method, "/mcp")
+            .error(501, "not_implemented");
         assert_eq!(e["surface"], "tool-protocol server");
     }
 }

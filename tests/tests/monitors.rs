@@ -55,8 +55,11 @@ fn wait_runs(c: &Client, id: &str, n: usize) -> Vec<Value> {
 #[test]
 fn a_monitor_reads_its_catalog_on_its_cadence_and_says_what_changed() {
     let shop = PlainReceiver::start();
-    *shop.page.lock().unwrap() =
-        listing(&[("Amber Lamp", "10.00"), ("Birch Lamp", "20.00"), ("Cedar Lamp", "30.00")]);
+    *shop.page.lock().unwrap() = listing(&[
+        ("Amber Lamp", "10.00"),
+        ("Birch Lamp", "20.00"),
+        ("Cedar Lamp", "30.00"),
+    ]);
     let hooks = PlainReceiver::start();
     let s = server();
     let a = s.account("10");
@@ -90,14 +93,23 @@ fn a_monitor_reads_its_catalog_on_its_cadence_and_says_what_changed() {
     assert_eq!(first["outcome"], "changed", "{first}");
     assert_eq!(first["rows"], 3, "{first}");
     assert_eq!(first["added"], 3, "{first}");
-    assert!(first["receipt_id"].as_str().unwrap().starts_with("rcpt_"), "{first}");
+    assert!(
+        first["receipt_id"].as_str().unwrap().starts_with("rcpt_"),
+        "{first}"
+    );
     assert!(micros(&first["cost_usd"]) > 0);
     let ext = first["extraction_ids"][0].as_str().unwrap();
-    assert_eq!(c.get(&format!("/extractions/{ext}")).ok()["status"], "delivered");
+    assert_eq!(
+        c.get(&format!("/extractions/{ext}")).ok()["status"],
+        "delivered"
+    );
 
     // The shop changes: one repriced, one gone, one new.
-    *shop.page.lock().unwrap() =
-        listing(&[("Amber Lamp", "12.00"), ("Birch Lamp", "20.00"), ("Dune Lamp", "40.00")]);
+    *shop.page.lock().unwrap() = listing(&[
+        ("Amber Lamp", "12.00"),
+        ("Birch Lamp", "20.00"),
+        ("Dune Lamp", "40.00"),
+    ]);
     let changed = wait_for(60, || {
         ended_runs(&c, &id)
             .into_iter()
@@ -114,7 +126,9 @@ fn a_monitor_reads_its_catalog_on_its_cadence_and_says_what_changed() {
     assert_eq!(last["added"], 0);
 
     // Pause: no run starts; the money is what the runs settled, exactly.
-    let paused = c.patch(&format!("/monitors/{id}"), json!({ "paused": true })).ok();
+    let paused = c
+        .patch(&format!("/monitors/{id}"), json!({ "paused": true }))
+        .ok();
     assert_eq!(paused["status"], "paused");
     assert!(paused["next_run_at"].is_null());
     wait_for(30, || {
@@ -127,7 +141,10 @@ fn a_monitor_reads_its_catalog_on_its_cadence_and_says_what_changed() {
     assert_eq!(ended_runs(&c, &id).len(), count, "a paused monitor ran");
     let m = c.get(&format!("/monitors/{id}")).ok();
     let lifetime = micros(&m["lifetime_spend_usd"]);
-    let summed: i64 = ended_runs(&c, &id).iter().map(|r| micros(&r["cost_usd"])).sum();
+    let summed: i64 = ended_runs(&c, &id)
+        .iter()
+        .map(|r| micros(&r["cost_usd"]))
+        .sum();
     assert_eq!(lifetime, summed);
     let b = c.get("/balance").ok();
     assert_eq!(micros(&b["balance_usd"]), 10_000_000 - lifetime, "{b}");
@@ -149,12 +166,23 @@ fn a_monitor_reads_its_catalog_on_its_cadence_and_says_what_changed() {
         .into_iter()
         .find(|b| b["type"] == "monitor.changed" && b["data"]["removed"] == 1)
         .unwrap();
-    for field in ["monitor_id", "run_id", "added", "removed", "price_moves", "rows", "cost_usd", "receipt_id"] {
+    for field in [
+        "monitor_id",
+        "run_id",
+        "added",
+        "removed",
+        "price_moves",
+        "rows",
+        "cost_usd",
+        "receipt_id",
+    ] {
         assert!(body["data"].get(field).is_some(), "{field} missing: {body}");
     }
 
     // Resume: active again, the next run a cadence from now.
-    let resumed = c.patch(&format!("/monitors/{id}"), json!({ "paused": false })).ok();
+    let resumed = c
+        .patch(&format!("/monitors/{id}"), json!({ "paused": false }))
+        .ok();
     assert_eq!(resumed["status"], "active");
     wait_runs(&c, &id, count + 1);
     // Delete: gone, and no run starts afterwards.
@@ -193,7 +221,9 @@ fn three_failures_in_a_row_pause_a_monitor_with_a_final_webhook() {
     assert!(m["next_run_at"].is_null());
     let runs = ended_runs(&c, &id);
     assert_eq!(runs.len(), 3, "{runs:?}");
-    assert!(runs.iter().all(|r| r["outcome"] == "failed" && r["reason"].is_string()));
+    assert!(runs
+        .iter()
+        .all(|r| r["outcome"] == "failed" && r["reason"].is_string()));
     let failed = wait_for(30, || {
         let f: Vec<Value> = hooks
             .all()
@@ -247,7 +277,10 @@ fn a_query_watch_runs_a_session_each_time() {
     assert_eq!(runs[0]["outcome"], "changed", "{:?}", runs[0]);
     assert!(runs[0]["added"].as_u64().unwrap() >= 4, "{:?}", runs[0]);
     let ses = runs[0]["session_id"].as_str().unwrap();
-    assert_eq!(c.get(&format!("/sessions/{ses}")).ok()["status"], "answered");
+    assert_eq!(
+        c.get(&format!("/sessions/{ses}")).ok()["status"],
+        "answered"
+    );
     // The recordings do not change: the second run is unchanged.
     assert_eq!(runs[1]["outcome"], "unchanged", "{:?}", runs[1]);
     assert_eq!(c.get(&format!("/monitors/{id}")).ok()["status"], "active");
@@ -257,10 +290,13 @@ fn a_query_watch_runs_a_session_each_time() {
     assert_eq!(page["has_more"], true);
     let next = page["data"][0]["id"].as_str().unwrap();
     let page2 = c
-        .get(&format!("/monitors/{id}/runs?limit=1&starting_after={next}"))
+        .get(&format!(
+            "/monitors/{id}/runs?limit=1&starting_after={next}"
+        ))
         .ok();
     assert_ne!(page2["data"][0]["id"], page["data"][0]["id"]);
-    c.patch(&format!("/monitors/{id}"), json!({ "paused": true })).ok();
+    c.patch(&format!("/monitors/{id}"), json!({ "paused": true }))
+        .ok();
     wait_for(30, || {
         c.get(&format!("/monitors/{id}")).ok()["running"]
             .is_null()
@@ -285,33 +321,72 @@ fn monitors_check_their_input_and_caps_and_stay_501_when_closed() {
         let e = r.error(400, "invalid_param");
         assert_eq!(e["param"], param, "{e}");
     };
-    named(c.post("/monitors", json!({ "cadence_s": 60, "max_spend_usd_per_run": 1 })), "watch");
-    named(c.post("/monitors", with("watch", json!({ "urls": [url], "query": "x" }))), "watch");
+    named(
+        c.post(
+            "/monitors",
+            json!({ "cadence_s": 60, "max_spend_usd_per_run": 1 }),
+        ),
+        "watch",
+    );
+    named(
+        c.post(
+            "/monitors",
+            with("watch", json!({ "urls": [url], "query": "x" })),
+        ),
+        "watch",
+    );
     named(c.post("/monitors", with("watch", json!({}))), "watch");
-    named(c.post("/monitors", with("watch", json!({ "urls": [url] }))), "watch.entity");
-    named(c.post("/monitors", with("watch", json!({ "urls": ["ftp://x"], "entity": "t" }))), "watch.urls[0]");
-    named(c.post("/monitors", with("cadence_s", json!(59))), "cadence_s");
-    named(c.post("/monitors", with("cadence_s", json!(2_592_001))), "cadence_s");
+    named(
+        c.post("/monitors", with("watch", json!({ "urls": [url] }))),
+        "watch.entity",
+    );
+    named(
+        c.post(
+            "/monitors",
+            with("watch", json!({ "urls": ["ftp://x"], "entity": "t" })),
+        ),
+        "watch.urls[0]",
+    );
+    named(
+        c.post("/monitors", with("cadence_s", json!(59))),
+        "cadence_s",
+    );
+    named(
+        c.post("/monitors", with("cadence_s", json!(2_592_001))),
+        "cadence_s",
+    );
     let mut no_cap = ok.clone();
-    no_cap.as_object_mut().unwrap().remove("max_spend_usd_per_run");
+    no_cap
+        .as_object_mut()
+        .unwrap()
+        .remove("max_spend_usd_per_run");
     named(c.post("/monitors", no_cap), "max_spend_usd_per_run");
     named(c.post("/monitors", with("every", json!(1))), "every");
     // The worst case must fit the monthly cap: hourly at $0.05 is $36.
     s.admin(&["set-caps", "--account", &a.id, "--monthly-cap-usd", "30"]);
-    c.post("/monitors", ok.clone()).error(403, "monthly_cap_exceeded");
+    c.post("/monitors", ok.clone())
+        .error(403, "monthly_cap_exceeded");
     let fits = c.post("/monitors", with("cadence_s", json!(7200)));
     assert_eq!(fits.status, 201, "{}", fits.text);
     let id = fits.json()["id"].as_str().unwrap().to_string();
     // A PATCH is checked the same way.
     c.patch(&format!("/monitors/{id}"), json!({ "cadence_s": 60 }))
         .error(403, "monthly_cap_exceeded");
-    named(c.patch(&format!("/monitors/{id}"), json!({ "paused": "yes" })), "paused");
+    named(
+        c.patch(&format!("/monitors/{id}"), json!({ "paused": "yes" })),
+        "paused",
+    );
     named(c.patch(&format!("/monitors/{id}"), json!({})), "paused");
-    c.patch("/monitors/mon_nope", json!({ "paused": true })).error(404, "not_found");
+    c.patch("/monitors/mon_nope", json!({ "paused": true }))
+        .error(404, "not_found");
     // Another account, or the other mode, sees nothing.
     let other = s.account("1");
-    s.client(&other.test).get(&format!("/monitors/{id}")).error(404, "not_found");
-    s.client(&a.live).get(&format!("/monitors/{id}")).error(404, "not_found");
+    s.client(&other.test)
+        .get(&format!("/monitors/{id}"))
+        .error(404, "not_found");
+    s.client(&a.live)
+        .get(&format!("/monitors/{id}"))
+        .error(404, "not_found");
 
     let closed = Server::start();
     let b = closed.account("1");
@@ -348,7 +423,8 @@ fn the_schedule_survives_a_restart_and_a_kill_mid_run() {
     let before = ended_runs(&s.client(&a.live), &id).len();
     wait_runs(&s.client(&a.live), &id, before + 1);
     // A kill -9 while a run is reading its (slow) page.
-    shop.delay_ms.store(3000, std::sync::atomic::Ordering::SeqCst);
+    shop.delay_ms
+        .store(3000, std::sync::atomic::Ordering::SeqCst);
     wait_for(30, || {
         s.client(&a.live).get(&format!("/monitors/{id}")).ok()["running"]
             .as_str()
@@ -368,14 +444,18 @@ fn the_schedule_survives_a_restart_and_a_kill_mid_run() {
             .map(|_| runs)
     });
     assert!(runs.iter().any(|r| r["outcome"] == "failed"), "{runs:?}");
-    c.patch(&format!("/monitors/{id}"), json!({ "paused": true })).ok();
+    c.patch(&format!("/monitors/{id}"), json!({ "paused": true }))
+        .ok();
     wait_for(30, || {
         c.get(&format!("/monitors/{id}")).ok()["running"]
             .is_null()
             .then_some(())
     });
     let m = c.get(&format!("/monitors/{id}")).ok();
-    let summed: i64 = ended_runs(&c, &id).iter().map(|r| micros(&r["cost_usd"])).sum();
+    let summed: i64 = ended_runs(&c, &id)
+        .iter()
+        .map(|r| micros(&r["cost_usd"]))
+        .sum();
     assert_eq!(micros(&m["lifetime_spend_usd"]), summed);
     let b = c.get("/balance").ok();
     assert_eq!(micros(&b["balance_usd"]), 10_000_000 - summed, "{b}");
@@ -412,7 +492,8 @@ fn a_failing_monitor_is_active_again_after_a_good_run() {
         (m["status"] == "active" && m["last_run"]["outcome"] == "changed").then_some(m)
     });
     assert_eq!(m["consecutive_failures"], 0, "{m}");
-    c.patch(&format!("/monitors/{id}"), json!({ "paused": true })).ok();
+    c.patch(&format!("/monitors/{id}"), json!({ "paused": true }))
+        .ok();
     wait_for(30, || {
         c.get(&format!("/monitors/{id}")).ok()["running"]
             .is_null()

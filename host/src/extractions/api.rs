@@ -30,8 +30,8 @@ use crate::sessions::api::{
     all_rows, check_caps, owned, parse_seq, receipt_ids, reserve, sse, wait_until_done, MAX_WAIT_S,
 };
 use crate::sessions::{events, run, Kind, Session, Status};
-use crate::store::{self, Tables, ROWS};
 use crate::state::AppState;
+use crate::store::{self, Tables, ROWS};
 
 /// The longest `guidance` (SPEC §8).
 const MAX_GUIDANCE_CHARS: usize = 2000;
@@ -63,14 +63,21 @@ pub fn routes(redaction: bool, refresh: bool) -> OpenApiRouter<AppState> {
 
 /// The latest delivered extraction of the caller's for `url`: what a
 /// refresh compares against and may be served from.
-fn last_delivery(state: &AppState, caller: &Caller, url: &str) -> Result<Option<Session>, ApiError> {
+fn last_delivery(
+    state: &AppState,
+    caller: &Caller,
+    url: &str,
+) -> Result<Option<Session>, ApiError> {
     let (acct, mode, url) = (caller.account.id.clone(), caller.mode(), url.to_string());
     Ok(state.store.read(|tx| -> anyhow::Result<Option<Session>> {
         let mut after: Option<Session> = None;
         loop {
-            let page = crate::sessions::list(tx, Kind::Extraction, &acct, mode, after.as_ref(), 100)?;
+            let page =
+                crate::sessions::list(tx, Kind::Extraction, &acct, mode, after.as_ref(), 100)?;
             if let Some(found) = page.iter().find(|e| {
-                e.url.as_deref() == Some(url.as_str()) && e.status == Status::Answered && !e.redacted
+                e.url.as_deref() == Some(url.as_str())
+                    && e.status == Status::Answered
+                    && !e.redacted
             }) {
                 return Ok(Some(found.clone()));
             }
@@ -125,17 +132,26 @@ async fn refresh(
     let max_age_s = match body.get("max_age_s") {
         None => None,
         Some(v) => Some(v.as_u64().ok_or_else(|| {
-            ApiError::invalid("max_age_s", "max_age_s must be a whole number of seconds, 0 or more")
+            ApiError::invalid(
+                "max_age_s",
+                "max_age_s must be a whole number of seconds, 0 or more",
+            )
         })?),
     };
     let base = owned(state, caller, id, Kind::Extraction)?;
     if base.is_running() {
-        return Err(ApiError::SessionBusy { status: base.status_str().into() });
+        return Err(ApiError::SessionBusy {
+            status: base.status_str().into(),
+        });
     }
     if base.redacted {
-        return Err(ApiError::SessionTerminal { status: "redacted".into() });
+        return Err(ApiError::SessionTerminal {
+            status: "redacted".into(),
+        });
     }
-    let max_spend = body.optional_usd("max_spend_usd")?.unwrap_or(base.max_spend);
+    let max_spend = body
+        .optional_usd("max_spend_usd")?
+        .unwrap_or(base.max_spend);
     let url = base.url.clone().unwrap_or_default();
     let entity = base.entity.clone().unwrap_or_default();
     let last = last_delivery(state, caller, &url)?;

@@ -55,23 +55,29 @@ fn parse_watch(body: &Body) -> Result<Watch, ApiError> {
         .optional_str("guidance", MAX_TEXT_CHARS)
         .map_err(|_| invalid("watch.guidance must be a string of at most 2000 characters"))?;
     match (w.get("urls"), w.get("query")) {
-        (Some(_), Some(_)) | (None, None) => {
-            Err(invalid("watch needs exactly one of urls (catalog URLs) and query"))
-        }
+        (Some(_), Some(_)) | (None, None) => Err(invalid(
+            "watch needs exactly one of urls (catalog URLs) and query",
+        )),
         (Some(_), None) => {
             let urls = w
                 .optional_strings("urls")
                 .map_err(|_| invalid("watch.urls must be an array of URLs"))?
                 .unwrap_or_default();
             if urls.is_empty() || urls.len() > MAX_WATCH_URLS {
-                return Err(invalid(&format!("watch.urls must hold 1 to {MAX_WATCH_URLS} URLs")));
+                return Err(invalid(&format!(
+                    "watch.urls must hold 1 to {MAX_WATCH_URLS} URLs"
+                )));
             }
             for (i, url) in urls.iter().enumerate() {
                 check_url(&format!("watch.urls[{i}]"), url)?;
             }
             let entity = match w.get("entity") {
                 None => return Err(ApiError::missing("watch.entity")),
-                Some(Value::String(e)) if !e.trim().is_empty() && e.chars().count() <= MAX_NAME_CHARS => e.clone(),
+                Some(Value::String(e))
+                    if !e.trim().is_empty() && e.chars().count() <= MAX_NAME_CHARS =>
+                {
+                    e.clone()
+                }
                 Some(_) => {
                     return Err(ApiError::invalid(
                         "watch.entity",
@@ -79,15 +85,27 @@ fn parse_watch(body: &Body) -> Result<Watch, ApiError> {
                     ))
                 }
             };
-            Ok(Watch { urls: Some(urls), entity: Some(entity), guidance, query: None })
+            Ok(Watch {
+                urls: Some(urls),
+                entity: Some(entity),
+                guidance,
+                query: None,
+            })
         }
         (None, Some(_)) => {
             if w.get("entity").is_some() {
                 return Err(invalid("watch.entity goes with urls, not with query"));
             }
             match w.get("query") {
-                Some(Value::String(q)) if !q.trim().is_empty() && q.chars().count() <= MAX_TEXT_CHARS => {
-                    Ok(Watch { urls: None, entity: None, guidance, query: Some(q.clone()) })
+                Some(Value::String(q))
+                    if !q.trim().is_empty() && q.chars().count() <= MAX_TEXT_CHARS =>
+                {
+                    Ok(Watch {
+                        urls: None,
+                        entity: None,
+                        guidance,
+                        query: Some(q.clone()),
+                    })
                 }
                 _ => Err(ApiError::invalid(
                     "watch.query",
@@ -112,16 +130,26 @@ fn parse_cadence(body: &Body) -> Result<Option<u64>, ApiError> {
 }
 
 /// The key's per-run cap and the account's monthly cap against the worst case.
-fn check_caps(state: &AppState, caller: &Caller, cadence_s: u64, per_run: Micros) -> Result<(), ApiError> {
+fn check_caps(
+    state: &AppState,
+    caller: &Caller,
+    cadence_s: u64,
+    per_run: Micros,
+) -> Result<(), ApiError> {
     if let Some(cap) = caller.key.session_cap {
         if per_run > cap {
-            return Err(ApiError::SessionCapExceeded { cap, requested: per_run });
+            return Err(ApiError::SessionCapExceeded {
+                cap,
+                requested: per_run,
+            });
         }
     }
     if let Some(cap) = caller.account.monthly_cap {
         if Monitor::worst_case_monthly(cadence_s, per_run) > cap {
             let (acct, mode) = (caller.account.id.clone(), caller.mode());
-            let spent = state.store.read(|tx| crate::ledger::spent_this_month(tx, &acct, mode))?;
+            let spent = state
+                .store
+                .read(|tx| crate::ledger::spent_this_month(tx, &acct, mode))?;
             return Err(ApiError::MonthlyCapExceeded { cap, spent });
         }
     }
@@ -156,7 +184,17 @@ async fn create(
     headers: HeaderMap,
     body: Body,
 ) -> Response {
-    let idem = match idempotency::begin(&state, &caller, "sessions:write", &headers, &request_id, "POST /v1/monitors", &body).await {
+    let idem = match idempotency::begin(
+        &state,
+        &caller,
+        "sessions:write",
+        &headers,
+        &request_id,
+        "POST /v1/monitors",
+        &body,
+    )
+    .await
+    {
         Ok(idem) => idem,
         Err(answer) => return answer,
     };
@@ -176,7 +214,13 @@ async fn create_monitor(
         .optional_usd("max_spend_usd_per_run")?
         .ok_or_else(|| ApiError::missing("max_spend_usd_per_run"))?;
     let name = body.optional_str("name", MAX_NAME_CHARS)?;
-    body.only(&["watch", "name", "cadence_s", "max_spend_usd_per_run", "webhook_url"])?;
+    body.only(&[
+        "watch",
+        "name",
+        "cadence_s",
+        "max_spend_usd_per_run",
+        "webhook_url",
+    ])?;
     let webhook_url = check_webhook(state, body).await?.flatten();
     check_caps(state, caller, cadence_s, per_run)?;
     let now = crate::time::now();
@@ -243,16 +287,23 @@ async fn list(
         .collect();
     mine.sort_by_key(|m| std::cmp::Reverse((m.created_us, m.id.clone())));
     let start = match &page.starting_after {
-        Some(id) => {
-            mine.iter().position(|m| &m.id == id).map(|i| i + 1).ok_or_else(|| {
-                ApiError::invalid("starting_after", "starting_after must be a monitor id of this account")
-            })?
-        }
+        Some(id) => mine
+            .iter()
+            .position(|m| &m.id == id)
+            .map(|i| i + 1)
+            .ok_or_else(|| {
+                ApiError::invalid(
+                    "starting_after",
+                    "starting_after must be a monitor id of this account",
+                )
+            })?,
         None => 0,
     };
     let rest = &mine[start.min(mine.len())..];
     let data: Vec<Value> = rest.iter().take(page.limit).map(Monitor::to_json).collect();
-    Ok(Json(json!({ "object": "list", "data": data, "has_more": rest.len() > page.limit })))
+    Ok(Json(
+        json!({ "object": "list", "data": data, "has_more": rest.len() > page.limit }),
+    ))
 }
 
 #[utoipa::path(get, path = "/monitors/{id}", operation_id = "getMonitor", tag = "monitors",
@@ -286,7 +337,13 @@ async fn update(
     let cadence = parse_cadence(&body)?;
     let per_run = body.optional_usd("max_spend_usd_per_run")?;
     let name = body.optional_str("name", MAX_NAME_CHARS)?;
-    body.only(&["paused", "cadence_s", "max_spend_usd_per_run", "webhook_url", "name"])?;
+    body.only(&[
+        "paused",
+        "cadence_s",
+        "max_spend_usd_per_run",
+        "webhook_url",
+        "name",
+    ])?;
     if body.0.is_empty() {
         // Nothing to change (also a body that does not parse, which counts as empty).
         return Err(ApiError::invalid(
@@ -361,7 +418,9 @@ async fn remove(
         .store
         .write_async(move |tx| -> Result<(), ApiError> { Ok(super::delete(tx, &id_c)?) })
         .await?;
-    Ok(Json(json!({ "id": id, "object": "monitor", "deleted": true })))
+    Ok(Json(
+        json!({ "id": id, "object": "monitor", "deleted": true }),
+    ))
 }
 
 /// A monitor's runs, newest first.
@@ -379,15 +438,30 @@ async fn runs(
     let page = Page::from_query(&q)?;
     let m = owned(&state, &caller, &id)?;
     // The first page reads only itself; a later one finds its place by id.
-    let wanted = if page.starting_after.is_some() { usize::MAX } else { page.limit + 1 };
-    let all = state.store.read(|tx| super::runs_of(tx, &m.id, None, wanted))?;
+    let wanted = if page.starting_after.is_some() {
+        usize::MAX
+    } else {
+        page.limit + 1
+    };
+    let all = state
+        .store
+        .read(|tx| super::runs_of(tx, &m.id, None, wanted))?;
     let start = match &page.starting_after {
-        Some(run) => all.iter().position(|r| &r.id == run).map(|i| i + 1).ok_or_else(|| {
-            ApiError::invalid("starting_after", "starting_after must be a run id of this monitor")
-        })?,
+        Some(run) => all
+            .iter()
+            .position(|r| &r.id == run)
+            .map(|i| i + 1)
+            .ok_or_else(|| {
+                ApiError::invalid(
+                    "starting_after",
+                    "starting_after must be a run id of this monitor",
+                )
+            })?,
         None => 0,
     };
     let rest = &all[start.min(all.len())..];
     let data: Vec<Value> = rest.iter().take(page.limit).map(|r| r.to_json()).collect();
-    Ok(Json(json!({ "object": "list", "data": data, "has_more": rest.len() > page.limit })))
+    Ok(Json(
+        json!({ "object": "list", "data": data, "has_more": rest.len() > page.limit }),
+    ))
 }

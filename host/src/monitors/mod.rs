@@ -209,8 +209,13 @@ pub fn runs_of(
     limit: usize,
 ) -> anyhow::Result<Vec<MonitorRun>> {
     let end = before.map(|n| run_key(monitor, n));
-    let runs: Vec<(String, MonitorRun)> =
-        tx.scan_json(MONITOR_RUNS, &format!("{monitor}:"), end.as_deref(), limit, true)?;
+    let runs: Vec<(String, MonitorRun)> = tx.scan_json(
+        MONITOR_RUNS,
+        &format!("{monitor}:"),
+        end.as_deref(),
+        limit,
+        true,
+    )?;
     Ok(runs.into_iter().map(|(_, r)| r).collect())
 }
 
@@ -230,6 +235,9 @@ mod tests {
             Micros(72_000_000)
         );
         // A cadence that does not divide the month rounds the runs up.
-        assert_eq!(Monitor::worst_case_monthly(7 * 86_400, Micros(1)), Micros(5));
+        assert_eq!(
+            Monitor::worst_case_monthly(7 * 86_400, Micros(1)),
+            Micros(5)
+        );
     }
 }

@@ -87,56 +87,60 @@ async fn start(state: &AppState, id: &str) -> anyhow::Result<()> {
     let id_c = id.to_string();
     let begun = state
         .store
-        .write_async(move |tx| -> anyhow::Result<Option<(MonitorRun, Monitor, Result<Caller, String>)>> {
-            let Some(mut m) = super::get(tx, &id_c)? else {
-                return Ok(None);
-            };
-            let now = now_ms();
-            let due = m.running.is_none()
-                && m.status != MonitorStatus::Paused
-                && m.next_run_ms.is_some_and(|t| t <= now);
-            if !due {
-                return Ok(None);
-            }
-            let caller = caller_of(tx, &m)?;
-            let children: Vec<String> = match &m.watch.urls {
-                Some(urls) => urls.iter().map(|_| crate::ids::new_id("ext")).collect(),
-                None => vec![crate::ids::new_id("ses")],
-            };
-            m.runs += 1;
-            let run = MonitorRun {
-                id: crate::ids::new_id("run"),
-                monitor_id: m.id.clone(),
-                n: m.runs,
-                outcome: "running".into(),
-                runs: children,
-                started_at: crate::time::now(),
-                fired_at: None,
-                rows: 0,
-                added: 0,
-                removed: 0,
-                changed: 0,
-                price_moves: 0,
-                cost: Micros::ZERO,
-                receipt_id: None,
-                reason: None,
-                webhook: None,
-            };
-            m.running = Some(run.clone());
-            // Once, however many slots were missed; the next a cadence on.
-            m.next_run_ms = Some(now + m.cadence_s as i64 * second_ms);
-            m.updated_at = crate::time::now();
-            super::put(tx, &m)?;
-            super::put_run(tx, &run)?;
-            Ok(Some((run, m, caller)))
-        })
+        .write_async(
+            move |tx| -> anyhow::Result<Option<(MonitorRun, Monitor, Result<Caller, String>)>> {
+                let Some(mut m) = super::get(tx, &id_c)? else {
+                    return Ok(None);
+                };
+                let now = now_ms();
+                let due = m.running.is_none()
+                    && m.status != MonitorStatus::Paused
+                    && m.next_run_ms.is_some_and(|t| t <= now);
+                if !due {
+                    return Ok(None);
+                }
+                let caller = caller_of(tx, &m)?;
+                let children: Vec<String> = match &m.watch.urls {
+                    Some(urls) => urls.iter().map(|_| crate::ids::new_id("ext")).collect(),
+                    None => vec![crate::ids::new_id("ses")],
+                };
+                m.runs += 1;
+                let run = MonitorRun {
+                    id: crate::ids::new_id("run"),
+                    monitor_id: m.id.clone(),
+                    n: m.runs,
+                    outcome: "running".into(),
+                    runs: children,
+                    started_at: crate::time::now(),
+                    fired_at: None,
+                    rows: 0,
+                    added: 0,
+                    removed: 0,
+                    changed: 0,
+                    price_moves: 0,
+                    cost: Micros::ZERO,
+                    receipt_id: None,
+                    reason: None,
+                    webhook: None,
+                };
+                m.running = Some(run.clone());
+                // Once, however many slots were missed; the next a cadence on.
+                m.next_run_ms = Some(now + m.cadence_s as i64 * second_ms);
+                m.updated_at = crate::time::now();
+                super::put(tx, &m)?;
+                super::put_run(tx, &run)?;
+                Ok(Some((run, m, caller)))
+            },
+        )
         .await?;
     let Some((run, m, caller)) = begun else {
         return Ok(());
     };
     let opened = match caller {
         Err(reason) => Err(reason),
-        Ok(caller) => open_children(state, &caller, &m, &run).await.map_err(|e| e.to_string()),
+        Ok(caller) => open_children(state, &caller, &m, &run)
+            .await
+            .map_err(|e| e.to_string()),
     };
     match opened {
         // The children end on their own; a later tick ends the run.
@@ -190,7 +194,10 @@ async fn open_children(
             sessions::api::open_session(state, caller, spec, None).await?;
         }
         (None, None) => {
-            return Err(crate::http::ApiError::invalid("watch", "the monitor watches nothing"));
+            return Err(crate::http::ApiError::invalid(
+                "watch",
+                "the monitor watches nothing",
+            ));
         }
     }
     Ok(())
@@ -246,25 +253,29 @@ async fn end(state: &AppState, id: &str, failure: Option<String>) -> anyhow::Res
     // What the children did, and the rows to diff.
     let read = state
         .store
-        .read_async(move |tx| -> anyhow::Result<Option<(Monitor, Vec<Session>, Option<(Vec<String>, Vec<String>)>)>> {
-            let Some(m) = super::get(tx, &id_c)? else {
-                return Ok(None);
-            };
-            let Some(run) = &m.running else {
-                return Ok(None);
-            };
-            let mut children = Vec::new();
-            for child in &run.runs {
-                if let Some(s) = sessions::get(tx, child)? {
-                    children.push(s);
+        .read_async(
+            move |tx| -> anyhow::Result<
+                Option<(Monitor, Vec<Session>, Option<(Vec<String>, Vec<String>)>)>,
+            > {
+                let Some(m) = super::get(tx, &id_c)? else {
+                    return Ok(None);
+                };
+                let Some(run) = &m.running else {
+                    return Ok(None);
+                };
+                let mut children = Vec::new();
+                for child in &run.runs {
+                    if let Some(s) = sessions::get(tx, child)? {
+                        children.push(s);
+                    }
                 }
-            }
-            let rows = match &m.baseline {
-                Some(base) => Some((records_of(tx, base)?, records_of(tx, &run.runs)?)),
-                None => Some((Vec::new(), records_of(tx, &run.runs)?)),
-            };
-            Ok(Some((m, children, rows)))
-        })
+                let rows = match &m.baseline {
+                    Some(base) => Some((records_of(tx, base)?, records_of(tx, &run.runs)?)),
+                    None => Some((Vec::new(), records_of(tx, &run.runs)?)),
+                };
+                Ok(Some((m, children, rows)))
+            },
+        )
         .await?;
     let Some((m, children, rows)) = read else {
         return Ok(());
@@ -275,15 +286,18 @@ async fn end(state: &AppState, id: &str, failure: Option<String>) -> anyhow::Res
         if children.len() < run.runs.len() {
             return Some("the run's extractions were never opened".into());
         }
-        children.iter().find(|c| c.status != Status::Answered).map(|c| {
-            let status = c.status_str();
-            let why = c
-                .reason
-                .clone()
-                .or_else(|| c.error.as_ref().map(|(_, message)| message.clone()))
-                .unwrap_or_default();
-            format!("{} ended {status}: {why}", c.id)
-        })
+        children
+            .iter()
+            .find(|c| c.status != Status::Answered)
+            .map(|c| {
+                let status = c.status_str();
+                let why = c
+                    .reason
+                    .clone()
+                    .or_else(|| c.error.as_ref().map(|(_, message)| message.clone()))
+                    .unwrap_or_default();
+                format!("{} ended {status}: {why}", c.id)
+            })
     });
     let diff = match (&failure, rows) {
         (None, Some((before, after))) => {
@@ -300,9 +314,9 @@ async fn end(state: &AppState, id: &str, failure: Option<String>) -> anyhow::Res
     let receipt_id = match receipt_id {
         Some(r) => Some(r),
         None => match children.first() {
-            Some(c) if c.id.starts_with("ses_") => {
-                crate::sessions::api::receipt_ids(state, &c.id).ok().and_then(|r| r.into_iter().next())
-            }
+            Some(c) if c.id.starts_with("ses_") => crate::sessions::api::receipt_ids(state, &c.id)
+                .ok()
+                .and_then(|r| r.into_iter().next()),
             _ => None,
         },
     };
@@ -347,10 +361,18 @@ async fn end(state: &AppState, id: &str, failure: Option<String>) -> anyhow::Res
                     };
                     m.consecutive_failures = 0;
                     m.baseline = Some(run.runs.clone());
-                    let event = if changed { "monitor.changed" } else { "monitor.unchanged" };
+                    let event = if changed {
+                        "monitor.changed"
+                    } else {
+                        "monitor.unchanged"
+                    };
                     // Unchanged runs go only to endpoints that subscribed to
                     // monitor.unchanged, never to the monitor's own URL.
-                    let own = if changed { m.webhook_url.as_deref() } else { None };
+                    let own = if changed {
+                        m.webhook_url.as_deref()
+                    } else {
+                        None
+                    };
                     crate::webhooks::emit(tx, &m.account, m.mode, event, base(&run), own)?;
                     run.webhook = Some(event.into());
                 }
@@ -369,7 +391,14 @@ async fn end(state: &AppState, id: &str, failure: Option<String>) -> anyhow::Res
                     } else if m.status != MonitorStatus::Paused {
                         m.status = MonitorStatus::Failing;
                     }
-                    crate::webhooks::emit(tx, &m.account, m.mode, "monitor.failed", data, m.webhook_url.as_deref())?;
+                    crate::webhooks::emit(
+                        tx,
+                        &m.account,
+                        m.mode,
+                        "monitor.failed",
+                        data,
+                        m.webhook_url.as_deref(),
+                    )?;
                     run.webhook = Some("monitor.failed".into());
                 }
             }

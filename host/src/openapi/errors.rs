@@ -157,7 +157,11 @@ pub fn particular_codes(operation_id: &str) -> &'static [&'static str] {
             "session_terminal",
         ],
         "redactSession" | "redactExtraction" => &["session_busy"],
-        "createMonitor" => &["session_cap_exceeded", "monthly_cap_exceeded", "idempotency_conflict"],
+        "createMonitor" => &[
+            "session_cap_exceeded",
+            "monthly_cap_exceeded",
+            "idempotency_conflict",
+        ],
         "updateMonitor" => &["session_cap_exceeded", "monthly_cap_exceeded"],
         "stopSession" => &["session_terminal"],
         "estimateSession" => &["engine_unavailable"],

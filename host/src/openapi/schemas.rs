@@ -573,7 +573,10 @@ macro_rules! or_empty_body {
         }
         impl ToSchema for $body {
             fn schemas(
-                out: &mut Vec<(String, utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>)>,
+                out: &mut Vec<(
+                    String,
+                    utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>,
+                )>,
             ) {
                 use utoipa::PartialSchema;
                 out.push(($object::name().into_owned(), $object::schema()));
@@ -584,7 +587,6 @@ macro_rules! or_empty_body {
 
 or_empty_body!(SessionRefreshBody, SessionRefresh);
 or_empty_body!(ExtractionRefreshBody, ExtractionRefresh);
-
 
 // ---- monitors ----
 
@@ -1049,7 +1051,10 @@ impl utoipa::PartialSchema for ExtractionCreated {
 
 impl ToSchema for ExtractionCreated {
     fn schemas(
-        out: &mut Vec<(String, utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>)>,
+        out: &mut Vec<(
+            String,
+            utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>,
+        )>,
     ) {
         use utoipa::PartialSchema;
         out.push(("Extraction".into(), Extraction::schema()));

@@ -355,7 +355,14 @@ pub(crate) async fn open_session(
     spec: NewSession,
     idem: Option<&idempotency::Idem>,
 ) -> Result<Session, ApiError> {
-    let NewSession { id, query, max_spend, guidance, metadata, webhook_url } = spec;
+    let NewSession {
+        id,
+        query,
+        max_spend,
+        guidance,
+        metadata,
+        webhook_url,
+    } = spec;
     let slot = state.run_slots.acquire(caller.scope_key())?;
     let estimate = plan(state, caller.mode(), &query).await?;
     let now = crate::time::now();

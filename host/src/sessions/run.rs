@@ -268,7 +268,14 @@ impl Run {
             .store
             .read_async(move |tx| -> anyhow::Result<(Vec<String>, Vec<String>)> {
                 let scan = |owner: &str| -> anyhow::Result<Vec<(String, Value)>> {
-                    crate::store::Tables::scan_json(tx, crate::store::ROWS, &format!("{owner}:"), None, usize::MAX, false)
+                    crate::store::Tables::scan_json(
+                        tx,
+                        crate::store::ROWS,
+                        &format!("{owner}:"),
+                        None,
+                        usize::MAX,
+                        false,
+                    )
                 };
                 Ok(match base.strip_prefix("turn:") {
                     Some(n) => {
@@ -279,7 +286,10 @@ impl Run {
                             records(rows, &|r| r["turn"].as_u64() == Some(u64::from(turn))),
                         )
                     }
-                    None => (records(scan(&base)?, &|_| true), records(scan(&id)?, &|_| true)),
+                    None => (
+                        records(scan(&base)?, &|_| true),
+                        records(scan(&id)?, &|_| true),
+                    ),
                 })
             })
             .await?;
@@ -1056,12 +1066,19 @@ mod tests {
         let page = "https://shop.example/lamps/?page=2";
         // The URL first (resolved against the page), then codes, then the name.
         let r = record(json!({ "sku": "A-1", "url": "/p/amber.html", "name": "Amber" }));
-        assert_eq!(identity_of(&r, page), "url:https://shop.example/p/amber.html");
+        assert_eq!(
+            identity_of(&r, page),
+            "url:https://shop.example/p/amber.html"
+        );
         let r = record(json!({ "sku": "A-1", "name": "Amber" }));
         assert_eq!(identity_of(&r, page), "sku:A-1");
         let r = record(json!({ "url": "../p/amber.html#top", "name": "Amber" }));
-        assert_eq!(identity_of(&r, page), "url:https://shop.example/p/amber.html");
-        let absolute = record(json!({ "url": "https://shop.example/p/amber.html", "name": "Amber" }));
+        assert_eq!(
+            identity_of(&r, page),
+            "url:https://shop.example/p/amber.html"
+        );
+        let absolute =
+            record(json!({ "url": "https://shop.example/p/amber.html", "name": "Amber" }));
         assert_eq!(identity_of(&r, page), fnhost_differ::identity(&absolute));
         let r = record(json!({ "name": "  Amber   Lamp " }));
         assert_eq!(identity_of(&r, page), "name:amber lamp");
