@@ -638,3 +638,19 @@ impl PlainReceiver {
         self.bodies.lock().unwrap().clone()
     }
 }
+
+/// A shop's listing page of `(name, price)` cards (product links under /p/), for
+/// live runs against a loopback site.
+pub fn listing(items: &[(&str, &str)]) -> String {
+    let cards: String = items
+        .iter()
+        .map(|(name, price)| {
+            let slug = name.to_lowercase().replace(' ', "-");
+            format!(
+                "<div class=\"card\"><a href=\"/p/{slug}.html\"><img src=\"/i/{slug}.jpg\" alt=\"\"></a>\
+                 <h3><a href=\"/p/{slug}.html\">{name}</a></h3><span class=\"price\">${price}</span></div>\n"
+            )
+        })
+        .collect();
+    format!("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Lamps</title></head><body><h1>Lamps</h1><div class=\"grid\">{cards}</div></body></html>")
+}

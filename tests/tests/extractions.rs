@@ -591,21 +591,6 @@ fn a_running_session_cannot_be_redacted() {
     assert_eq!(c.method("DELETE", &format!("/sessions/{id}")).status, 200);
 }
 
-/// A listing page of `(name, price)` cards.
-fn listing(items: &[(&str, &str)]) -> String {
-    let cards: String = items
-        .iter()
-        .map(|(name, price)| {
-            let slug = name.to_lowercase().replace(' ', "-");
-            format!(
-                "<div class=\"card\"><a href=\"/p/{slug}.html\"><img src=\"/i/{slug}.jpg\" alt=\"\"></a>\
-                 <h3><a href=\"/p/{slug}.html\">{name}</a></h3><span class=\"price\">${price}</span></div>\n"
-            )
-        })
-        .collect();
-    format!("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Lamps</title></head><body><h1>Lamps</h1><div class=\"grid\">{cards}</div></body></html>")
-}
-
 #[test]
 fn an_extraction_refresh_reads_again_and_says_what_changed() {
     let shop = PlainReceiver::start();
