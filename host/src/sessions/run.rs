@@ -164,8 +164,10 @@ pub fn spawn(state: AppState, session: Session, slot: Arc<RunSlot>, claim: RunCl
             // The watchdog ends it once the claim is gone.
             tracing::error!(session = %id, error = %e, "failed to end a run; the watchdog will");
         }
-        drop(claim);
+        // The slot before the claim: once the claim is gone (what a stop
+        // waits for), the run's place under the concurrency cap is free.
         drop(slot);
+        drop(claim);
     });
 }
 

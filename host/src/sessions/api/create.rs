@@ -1,0 +1,384 @@
+//! Estimating and creating a session: the planner's reading, the price, and
+//! `open_session`, where a session's caps, reservation and first events commit.
+
+use super::{check_caps, reserve, sse, MAX_GUIDANCE_CHARS, MAX_QUERY_CHARS};
+use crate::accounts::Mode;
+use crate::auth::Caller;
+use crate::http::middleware::RequestId;
+use crate::http::{ApiError, Body};
+use crate::idempotency;
+use crate::money::Micros;
+use crate::openapi::schemas;
+use crate::sessions::events::{self};
+use crate::sessions::{run, Kind, Session, Status};
+use crate::state::AppState;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::{Extension, Json};
+use serde_json::{json, Value};
+
+/// The planner's reading of a query, with the host's judgement added: test
+/// sentinels, and a search provider that can supply missing sources.
+pub(super) async fn plan(
+    state: &AppState,
+    mode: Mode,
+    query: &str,
+) -> Result<Option<crate::plugins::Estimate>, ApiError> {
+    let mut estimate = match state.plugins.estimate(query).await {
+        Ok(e) => e,
+        Err(e) => {
+            tracing::warn!(error = %e, "the planner failed");
+            return Ok(None);
+        }
+    };
+    match crate::sessions::testmode::sentinel(mode, query) {
+        Some(crate::sessions::testmode::Sentinel::Decline) => {
+            estimate.would_run = false;
+            estimate.reason = "a test sentinel (FN_TEST_DECLINE) declines this query".into();
+        }
+        Some(_) => {
+            // The other sentinels decide the run, not the parse.
+            estimate.would_run = true;
+            estimate.missing.clear();
+        }
+        None => {
+            let only_source_missing =
+                estimate.missing.iter().all(|m| m == "source") && !estimate.missing.is_empty();
+            if !estimate.would_run
+                && only_source_missing
+                && state.config.search_provider_url.is_some()
+                && mode == Mode::Live
+            {
+                estimate.would_run = true;
+                estimate.missing.clear();
+                estimate.reason =
+                    "no source named; the configured search provider will look for them".into();
+            }
+        }
+    }
+    Ok(Some(estimate))
+}
+
+/// Products a listing page is expected to show, for estimates.
+pub(super) const EXPECTED_ROWS_PER_LISTING: u64 = 24;
+
+/// Pages a turn expects to read and what that costs. A run reads a catalog
+/// through its listings: per source, its entry page and first listing, then
+/// one listing page per `EXPECTED_ROWS_PER_LISTING` rows asked for (three
+/// listing pages when no count is asked), each row billed once.
+pub(super) fn price(
+    state: &AppState,
+    parsed: &Value,
+    would_run: bool,
+    cap: Micros,
+) -> (u32, Micros) {
+    if !would_run {
+        return (0, Micros::ZERO);
+    }
+    let sources = parsed["sources"]
+        .as_array()
+        .map(|a| a.len())
+        .unwrap_or(1)
+        .max(1) as u64;
+    let (listings, rows) = match parsed["constraints"]["count"].as_u64() {
+        Some(n) => (n.div_ceil(EXPECTED_ROWS_PER_LISTING).max(1), n),
+        None => (3 * sources, 3 * sources * EXPECTED_ROWS_PER_LISTING),
+    };
+    let pages = (2 * sources + listings).min(u64::from(state.config.fetch.max_pages_per_turn));
+    let cost =
+        state.config.per_fetch().0 * pages as i64 + state.config.per_record().0 * rows as i64;
+    (pages as u32, Micros(cost).min(cap))
+}
+
+/// Free, always callable: what the planner makes of a query, and whether
+/// spending on it could honestly deliver.
+#[utoipa::path(post, path = "/sessions/estimate", operation_id = "estimateSession", tag = "sessions",
+    description = "Scope: sessions:write. $0. The same parse as session creation.",
+    request_body(content = schemas::EstimateRequest,
+        example = json!({ "query": "tents under $200 from outdoor-gear.example" })),
+    responses((status = 200, description = "The estimate", body = schemas::Estimate)))]
+pub(super) async fn estimate(
+    State(state): State<AppState>,
+    caller: Caller,
+    body: Body,
+) -> Result<Json<Value>, ApiError> {
+    caller.require("sessions:write")?;
+    let query = body.required_str("query")?;
+    if query.chars().count() > MAX_QUERY_CHARS {
+        return Err(ApiError::invalid(
+            "query",
+            format!("query must be at most {MAX_QUERY_CHARS} characters"),
+        ));
+    }
+    let e = plan(&state, caller.mode(), &query)
+        .await?
+        .ok_or(ApiError::EngineUnavailable)?;
+    let (passes, cost) = price(
+        &state,
+        &e.parsed,
+        e.would_run,
+        state.config.default_max_spend(),
+    );
+    Ok(Json(json!({
+        "object": "estimate",
+        "livemode": caller.mode().livemode(),
+        "would_run": e.would_run,
+        "parsed": e.parsed,
+        "missing": e.missing,
+        "reason": e.reason,
+        "estimated_usd": cost.to_json(),
+        "passes": passes,
+    })))
+}
+
+/// Starts a session: reserves max_spend_usd and runs the query.
+#[utoipa::path(post, path = "/sessions", operation_id = "createSession", tag = "sessions",
+    description = "Scope: sessions:write. A query the service declines still gets 201; the run then ends abstained at $0 with the reservation released in full. With `Accept: text/event-stream` the 201 body is the run's event stream.",
+    params(schemas::IdempotencyHeader),
+    request_body(content = schemas::SessionCreate,
+        example = json!({ "query": "tents under $200 from outdoor-gear.example", "max_spend_usd": 0.5 })),
+    responses(
+        (status = 201, description = "A running session holding its reservation", content(
+            (schemas::Session = "application/json"),
+            (schemas::SseEvent = "text/event-stream"),
+        )),
+    ))]
+pub(super) async fn create(
+    State(state): State<AppState>,
+    caller: Caller,
+    Extension(RequestId(request_id)): Extension<RequestId>,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
+    let idem = match idempotency::begin(
+        &state,
+        &caller,
+        "sessions:write",
+        &headers,
+        &request_id,
+        "POST /v1/sessions",
+        &body,
+    )
+    .await
+    {
+        Ok(idem) => idem,
+        Err(answer) => return answer,
+    };
+    let wants_stream = headers
+        .get("accept")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|a| a.contains("text/event-stream"));
+    let result = create_session(&state, &caller, &body, idem.as_ref()).await;
+    match result {
+        Ok(session) if wants_stream => {
+            let _ = idempotency::respond(
+                &state,
+                idem,
+                Ok((
+                    StatusCode::CREATED,
+                    session.to_json(&state.config.public_url()),
+                )),
+            )
+            .await;
+            (StatusCode::CREATED, sse(state, session.id, 0)).into_response()
+        }
+        Ok(session) => {
+            idempotency::respond(
+                &state,
+                idem,
+                Ok((
+                    StatusCode::CREATED,
+                    session.to_json(&state.config.public_url()),
+                )),
+            )
+            .await
+        }
+        Err(e) => idempotency::respond(&state, idem, Err(e)).await,
+    }
+}
+
+pub(super) async fn create_session(
+    state: &AppState,
+    caller: &Caller,
+    body: &Body,
+    idem: Option<&idempotency::Idem>,
+) -> Result<Session, ApiError> {
+    let query = body.required_str("query")?;
+    if query.chars().count() > MAX_QUERY_CHARS {
+        return Err(ApiError::invalid(
+            "query",
+            format!("query must be at most {MAX_QUERY_CHARS} characters"),
+        ));
+    }
+    body.only(&[
+        "query",
+        "max_spend_usd",
+        "guidance",
+        "webhook_url",
+        "metadata",
+    ])?;
+    let max_spend = body
+        .optional_usd("max_spend_usd")?
+        .unwrap_or_else(|| state.config.default_max_spend());
+    let guidance = body.optional_str("guidance", MAX_GUIDANCE_CHARS)?;
+    let metadata = body.optional_metadata("metadata")?;
+    let webhook_url = body.optional_str("webhook_url", 2048)?;
+    if let Some(w) = &webhook_url {
+        crate::webhooks::check_target(state, w)
+            .await
+            .map_err(|e| ApiError::invalid("webhook_url", e.to_string()))?;
+    }
+    let spec = NewSession {
+        id: crate::ids::new_id("ses"),
+        query,
+        max_spend,
+        guidance,
+        metadata,
+        webhook_url,
+    };
+    open_session(state, caller, spec, idem).await
+}
+
+/// What a new session is asked for (its body, parsed and checked).
+pub(crate) struct NewSession {
+    pub id: String,
+    pub query: String,
+    pub max_spend: Micros,
+    pub guidance: Option<String>,
+    pub metadata: Option<serde_json::Map<String, Value>>,
+    pub webhook_url: Option<String>,
+}
+
+/// Plans, reserves, stores and starts a session: the caps, the
+/// reservation, the session, its first events and the idempotent answer
+/// commit together, then the run is spawned (or the session ends at once
+/// when the planner declines it).
+pub(crate) async fn open_session(
+    state: &AppState,
+    caller: &Caller,
+    spec: NewSession,
+    idem: Option<&idempotency::Idem>,
+) -> Result<Session, ApiError> {
+    let NewSession {
+        id,
+        query,
+        max_spend,
+        guidance,
+        metadata,
+        webhook_url,
+    } = spec;
+    let slot = state.run_slots.acquire(caller.scope_key())?;
+    let estimate = plan(state, caller.mode(), &query).await?;
+    let now = crate::time::now();
+    let mut session = Session {
+        id,
+        kind: Kind::Session,
+        url: None,
+        entity: None,
+        receipt_id: None,
+        claim: None,
+        redacted: false,
+        refresh_of: None,
+        served_from: None,
+        diff: None,
+        diff_base: None,
+        account: caller.account.id.clone(),
+        mode: caller.mode(),
+        key_id: caller.key.id.clone(),
+        status: Status::Running,
+        stop: None,
+        error: None,
+        reason: None,
+        turn: 1,
+        query: query.clone(),
+        guidance,
+        metadata,
+        webhook_url,
+        parsed: estimate
+            .as_ref()
+            .map(|e| e.parsed.clone())
+            .unwrap_or(Value::Null),
+        max_spend,
+        reservation: String::new(),
+        turn_receipts: Vec::new(),
+        settled: Micros::ZERO,
+        released: Micros::ZERO,
+        records: 0,
+        qualified: 0,
+        unchecked: 0,
+        sources: 0,
+        receipts_signed: 0,
+        row_count: 0,
+        last_seq: 0,
+        created_at: now.clone(),
+        updated_at: now,
+        ended_at: None,
+    };
+    let public_url = state.config.public_url();
+    let caller = caller.clone();
+    let st = state.clone();
+    let idem = idem.cloned();
+    let planned = estimate.clone();
+    // Claimed before the commit: from then on the session is never running
+    // without a claim the watchdog can see.
+    let claim = state.runs.claim(&session.id);
+    // The reservation, the session, its first events and the idempotent
+    // response commit together.
+    let session = state
+        .store
+        .write_async(move |tx| -> Result<Session, ApiError> {
+            check_caps(tx, &caller, max_spend)?;
+            let r = reserve(tx, &st, &caller, max_spend, &session.id)?;
+            session.reservation = r.id;
+            events::append(tx, &mut session, "started", json!({ "turn": 1, "query": query, "reserved_usd": max_spend.to_json() }))?;
+            if let Some(e) = &planned {
+                events::append(tx, &mut session, "parsed", json!({ "would_run": e.would_run, "parsed": e.parsed, "missing": e.missing, "reason": e.reason }))?;
+            }
+            crate::sessions::put(tx, &session)?;
+            if let Some(idem) = &idem {
+                idem.complete_in(tx, StatusCode::CREATED, &session.to_json(&public_url))?;
+            }
+            Ok(session)
+        })
+        .await?;
+    state.bus.publish();
+    let session = match estimate {
+        Some(e) if e.would_run => {
+            run::spawn(
+                state.clone(),
+                session.clone(),
+                std::sync::Arc::new(slot),
+                claim,
+            );
+            session
+        }
+        Some(e) => {
+            // Declined by the parse: abstain at once, release in full, fetch nothing.
+            run::finish(
+                state,
+                &session.id,
+                run::Outcome::Abstained {
+                    reason: e.reason.clone(),
+                },
+            )
+            .await?;
+            drop(slot);
+            session
+        }
+        None => {
+            run::finish(
+                state,
+                &session.id,
+                run::Outcome::Error {
+                    code: "parse_failed",
+                    message: "the planner could not read the query".into(),
+                },
+            )
+            .await?;
+            drop(slot);
+            session
+        }
+    };
+    Ok(session)
+}

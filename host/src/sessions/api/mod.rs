@@ -1,0 +1,200 @@
+//! The session routes. Scopes: sessions:write to estimate, create, add a
+//! turn or stop; sessions:read for everything else.
+//!
+//! One file per concern: `create` (estimate, create, `open_session`),
+//! `read` (list, read, events, stream, result, rows, receipts), `turns`
+//! (follow-up turns, refresh), `stop` (stop, redaction); shared helpers here.
+
+mod create;
+mod read;
+mod stop;
+mod turns;
+
+pub(crate) use create::{open_session, NewSession};
+pub(crate) use read::sse;
+
+use super::{Kind, Session};
+use crate::auth::Caller;
+use crate::http::ApiError;
+use crate::ledger::{self, LedgerError};
+use crate::money::Micros;
+use crate::state::AppState;
+use crate::store::{Tables, ROWS, SESSION_RECEIPTS};
+use serde_json::{json, Value};
+use std::time::Duration;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+/// Guidance is data; this much of it at most (SPEC §8).
+pub const MAX_GUIDANCE_CHARS: usize = 2000;
+/// The longest query accepted.
+pub const MAX_QUERY_CHARS: usize = 2000;
+/// The longest a result may be waited for (SPEC §8).
+pub const MAX_WAIT_S: u64 = 600;
+/// How long a turn proposal stays valid.
+pub const PROPOSAL_TTL_MIN: i64 = 15;
+
+/// The session routes; `redaction` opens `DELETE /sessions/{id}` and
+/// `refresh` opens `POST /sessions/{id}/refresh` (the preview switches of
+/// those names); closed, they answer 501.
+pub fn routes(redaction: bool, refresh: bool) -> OpenApiRouter<AppState> {
+    let router = OpenApiRouter::new()
+        .routes(routes!(create::estimate))
+        .routes(routes!(create::create, read::list))
+        .routes(routes!(read::read));
+    let router = if redaction {
+        router.routes(routes!(stop::redact))
+    } else {
+        let surface =
+            crate::planned::partial("/sessions/{id}", "DELETE").expect("redaction is planned");
+        router.route(
+            "/sessions/{id}",
+            crate::planned::method_handler("DELETE", surface),
+        )
+    };
+    let router = router
+        .routes(routes!(read::events_page))
+        .routes(routes!(read::stream))
+        .routes(routes!(read::result))
+        .routes(routes!(read::rows))
+        .routes(routes!(read::receipts))
+        .routes(routes!(turns::turn))
+        .routes(routes!(stop::stop));
+    if refresh {
+        router.routes(routes!(turns::refresh))
+    } else {
+        router
+    }
+}
+
+/// Check the caps and reserve; refusals carry their context.
+pub(crate) fn check_caps(
+    tx: &redb::WriteTransaction,
+    caller: &Caller,
+    amount: Micros,
+) -> Result<(), ApiError> {
+    if let Some(cap) = caller.key.session_cap {
+        if amount > cap {
+            return Err(ApiError::SessionCapExceeded {
+                cap,
+                requested: amount,
+            });
+        }
+    }
+    if let Some(cap) = caller.account.monthly_cap {
+        let spent = ledger::spent_this_month(tx, &caller.account.id, caller.mode())?;
+        let open = ledger::balance(tx, &caller.account.id, caller.mode())?.open_reserves;
+        if spent + open + amount > cap {
+            return Err(ApiError::MonthlyCapExceeded { cap, spent });
+        }
+    }
+    Ok(())
+}
+
+pub(crate) fn reserve(
+    tx: &redb::WriteTransaction,
+    state: &AppState,
+    caller: &Caller,
+    amount: Micros,
+    purpose: &str,
+) -> Result<ledger::Reservation, ApiError> {
+    let before = ledger::balance(tx, &caller.account.id, caller.mode())?;
+    let r = ledger::reserve(tx, &caller.account.id, caller.mode(), amount, purpose).map_err(
+        |e| match e {
+            LedgerError::Insufficient(b) => ApiError::InsufficientCredit {
+                balance: b.balance,
+                open_reserves: b.open_reserves,
+                top_up_url: format!("{}/dashboard", state.config.public_url()),
+            },
+            other => ApiError::internal(anyhow::anyhow!("{other}")),
+        },
+    )?;
+    let after = ledger::balance(tx, &caller.account.id, caller.mode())?;
+    crate::webhooks::balance_changed(tx, &caller.account.id, caller.mode(), &before, &after)?;
+    Ok(r)
+}
+
+/// A session of the caller's account and mode, or 404.
+fn own(state: &AppState, caller: &Caller, id: &str) -> Result<Session, ApiError> {
+    owned(state, caller, id, Kind::Session)
+}
+
+/// A run of `kind` of the caller's account and mode, or 404.
+pub(crate) fn owned(
+    state: &AppState,
+    caller: &Caller,
+    id: &str,
+    kind: Kind,
+) -> Result<Session, ApiError> {
+    let s = state
+        .store
+        .read(|tx| super::get(tx, id))?
+        .ok_or(ApiError::NotFound)?;
+    if s.kind != kind || s.account != caller.account.id || s.mode != caller.mode() {
+        return Err(ApiError::NotFound);
+    }
+    Ok(s)
+}
+
+/// An event seq as clients send it back: a non-negative 64-bit signed
+/// integer, as the OpenAPI document states it.
+pub(crate) fn parse_seq(text: &str) -> Option<u64> {
+    text.parse::<i64>().ok().and_then(|n| u64::try_from(n).ok())
+}
+
+/// Wait until the session is no longer running, at most `wait`.
+pub(crate) async fn wait_until_done(
+    state: &AppState,
+    id: &str,
+    wait: Duration,
+) -> Result<Session, ApiError> {
+    let mut bus = state.bus.subscribe();
+    let deadline = tokio::time::Instant::now() + wait;
+    loop {
+        bus.borrow_and_update();
+        let s = state
+            .store
+            .read(|tx| super::get(tx, id))?
+            .ok_or(ApiError::NotFound)?;
+        if !s.is_running() {
+            return Ok(s);
+        }
+        if tokio::time::timeout_at(deadline, bus.changed())
+            .await
+            .is_err()
+        {
+            return Ok(s);
+        }
+    }
+}
+
+pub(crate) fn all_rows(state: &AppState, id: &str) -> Result<Vec<Value>, ApiError> {
+    let rows: Vec<(String, Value)> = state
+        .store
+        .read(|tx| tx.scan_json(ROWS, &format!("{id}:"), None, usize::MAX, false))?;
+    Ok(rows.into_iter().map(|(k, v)| with_row_id(&k, v)).collect())
+}
+
+fn with_row_id(key: &str, mut row: Value) -> Value {
+    let n = key
+        .rsplit(':')
+        .next()
+        .unwrap_or("0")
+        .trim_start_matches('0');
+    row["id"] = json!(format!("row_{}", if n.is_empty() { "0" } else { n }));
+    row
+}
+
+pub(crate) fn receipt_ids(state: &AppState, id: &str) -> Result<Vec<String>, ApiError> {
+    let ids = state.store.read(|tx| -> anyhow::Result<Vec<String>> {
+        let t = tx.open_table(SESSION_RECEIPTS)?;
+        let prefix = format!("{id}:");
+        let end = format!("{prefix}\u{10FFFF}");
+        let mut out = Vec::new();
+        for row in t.range(prefix.as_str()..end.as_str())? {
+            out.push(row?.1.value().to_string());
+        }
+        Ok(out)
+    })?;
+    Ok(ids)
+}

@@ -1,0 +1,342 @@
+//! Reading a session: the list, the session, its event log and stream, its
+//! result, rows and receipts.
+
+use super::{all_rows, own, parse_seq, receipt_ids, wait_until_done, with_row_id, MAX_WAIT_S};
+use crate::auth::Caller;
+use crate::http::pagination::PageQuery;
+use crate::http::{ApiError, Page, Query};
+use crate::openapi::schemas;
+use crate::sessions::events::{self, Event};
+use crate::sessions::Kind;
+use crate::state::AppState;
+use crate::store::{self, Tables, RECEIPTS, ROWS};
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use futures::Stream;
+use serde::Deserialize;
+use serde_json::{json, Value};
+use std::convert::Infallible;
+use std::time::Duration;
+
+/// The sessions of the caller's account and mode, newest first.
+#[utoipa::path(get, path = "/sessions", operation_id = "listSessions", tag = "sessions",
+    description = "Scope: sessions:read.",
+    params(schemas::PageParams),
+    responses((status = 200, description = "A page of sessions", body = schemas::SessionList)))]
+pub(super) async fn list(
+    State(state): State<AppState>,
+    caller: Caller,
+    Query(q): Query<PageQuery>,
+) -> Result<Json<Value>, ApiError> {
+    caller.require("sessions:read")?;
+    let page = Page::from_query(&q)?;
+    let after = match &page.starting_after {
+        Some(id) => Some(own(&state, &caller, id).map_err(|_| {
+            ApiError::invalid(
+                "starting_after",
+                "starting_after must be a session id of this account",
+            )
+        })?),
+        None => None,
+    };
+    let (acct, mode, limit) = (caller.account.id.clone(), caller.mode(), page.limit + 1);
+    let sessions = state
+        .store
+        .read_async(move |tx| {
+            crate::sessions::list(tx, Kind::Session, &acct, mode, after.as_ref(), limit)
+        })
+        .await?;
+    let public_url = state.config.public_url();
+    Ok(Json(page.answer(
+        sessions.iter().map(|s| s.to_json(&public_url)).collect(),
+    )))
+}
+
+/// One session.
+#[utoipa::path(get, path = "/sessions/{id}", operation_id = "getSession", tag = "sessions",
+    description = "Scope: sessions:read.",
+    params(schemas::SessionId),
+    responses((status = 200, description = "The session", body = schemas::Session)))]
+pub(super) async fn read(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    caller.require("sessions:read")?;
+    Ok(Json(
+        own(&state, &caller, &id)?.to_json(&state.config.public_url()),
+    ))
+}
+
+#[derive(Deserialize)]
+pub(super) struct EventsQuery {
+    after: Option<String>,
+    limit: Option<String>,
+}
+
+/// A page of the session's event log.
+#[utoipa::path(get, path = "/sessions/{id}/events", operation_id = "listSessionEvents", tag = "sessions",
+    description = "Scope: sessions:read.",
+    params(schemas::SessionId, schemas::EventsParams),
+    responses((status = 200, description = "A page of events", body = schemas::SessionEventList)))]
+pub(super) async fn events_page(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    Query(q): Query<EventsQuery>,
+) -> Result<Json<Value>, ApiError> {
+    caller.require("sessions:read")?;
+    own(&state, &caller, &id)?;
+    let after = match &q.after {
+        None => 0,
+        Some(s) => parse_seq(s).ok_or_else(|| {
+            ApiError::invalid("after", "after must be an event seq (an integer from 0)")
+        })?,
+    };
+    let page = Page::from_query(&PageQuery {
+        limit: q.limit.clone(),
+        starting_after: None,
+    })?;
+    let limit = page.limit;
+    let mut list = state
+        .store
+        .read_async(move |tx| events::after(tx, &id, after, limit + 1))
+        .await?;
+    let has_more = list.len() > limit;
+    list.truncate(limit);
+    let next = list.last().map(|e| e.seq).unwrap_or(after);
+    Ok(Json(
+        json!({ "object": "list", "data": list, "has_more": has_more, "next_after": next }),
+    ))
+}
+
+/// The run's events as server-sent events, from after `after`, ending
+/// after the terminal event of the session's current turn.
+pub(crate) fn sse(
+    state: AppState,
+    session_id: String,
+    after: u64,
+) -> Sse<impl Stream<Item = Result<SseEvent, Infallible>>> {
+    let bus = state.bus.subscribe();
+    let stream = futures::stream::unfold(
+        (state, session_id, after, bus, Vec::<Event>::new(), false),
+        |(state, id, mut after, mut bus, mut buffered, done)| async move {
+            if done {
+                return None;
+            }
+            loop {
+                if let Some(e) = (!buffered.is_empty()).then(|| buffered.remove(0)) {
+                    after = e.seq;
+                    let end = e.is_terminal() && {
+                        let s = state
+                            .store
+                            .read(|tx| crate::sessions::get(tx, &id))
+                            .ok()
+                            .flatten();
+                        s.is_none_or(|s| !s.is_running() && s.last_seq <= e.seq)
+                    };
+                    let out = SseEvent::default()
+                        .id(e.seq.to_string())
+                        .event(e.phase.clone())
+                        .data(serde_json::to_string(&e).unwrap_or_default());
+                    return Some((Ok(out), (state, id, after, bus, buffered, end)));
+                }
+                bus.borrow_and_update();
+                let (sid, a) = (id.clone(), after);
+                let fresh = state
+                    .store
+                    .read(|tx| events::after(tx, &sid, a, 100))
+                    .unwrap_or_default();
+                if !fresh.is_empty() {
+                    buffered = fresh;
+                    continue;
+                }
+                let s = state
+                    .store
+                    .read(|tx| crate::sessions::get(tx, &id))
+                    .ok()
+                    .flatten();
+                if s.as_ref()
+                    .is_none_or(|s| !s.is_running() && s.last_seq <= after)
+                {
+                    return None;
+                }
+                if bus.changed().await.is_err() {
+                    return None;
+                }
+            }
+        },
+    );
+    Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+}
+
+/// The run's events as server-sent events.
+#[utoipa::path(get, path = "/sessions/{id}/stream", operation_id = "streamSession", tag = "sessions",
+    description = "Scope: sessions:read. `id:` is the event's seq, `event:` its phase, `data:` the entry (a SessionEvent). The stream ends after the terminal event of the current turn.",
+    params(schemas::SessionId, schemas::StreamHeaders),
+    responses((status = 200, description = "The event stream", content_type = "text/event-stream", body = schemas::SseEvent)))]
+pub(super) async fn stream(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    caller.require("sessions:read")?;
+    own(&state, &caller, &id)?;
+    let after = match headers.get("last-event-id").and_then(|v| v.to_str().ok()) {
+        None => 0,
+        Some(v) => parse_seq(v.trim()).ok_or_else(|| {
+            ApiError::invalid("Last-Event-ID", "Last-Event-ID must be an event seq")
+        })?,
+    };
+    Ok(sse(state, id, after).into_response())
+}
+
+#[derive(Deserialize)]
+pub(super) struct ResultQuery {
+    wait: Option<String>,
+    format: Option<String>,
+}
+
+/// Long-poll for the result.
+#[utoipa::path(get, path = "/sessions/{id}/result", operation_id = "getSessionResult", tag = "sessions",
+    description = "Scope: sessions:read. Once the run has ended: 200 with the result. Still running after `wait` seconds: 202 with the session.",
+    params(schemas::SessionId, schemas::ResultParams),
+    responses(
+        (status = 200, description = "The result; with format=ndjson one row per line, then the summary line", content(
+            (schemas::SessionResult = "application/json"),
+            (String = "application/x-ndjson"),
+        )),
+        (status = 202, description = "Still running: the session", body = schemas::Session),
+    ))]
+pub(super) async fn result(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    Query(q): Query<ResultQuery>,
+) -> Result<Response, ApiError> {
+    caller.require("sessions:read")?;
+    own(&state, &caller, &id)?;
+    let wait = match &q.wait {
+        None => 0,
+        Some(w) => match w.parse::<u64>() {
+            Ok(n) if n <= MAX_WAIT_S => n,
+            _ => {
+                return Err(ApiError::invalid(
+                    "wait",
+                    format!("wait must be an integer from 0 to {MAX_WAIT_S} (seconds)"),
+                ))
+            }
+        },
+    };
+    let ndjson = match q.format.as_deref() {
+        None | Some("json") => false,
+        Some("ndjson") => true,
+        Some(_) => return Err(ApiError::invalid("format", "format must be json or ndjson")),
+    };
+    let s = wait_until_done(&state, &id, Duration::from_secs(wait)).await?;
+    if s.is_running() {
+        return Ok((
+            StatusCode::ACCEPTED,
+            Json(s.to_json(&state.config.public_url())),
+        )
+            .into_response());
+    }
+    let rows = all_rows(&state, &id)?;
+    let (unchecked, checked): (Vec<Value>, Vec<Value>) =
+        rows.into_iter().partition(|r| r.get("unchecked").is_some());
+    let receipts = receipt_ids(&state, &id)?;
+    let summary = json!({
+        "object": "result",
+        "session_id": s.id,
+        "status": s.status.as_str(),
+        "stop": s.stop,
+        "qualified": s.qualified,
+        "records": s.records,
+        "spend_usd": s.settled.to_json(),
+        "receipts": receipts,
+    });
+    if ndjson {
+        let mut out = String::new();
+        for r in checked.iter().chain(unchecked.iter()) {
+            out.push_str(&r.to_string());
+            out.push('\n');
+        }
+        out.push_str(&summary.to_string());
+        out.push('\n');
+        return Ok((
+            [(axum::http::header::CONTENT_TYPE, "application/x-ndjson")],
+            out,
+        )
+            .into_response());
+    }
+    let mut body = summary;
+    body["rows"] = json!(checked);
+    body["unchecked"] = json!(unchecked);
+    Ok(Json(body).into_response())
+}
+
+/// The session's rows, in the order they were first seen.
+#[utoipa::path(get, path = "/sessions/{id}/rows", operation_id = "listSessionRows", tag = "sessions",
+    description = "Scope: sessions:read. Row ids are `row_<n>`.",
+    params(schemas::SessionId, schemas::PageParams),
+    responses((status = 200, description = "A page of rows", body = schemas::RowList)))]
+pub(super) async fn rows(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    Query(q): Query<PageQuery>,
+) -> Result<Json<Value>, ApiError> {
+    caller.require("sessions:read")?;
+    own(&state, &caller, &id)?;
+    let page = Page::from_query(&q)?;
+    let after = match &page.starting_after {
+        None => None,
+        Some(r) => {
+            let n = r
+                .strip_prefix("row_")
+                .and_then(|n| n.parse::<u64>().ok())
+                .ok_or_else(|| {
+                    ApiError::invalid("starting_after", "starting_after must be a row id")
+                })?;
+            Some(format!("{id}:{}", store::pad(n)))
+        }
+    };
+    let limit = page.limit + 1;
+    let rows: Vec<(String, Value)> = state
+        .store
+        .read(|tx| tx.scan_json(ROWS, &format!("{id}:"), after.as_deref(), limit, false))?;
+    Ok(Json(page.answer(
+        rows.into_iter().map(|(k, v)| with_row_id(&k, v)).collect(),
+    )))
+}
+
+/// The session's signed receipts.
+#[utoipa::path(get, path = "/sessions/{id}/receipts", operation_id = "listSessionReceipts", tag = "sessions",
+    description = "Scope: sessions:read. Verify one with the key of GET /signing-keys whose id is signature.key_id.",
+    params(schemas::SessionId, schemas::PageParams),
+    responses((status = 200, description = "A page of receipts", body = schemas::ReceiptList)))]
+pub(super) async fn receipts(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    Query(q): Query<PageQuery>,
+) -> Result<Json<Value>, ApiError> {
+    caller.require("sessions:read")?;
+    own(&state, &caller, &id)?;
+    let page = Page::from_query(&q)?;
+    let ids = receipt_ids(&state, &id)?;
+    let list = state.store.read(|tx| -> anyhow::Result<Vec<Value>> {
+        let mut out = Vec::new();
+        for rid in &ids {
+            if let Some(r) = tx.get_json::<Value>(RECEIPTS, rid)? {
+                out.push(r);
+            }
+        }
+        Ok(out)
+    })?;
+    Ok(Json(page.slice(list)?))
+}

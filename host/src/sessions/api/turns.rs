@@ -1,0 +1,292 @@
+//! Follow-up turns and refreshes: priced first (a proposal), then confirmed.
+
+use crate::auth::Caller;
+use crate::http::middleware::RequestId;
+use crate::http::{ApiError, Body};
+use crate::idempotency;
+use crate::money::Micros;
+use crate::openapi::schemas;
+use crate::sessions::events::{self};
+use crate::sessions::{run, Session, Status};
+use crate::state::AppState;
+use crate::store::{self, Tables, PROPOSALS};
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
+use axum::Extension;
+use serde_json::{json, Value};
+
+use super::create::{plan, price};
+use super::{check_caps, own, reserve, PROPOSAL_TTL_MIN};
+
+/// A priced follow-up turn, waiting for confirmation.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub(super) struct Proposal {
+    id: String,
+    session: String,
+    turn: u32,
+    query: String,
+    parsed: Value,
+    estimated: Micros,
+    passes: u32,
+    expires_at: String,
+    used: bool,
+    /// A refresh: the same query and intent read again, diffed against the
+    /// turn before (confirmed only through the refresh route).
+    #[serde(default)]
+    refresh: bool,
+}
+
+impl Proposal {
+    fn to_json(&self) -> Value {
+        json!({ "id": self.id, "estimated_usd": self.estimated.to_json(), "passes": self.passes, "expires_at": self.expires_at })
+    }
+}
+
+/// A follow-up turn keeps the earlier turn's sources and entity unless it names its own.
+pub(super) fn merge_turn(previous: &Value, next: &Value) -> Value {
+    let mut merged = next.clone();
+    if merged["sources"].as_array().is_none_or(|a| a.is_empty()) {
+        merged["sources"] = previous["sources"].clone();
+    }
+    if merged["entity"].as_str().is_none_or(|e| e == "product") && previous["entity"].is_string() {
+        merged["entity"] = previous["entity"].clone();
+    }
+    merged
+}
+
+/// A follow-up turn, priced first.
+#[utoipa::path(post, path = "/sessions/{id}/turns", operation_id = "createTurn", tag = "sessions",
+    description = "Scope: sessions:write. Without `proposal`: 409 proposal_required with the priced proposal. With the proposal id (same query, within 15 minutes): 201, the session running its next turn with a new reservation.",
+    params(schemas::SessionId, schemas::IdempotencyHeader),
+    request_body = schemas::TurnCreate,
+    responses((status = 201, description = "The session, running the new turn", body = schemas::Session)))]
+pub(super) async fn turn(
+    State(state): State<AppState>,
+    caller: Caller,
+    Extension(RequestId(request_id)): Extension<RequestId>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    body: Body,
+) -> Response {
+    let idem = match idempotency::begin(
+        &state,
+        &caller,
+        "sessions:write",
+        &headers,
+        &request_id,
+        &format!("POST /v1/sessions/{id}/turns"),
+        &body,
+    )
+    .await
+    {
+        Ok(idem) => idem,
+        Err(answer) => return answer,
+    };
+    let result = add_turn(&state, &caller, &id, &body, idem.as_ref(), false).await;
+    idempotency::respond(
+        &state,
+        idem,
+        result.map(|s| (StatusCode::CREATED, s.to_json(&state.config.public_url()))),
+    )
+    .await
+}
+
+pub(super) async fn add_turn(
+    state: &AppState,
+    caller: &Caller,
+    id: &str,
+    body: &Body,
+    idem: Option<&idempotency::Idem>,
+    refresh: bool,
+) -> Result<Session, ApiError> {
+    let session = own(state, caller, id)?;
+    let query = if refresh {
+        body.only(&["proposal", "max_spend_usd"])?;
+        session.query.clone()
+    } else {
+        let query = body.required_str("query")?;
+        body.only(&["query", "proposal", "max_spend_usd"])?;
+        query
+    };
+    let proposal_id = body.optional_str("proposal", 64)?;
+    if session.redacted {
+        return Err(ApiError::SessionTerminal {
+            status: "redacted".into(),
+        });
+    }
+    if session.is_running() {
+        return Err(ApiError::SessionBusy {
+            status: session.status.as_str().into(),
+        });
+    }
+    if !session.status.accepts_turns() || session.turn >= state.config.fetch.max_turns {
+        return Err(ApiError::SessionTerminal {
+            status: session.status.as_str().into(),
+        });
+    }
+    let max_spend = body
+        .optional_usd("max_spend_usd")?
+        .unwrap_or(session.max_spend);
+    let Some(proposal_id) = proposal_id else {
+        // Price the turn first; the customer confirms by sending the id back.
+        let e = plan(state, caller.mode(), &query)
+            .await?
+            .ok_or(ApiError::EngineUnavailable)?;
+        let parsed = if refresh {
+            session.parsed.clone()
+        } else {
+            merge_turn(&session.parsed, &e.parsed)
+        };
+        let would_run = e.would_run || parsed["sources"].as_array().is_some_and(|a| !a.is_empty());
+        let (passes, estimated) = price(state, &parsed, would_run, max_spend);
+        let proposal = Proposal {
+            id: crate::ids::new_id("prop"),
+            session: session.id.clone(),
+            turn: session.turn + 1,
+            query,
+            parsed,
+            estimated,
+            passes,
+            expires_at: crate::time::format(
+                chrono::Utc::now() + chrono::Duration::minutes(PROPOSAL_TTL_MIN),
+            ),
+            used: false,
+            refresh,
+        };
+        let p = proposal.clone();
+        let sid = session.id.clone();
+        state
+            .store
+            .write_async(move |tx| -> anyhow::Result<()> {
+                store::put_json(tx, PROPOSALS, &p.id, &p)?;
+                let mut s = crate::sessions::get(tx, &sid)?
+                    .ok_or_else(|| anyhow::anyhow!("session vanished"))?;
+                events::append(
+                    tx,
+                    &mut s,
+                    "proposal",
+                    json!({ "turn": p.turn, "proposal": p.to_json() }),
+                )?;
+                crate::sessions::put(tx, &s)?;
+                crate::webhooks::emit(
+                    tx,
+                    &s.account,
+                    s.mode,
+                    "session.proposal",
+                    json!({ "session_id": s.id, "turn": p.turn, "proposal": p.to_json() }),
+                    s.webhook_url.as_deref(),
+                )
+            })
+            .await?;
+        state.bus.publish();
+        state.webhooks.kick();
+        return Err(ApiError::ProposalRequired {
+            proposal: proposal.to_json(),
+        });
+    };
+    let slot = state.run_slots.acquire(caller.scope_key())?;
+    let public_url = state.config.public_url();
+    let caller = caller.clone();
+    let st = state.clone();
+    let sid = session.id.clone();
+    let idem = idem.cloned();
+    let claim = state.runs.claim(&sid);
+    let session = state
+        .store
+        .write_async(move |tx| -> Result<Session, ApiError> {
+            let mut p: Proposal = tx.get_json(PROPOSALS, &proposal_id)?.filter(|p: &Proposal| p.session == sid).ok_or_else(|| ApiError::invalid("proposal", "proposal is not a proposal of this session"))?;
+            if p.used {
+                return Err(ApiError::invalid("proposal", "this proposal was already confirmed"));
+            }
+            if crate::time::parse(&p.expires_at).is_none_or(|t| t < chrono::Utc::now()) {
+                return Err(ApiError::invalid("proposal", "this proposal has expired; send the turn again for a new one"));
+            }
+            if p.query != query {
+                return Err(ApiError::invalid("query", "query differs from the proposal's query"));
+            }
+            if p.refresh != refresh {
+                let route = if p.refresh { "/refresh" } else { "/turns" };
+                return Err(ApiError::invalid("proposal", format!("this proposal is confirmed through {route}")));
+            }
+            let mut s = crate::sessions::get(tx, &sid)?.ok_or(ApiError::NotFound)?;
+            if s.is_running() {
+                return Err(ApiError::SessionBusy { status: s.status.as_str().into() });
+            }
+            if s.turn + 1 != p.turn {
+                return Err(ApiError::invalid("proposal", "this proposal is for another turn"));
+            }
+            check_caps(tx, &caller, max_spend)?;
+            let r = reserve(tx, &st, &caller, max_spend, &s.id)?;
+            p.used = true;
+            store::put_json(tx, PROPOSALS, &p.id, &p)?;
+            s.turn = p.turn;
+            s.query = p.query.clone();
+            s.parsed = p.parsed.clone();
+            s.status = Status::Running;
+            s.stop = None;
+            s.error = None;
+            s.reason = None;
+            s.ended_at = None;
+            s.max_spend = max_spend;
+            s.reservation = r.id;
+            // A refresh is diffed against the turn it reads again.
+            s.diff = None;
+            s.diff_base = refresh.then(|| format!("turn:{}", s.turn - 1));
+            s.refresh_of = refresh.then(|| s.id.clone());
+            s.updated_at = crate::time::now();
+            let started = json!({ "turn": s.turn, "query": s.query, "reserved_usd": max_spend.to_json(), "proposal": p.id });
+            events::append(tx, &mut s, "started", started)?;
+            crate::sessions::put(tx, &s)?;
+            if let Some(idem) = &idem {
+                idem.complete_in(tx, StatusCode::CREATED, &s.to_json(&public_url))?;
+            }
+            Ok(s)
+        })
+        .await?;
+    state.bus.publish();
+    run::spawn(
+        state.clone(),
+        session.clone(),
+        std::sync::Arc::new(slot),
+        claim,
+    );
+    Ok(session)
+}
+
+/// Reads a finished session's sources again as a new turn (preview: refresh).
+#[utoipa::path(post, path = "/sessions/{id}/refresh", operation_id = "refreshSession", tag = "sessions",
+    description = "Scope: sessions:write. Preview (switch `refresh`). Priced like a turn: without `proposal`, 409 proposal_required with the priced proposal; with its id (within 15 minutes), 201 and the session running a new turn with the same query and intent. When it ends, `diff` counts the rows added, removed and changed against the turn before (the differ plugin).",
+    params(schemas::SessionId, schemas::IdempotencyHeader),
+    request_body(content = schemas::SessionRefreshBody),
+    responses((status = 201, description = "The session, running the refresh turn", body = schemas::Session)))]
+pub(super) async fn refresh(
+    State(state): State<AppState>,
+    caller: Caller,
+    Extension(RequestId(request_id)): Extension<RequestId>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    body: Body,
+) -> Response {
+    let idem = match idempotency::begin(
+        &state,
+        &caller,
+        "sessions:write",
+        &headers,
+        &request_id,
+        &format!("POST /v1/sessions/{id}/refresh"),
+        &body,
+    )
+    .await
+    {
+        Ok(idem) => idem,
+        Err(answer) => return answer,
+    };
+    let result = add_turn(&state, &caller, &id, &body, idem.as_ref(), true).await;
+    idempotency::respond(
+        &state,
+        idem,
+        result.map(|s| (StatusCode::CREATED, s.to_json(&state.config.public_url()))),
+    )
+    .await
+}
