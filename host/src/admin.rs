@@ -16,38 +16,72 @@ use crate::ledger;
 use crate::money::Micros;
 use crate::store::{Store, Tables, ACCOUNTS};
 
-/// One admin operation.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// One admin operation: the command line (`fnhost admin <op> --flags`,
+/// derived from this type) and the admin socket's JSON (`{"op": ...}`)
+/// carry the same value.
+#[derive(Debug, Clone, Serialize, Deserialize, clap::Subcommand)]
 #[serde(tag = "op", rename_all = "snake_case")]
 pub enum AdminOp {
-    /// A new account funded with `balance_usd` in live mode and in test mode,
-    /// with one live key and one test key.
-    CreateAccount { name: String, balance_usd: String },
-    CreateKey {
-        account: String,
-        mode: Mode,
+    /// Create an account with a starting balance, a live key and a test key.
+    CreateAccount {
+        #[arg(long, default_value = "account")]
         name: String,
+        /// Starting balance in USD, in live mode and in test mode.
+        #[arg(long, default_value = "0")]
+        balance_usd: String,
+    },
+    /// Create a key with scopes and a per-session cap.
+    CreateKey {
+        #[arg(long)]
+        account: String,
+        #[arg(long, value_parser = parse_mode, default_value = "live")]
+        mode: Mode,
+        #[arg(long, default_value = "key")]
+        name: String,
+        /// Comma-separated scopes (default: all).
+        #[arg(long, value_delimiter = ',')]
         scopes: Option<Vec<String>>,
+        /// The most one session may reserve with this key, in USD.
+        #[arg(long)]
         session_cap_usd: Option<String>,
     },
+    /// Add money to a balance.
     TopUp {
+        #[arg(long)]
         account: String,
+        #[arg(long, value_parser = parse_mode, default_value = "live")]
         mode: Mode,
+        #[arg(long)]
         amount_usd: String,
     },
-    /// Set (or with "none", clear) the account's monthly cap and/or a key's session cap.
+    /// Set caps: the account's monthly cap and/or a key's session cap ("none" clears).
     SetCaps {
+        #[arg(long)]
         account: String,
+        #[arg(long)]
         monthly_cap_usd: Option<String>,
+        #[arg(long)]
         key: Option<String>,
+        #[arg(long)]
         session_cap_usd: Option<String>,
     },
+    /// Set the low-balance threshold that fires balance.low.
     SetThreshold {
+        #[arg(long)]
         account: String,
+        #[arg(long)]
         threshold_usd: String,
     },
     /// Check every invariant of the ledger.
     Audit,
+}
+
+fn parse_mode(s: &str) -> Result<Mode, String> {
+    match s {
+        "live" => Ok(Mode::Live),
+        "test" => Ok(Mode::Test),
+        _ => Err("mode is live or test".into()),
+    }
 }
 
 fn usd(name: &str, v: &str) -> anyhow::Result<Micros> {

@@ -5,7 +5,6 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
-use fnhost::accounts::Mode;
 use fnhost::admin::{self, AdminOp};
 use fnhost::config::Config;
 
@@ -71,72 +70,8 @@ enum Command {
     /// Operator commands; each prints JSON.
     Admin {
         #[command(subcommand)]
-        op: AdminCommand,
+        op: AdminOp,
     },
-}
-
-#[derive(Subcommand)]
-enum AdminCommand {
-    /// Create an account with a starting balance, a live key and a test key.
-    CreateAccount {
-        #[arg(long, default_value = "account")]
-        name: String,
-        /// Starting balance in USD, in live mode and in test mode.
-        #[arg(long, default_value = "0")]
-        balance_usd: String,
-    },
-    /// Create a key with scopes and a per-session cap.
-    CreateKey {
-        #[arg(long)]
-        account: String,
-        #[arg(long, value_parser = parse_mode, default_value = "live")]
-        mode: Mode,
-        #[arg(long, default_value = "key")]
-        name: String,
-        /// Comma-separated scopes (default: all).
-        #[arg(long, value_delimiter = ',')]
-        scopes: Option<Vec<String>>,
-        /// The most one session may reserve with this key, in USD.
-        #[arg(long)]
-        session_cap_usd: Option<String>,
-    },
-    /// Add money to a balance.
-    TopUp {
-        #[arg(long)]
-        account: String,
-        #[arg(long, value_parser = parse_mode, default_value = "live")]
-        mode: Mode,
-        #[arg(long)]
-        amount_usd: String,
-    },
-    /// Set caps: the account's monthly cap and/or a key's session cap ("none" clears).
-    SetCaps {
-        #[arg(long)]
-        account: String,
-        #[arg(long)]
-        monthly_cap_usd: Option<String>,
-        #[arg(long)]
-        key: Option<String>,
-        #[arg(long)]
-        session_cap_usd: Option<String>,
-    },
-    /// Set the low-balance threshold that fires balance.low.
-    SetThreshold {
-        #[arg(long)]
-        account: String,
-        #[arg(long)]
-        threshold_usd: String,
-    },
-    /// Check every invariant of the ledger.
-    Audit,
-}
-
-fn parse_mode(s: &str) -> Result<Mode, String> {
-    match s {
-        "live" => Ok(Mode::Live),
-        "test" => Ok(Mode::Test),
-        _ => Err("mode is live or test".into()),
-    }
 }
 
 fn load_config(cli: &Cli) -> anyhow::Result<Config> {
@@ -210,52 +145,6 @@ fn main() -> anyhow::Result<()> {
             Ok(())
         }
         Command::Admin { op } => {
-            let op = match op {
-                AdminCommand::CreateAccount { name, balance_usd } => {
-                    AdminOp::CreateAccount { name, balance_usd }
-                }
-                AdminCommand::CreateKey {
-                    account,
-                    mode,
-                    name,
-                    scopes,
-                    session_cap_usd,
-                } => AdminOp::CreateKey {
-                    account,
-                    mode,
-                    name,
-                    scopes,
-                    session_cap_usd,
-                },
-                AdminCommand::TopUp {
-                    account,
-                    mode,
-                    amount_usd,
-                } => AdminOp::TopUp {
-                    account,
-                    mode,
-                    amount_usd,
-                },
-                AdminCommand::SetCaps {
-                    account,
-                    monthly_cap_usd,
-                    key,
-                    session_cap_usd,
-                } => AdminOp::SetCaps {
-                    account,
-                    monthly_cap_usd,
-                    key,
-                    session_cap_usd,
-                },
-                AdminCommand::SetThreshold {
-                    account,
-                    threshold_usd,
-                } => AdminOp::SetThreshold {
-                    account,
-                    threshold_usd,
-                },
-                AdminCommand::Audit => AdminOp::Audit,
-            };
             let out = admin::run(&config.data_dir, op)?;
             println!("{}", serde_json::to_string_pretty(&out)?);
             Ok(())
