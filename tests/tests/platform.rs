@@ -225,6 +225,7 @@ fn planned_surfaces_answer_501_on_every_method() {
         ("/discover", "discover"),
         ("/monitors", "monitors"),
         ("/monitors/mon_1", "monitors"),
+        ("/monitors/mon_1/runs", "monitors"),
         ("/receipts/rcpt_1", "receipts lookup"),
         ("/sessions/ses_1/refresh", "session refresh"),
         ("/webhooks/whep_1/test", "webhook test"),
@@ -233,6 +234,7 @@ fn planned_surfaces_answer_501_on_every_method() {
             "webhook redeliver",
         ),
         ("/mcp", "tool-protocol server"),
+        ("/mcp/messages", "tool-protocol server"),
     ];
     for (path, surface) in cases {
         for method in ["GET", "POST", "PATCH", "DELETE", "PUT"] {
