@@ -43,8 +43,10 @@ pub enum Shape {
     List,
 }
 
-/// Pages extracted at once: each call runs on its own blocking thread, so
-/// two per core keep every core busy while one call waits for a slot.
+/// Pages extracted at once, each in a task of its own (a plugin call runs
+/// in place on its worker thread, so pages polled by one task would take
+/// turns on one core): two per core keep every core busy while one call
+/// waits for a slot.
 fn concurrency() -> usize {
     std::thread::available_parallelism().map_or(4, |n| n.get() * 2)
 }
@@ -68,8 +70,12 @@ pub async fn run(plugins: &Plugins, dir: &Path, out: &Path, shape: Shape) -> any
     let results: Vec<(String, anyhow::Result<Value>)> = stream::iter(pages)
         .map(|(id, path)| {
             let url = urls.get(&id).cloned();
+            let plugins = plugins.clone();
             async move {
-                let row = predict(plugins, &path, url, shape).await;
+                let task = tokio::spawn(async move { predict(&plugins, &path, url, shape).await });
+                let row = task
+                    .await
+                    .unwrap_or_else(|e| Err(anyhow::anyhow!("the extraction task failed: {e}")));
                 (id, row)
             }
         })
