@@ -354,6 +354,21 @@ fn monitors_check_their_input_and_caps_and_stay_501_when_closed() {
     let fits = c.post("/monitors", with("cadence_s", json!(7200)));
     assert_eq!(fits.status, 201, "{}", fits.text);
     let id = fits.json()["id"].as_str().unwrap().to_string();
+    // The worst cases add up: a second such monitor no longer fits ($18 +
+    // $18 > $30) until the first is paused.
+    c.post("/monitors", with("cadence_s", json!(7200)))
+        .error(403, "monthly_cap_exceeded");
+    c.patch(&format!("/monitors/{id}"), json!({ "paused": true }))
+        .ok();
+    let second = c.post("/monitors", with("cadence_s", json!(7200)));
+    assert_eq!(second.status, 201, "{}", second.text);
+    // Resuming the first would take the total past the cap.
+    c.patch(&format!("/monitors/{id}"), json!({ "paused": false }))
+        .error(403, "monthly_cap_exceeded");
+    let second = second.json()["id"].as_str().unwrap().to_string();
+    c.method("DELETE", &format!("/monitors/{second}"));
+    c.patch(&format!("/monitors/{id}"), json!({ "paused": false }))
+        .ok();
     // A PATCH is checked the same way.
     c.patch(&format!("/monitors/{id}"), json!({ "cadence_s": 60 }))
         .error(403, "monthly_cap_exceeded");

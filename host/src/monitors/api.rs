@@ -129,12 +129,15 @@ fn parse_cadence(body: &Body) -> Result<Option<u64>, ApiError> {
     }
 }
 
-/// The key's per-run cap and the account's monthly cap against the worst case.
+/// The key's per-run cap, and the account's monthly cap against the worst
+/// case of this monitor together with its other scheduled (not paused)
+/// monitors of the same mode; `replacing` is the monitor being retuned.
 fn check_caps(
     state: &AppState,
     caller: &Caller,
     cadence_s: u64,
     per_run: Micros,
+    replacing: Option<&str>,
 ) -> Result<(), ApiError> {
     if let Some(cap) = caller.key.session_cap {
         if per_run > cap {
@@ -145,8 +148,21 @@ fn check_caps(
         }
     }
     if let Some(cap) = caller.account.monthly_cap {
-        if Monitor::worst_case_monthly(cadence_s, per_run) > cap {
-            let (acct, mode) = (caller.account.id.clone(), caller.mode());
+        let (acct, mode) = (caller.account.id.clone(), caller.mode());
+        let others = state
+            .store
+            .read(|tx| super::all(tx))?
+            .into_iter()
+            .filter(|m| {
+                m.account == acct
+                    && m.mode == mode
+                    && m.status != MonitorStatus::Paused
+                    && Some(m.id.as_str()) != replacing
+            });
+        let committed = others.fold(Micros::ZERO, |sum, m| {
+            sum + Monitor::worst_case_monthly(m.cadence_s, m.max_spend_per_run)
+        });
+        if committed + Monitor::worst_case_monthly(cadence_s, per_run) > cap {
             let spent = state
                 .store
                 .read(|tx| crate::ledger::spent_this_month(tx, &acct, mode))?;
@@ -222,7 +238,7 @@ async fn create_monitor(
         "webhook_url",
     ])?;
     let webhook_url = check_webhook(state, body).await?.flatten();
-    check_caps(state, caller, cadence_s, per_run)?;
+    check_caps(state, caller, cadence_s, per_run, None)?;
     let now = crate::time::now();
     let name = name.unwrap_or_else(|| match (&watch.urls, &watch.query) {
         (Some(urls), _) => urls[0].clone(),
@@ -352,12 +368,15 @@ async fn update(
         ));
     }
     let webhook = check_webhook(&state, &body).await?;
-    if cadence.is_some() || per_run.is_some() {
+    // Retuned, or resumed (back among the scheduled), it must fit again.
+    let resuming = paused == Some(false) && current.status == MonitorStatus::Paused;
+    if cadence.is_some() || per_run.is_some() || resuming {
         check_caps(
             &state,
             &caller,
             cadence.unwrap_or(current.cadence_s),
             per_run.unwrap_or(current.max_spend_per_run),
+            Some(&current.id),
         )?;
     }
     let second_ms = state.config.monitors.second_ms as i64;
