@@ -33,8 +33,50 @@ use crate::state::AppState;
 pub enum Outcome {
     Answered,
     Abstained { reason: String },
-    Error { code: &'static str, message: String },
-    Stopped { stop: &'static str, reason: String },
+    Error { code: StreamCode, message: String },
+    Stopped { stop: StopReason, reason: String },
+}
+
+/// Why a run stopped before it read everything (SPEC §6.3: `stop`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopReason {
+    /// Its spending cap could not pay for the next page.
+    SpendBudget,
+    /// It has the rows its query asked for.
+    QueryBudget,
+    /// Stopped on request.
+    Requested,
+}
+
+impl StopReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StopReason::SpendBudget => "spend-budget",
+            StopReason::QueryBudget => "query-budget",
+            StopReason::Requested => "stopped",
+        }
+    }
+}
+
+/// The code of a run that ended in error (SPEC §7.5, stream-terminal codes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StreamCode {
+    /// The host failed (a panic, a lost run, a crash).
+    Internal,
+    /// The planner could not read the query.
+    ParseFailed,
+    /// A source could not be read (fetch, replay, search).
+    ProviderUnavailable,
+}
+
+impl StreamCode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StreamCode::Internal => "internal",
+            StreamCode::ParseFailed => "parse_failed",
+            StreamCode::ProviderUnavailable => "provider_unavailable",
+        }
+    }
 }
 
 /// Runs in flight: their stop switches, by session.
@@ -155,9 +197,9 @@ pub fn spawn(state: AppState, session: Session, slot: Arc<RunSlot>, claim: RunCl
         let outcome = tokio::select! {
             outcome = execute => outcome.unwrap_or_else(|panic| {
                 tracing::error!(session = %id, panic = panic_text(&*panic), "a run panicked; it ends as error");
-                Outcome::Error { code: "internal", message: "the run failed unexpectedly".into() }
+                Outcome::Error { code: StreamCode::Internal, message: "the run failed unexpectedly".into() }
             }),
-            _ = stop_signal.wait_for(|stop| *stop) => Outcome::Stopped { stop: "stopped", reason: "stopped on request".into() },
+            _ = stop_signal.wait_for(|stop| *stop) => Outcome::Stopped { stop: StopReason::Requested, reason: "stopped on request".into() },
         };
         drop(run);
         if let Err(e) = finish(&state, &id, outcome).await {
@@ -246,7 +288,7 @@ impl Run {
             Err(e) => {
                 tracing::error!(session = %self.session.id, error = %e, "run failed");
                 Outcome::Error {
-                    code: "internal",
+                    code: StreamCode::Internal,
                     message: "the run failed unexpectedly".into(),
                 }
             }
@@ -338,7 +380,7 @@ impl Run {
             }
             Some(Sentinel::Error) => {
                 return Ok(Outcome::Error {
-                    code: "provider_unavailable",
+                    code: StreamCode::ProviderUnavailable,
                     message: "a test sentinel made the run fail".into(),
                 });
             }
@@ -357,7 +399,7 @@ impl Run {
                 Some(provider) if mode == Mode::Live => match self.search(provider).await {
                     Ok(found) if !found.is_empty() => seeds = found,
                     Ok(_) => return Ok(Outcome::Abstained { reason: "the search provider found no source for this query".into() }),
-                    Err(e) => return Ok(Outcome::Error { code: "provider_unavailable", message: format!("the search provider failed: {e}") }),
+                    Err(e) => return Ok(Outcome::Error { code: StreamCode::ProviderUnavailable, message: format!("the search provider failed: {e}") }),
                 },
                 _ => {
                     return Ok(Outcome::Abstained {
@@ -408,7 +450,7 @@ impl Run {
         if outcome == Outcome::Answered && self.last_http_status >= 400 {
             // An error page is read (and its fetch receipted), not delivered.
             return Ok(Outcome::Error {
-                code: "provider_unavailable",
+                code: StreamCode::ProviderUnavailable,
                 message: format!("the page answered HTTP {}", self.last_http_status),
             });
         }
@@ -416,11 +458,11 @@ impl Run {
             return Ok(match self.unread.take() {
                 Some(reason) if reason.contains("robots.txt") => Outcome::Abstained { reason },
                 Some(reason) => Outcome::Error {
-                    code: "provider_unavailable",
+                    code: StreamCode::ProviderUnavailable,
                     message: reason,
                 },
                 None => Outcome::Error {
-                    code: "provider_unavailable",
+                    code: StreamCode::ProviderUnavailable,
                     message: "the page could not be read".into(),
                 },
             });
@@ -496,13 +538,13 @@ impl Run {
             }
             if self.stopped() {
                 return Ok(Outcome::Stopped {
-                    stop: "stopped",
+                    stop: StopReason::Requested,
                     reason: "stopped on request".into(),
                 });
             }
             if pages >= config.fetch.max_pages_per_turn {
                 return Ok(Outcome::Stopped {
-                    stop: "query-budget",
+                    stop: StopReason::QueryBudget,
                     reason: format!(
                         "reached the limit of {} pages per turn",
                         config.fetch.max_pages_per_turn
@@ -511,7 +553,7 @@ impl Run {
             }
             if spent + per_fetch > budget {
                 return Ok(Outcome::Stopped {
-                    stop: "spend-budget",
+                    stop: StopReason::SpendBudget,
                     reason: "the next fetch would cross max_spend_usd".into(),
                 });
             }
@@ -667,7 +709,7 @@ impl Run {
             self.injected_panic().await?;
             if truncated {
                 return Ok(Outcome::Stopped {
-                    stop: "spend-budget",
+                    stop: StopReason::SpendBudget,
                     reason: "more records than max_spend_usd covers".into(),
                 });
             }
@@ -937,20 +979,20 @@ pub fn end_in(
         }
         Outcome::Error { code, message } => {
             s.status = Status::Error;
-            s.error = Some((code.to_string(), message.clone()));
+            s.error = Some((code.as_str().to_string(), message.clone()));
             s.reason = Some(message.clone());
             let mut d = summary;
-            d["code"] = json!(code);
+            d["code"] = json!(code.as_str());
             d["message"] = json!(message);
             d["reason"] = json!(message);
             ("error", "session.error", d)
         }
         Outcome::Stopped { stop, reason } => {
             s.status = Status::Stopped;
-            s.stop = Some(stop.to_string());
+            s.stop = Some(stop.as_str().to_string());
             s.reason = Some(reason.clone());
             let mut d = summary;
-            d["stop"] = json!(stop);
+            d["stop"] = json!(stop.as_str());
             d["reason"] = json!(reason);
             ("stopped", "session.stopped", d)
         }
@@ -1045,7 +1087,7 @@ pub fn recover_orphans(store: &crate::store::Store, public_url: &str) -> anyhow:
                 tx,
                 &mut s,
                 Outcome::Error {
-                    code: "internal",
+                    code: StreamCode::Internal,
                     message: "the server stopped during the run; its receipts were settled".into(),
                 },
                 public_url,

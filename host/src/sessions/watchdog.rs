@@ -45,7 +45,7 @@ async fn check(state: &AppState, suspects: &HashSet<String>) -> anyhow::Result<H
         }
         tracing::error!(session = %id, "watchdog: a session was running without a run; ending it");
         let outcome = Outcome::Error {
-            code: "internal",
+            code: super::run::StreamCode::Internal,
             message: "the run was lost; its signed receipts were settled and the rest released"
                 .into(),
         };

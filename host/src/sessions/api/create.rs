@@ -371,7 +371,7 @@ pub(crate) async fn open_session(
                 state,
                 &session.id,
                 run::Outcome::Error {
-                    code: "parse_failed",
+                    code: run::StreamCode::ParseFailed,
                     message: "the planner could not read the query".into(),
                 },
             )
