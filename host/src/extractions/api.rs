@@ -91,7 +91,7 @@ fn last_delivery(
 
 /// Re-reads an extraction's page as a new extraction (preview: refresh).
 #[utoipa::path(post, path = "/extractions/{id}/refresh", operation_id = "refreshExtraction", tag = "extractions",
-    description = "Scope: sessions:write. Preview (switches `extractions` and `refresh`). A new extraction of the same URL with `refresh_of` set. When the latest delivery of that URL is younger than `max_age_s`, it is served from that record at $0 (`served_from: record`, no fetch); otherwise the page is read again and `diff` counts the rows added, removed and changed against that delivery (the differ plugin). `max_spend_usd` defaults to the refreshed extraction's.",
+    description = "Scope: sessions:write. Preview (switches `extractions` and `refresh`). A new extraction of the same URL with `refresh_of` set. When the latest delivery of that URL is younger than `max_age_s`, it is served from that record at $0 (`served_from: record`, no fetch); otherwise the page is read again and `diff` counts the rows added, removed and changed against the refreshed-from extraction, or the latest delivery when that one was not delivered (the differ plugin). `max_spend_usd` defaults to the refreshed extraction's.",
     params(schemas::ExtractionId, schemas::IdempotencyHeader),
     request_body(content = schemas::ExtractionRefreshBody),
     responses((status = 201, description = "The refresh", body = schemas::Extraction)))]
@@ -167,7 +167,13 @@ async fn refresh(
         },
     );
     fresh.refresh_of = Some(base.id.clone());
-    fresh.diff_base = last.as_ref().map(|l| l.id.clone());
+    // The diff is against the refreshed-from delivery; when that one was not
+    // delivered, against the latest delivery of its URL.
+    fresh.diff_base = if base.status == Status::Answered {
+        Some(base.id.clone())
+    } else {
+        last.as_ref().map(|l| l.id.clone())
+    };
     let young = |l: &Session| {
         let age = l
             .ended_at
