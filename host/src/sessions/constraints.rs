@@ -8,24 +8,7 @@
 
 use serde_json::{json, Map, Value};
 
-/// A decimal as an integer count of millionths (prices, not money we hold).
-fn decimal(v: &Value) -> Option<i128> {
-    let text = match v {
-        Value::String(s) => s.trim().to_string(),
-        Value::Number(n) => n.to_string(),
-        _ => return None,
-    };
-    let (int, frac) = text.split_once('.').unwrap_or((&text, ""));
-    if int.is_empty()
-        || !int.chars().all(|c| c.is_ascii_digit())
-        || !frac.chars().all(|c| c.is_ascii_digit())
-        || int.len() > 20
-    {
-        return None;
-    }
-    let frac6: String = frac.chars().chain(std::iter::repeat('0')).take(6).collect();
-    Some(int.parse::<i128>().ok()? * 1_000_000 + frac6.parse::<i128>().ok()?)
-}
+use super::intent::{decimal, Intent};
 
 /// The outcome of checking one row.
 #[derive(Debug, Clone, PartialEq)]
@@ -56,18 +39,14 @@ fn mentions(text: &str, word: &str) -> bool {
     text.contains(&w) || text.contains(singular)
 }
 
-/// Check a record against a parsed intent: its `entity` (what one row is;
-/// "product" matches anything) and its `constraints`.
-pub fn check(record: &Map<String, Value>, parsed: &Value) -> Check {
-    let constraints = &parsed["constraints"];
+/// Check a record against an intent: its entity (what one row is;
+/// "product" matches anything) and its constraints.
+pub fn check(record: &Map<String, Value>, intent: &Intent) -> Check {
+    let c = &intent.constraints;
     let mut f = Map::new();
     let mut unknown: Vec<String> = Vec::new();
-    let c = |k: &str| constraints.get(k).filter(|v| !v.is_null());
     let text = text_of(record);
-    if let Some(entity) = parsed["entity"]
-        .as_str()
-        .filter(|e| !e.is_empty() && *e != "product")
-    {
+    if let Some(entity) = intent.entity_filter() {
         if text.is_empty() {
             unknown.push("entity: the record has no name".into());
         } else {
@@ -76,11 +55,7 @@ pub fn check(record: &Map<String, Value>, parsed: &Value) -> Check {
             f.insert("entity".into(), json!(mentions(&text, head)));
         }
     }
-    let wants_stock = c("in_stock").and_then(Value::as_bool).unwrap_or(false)
-        || c("availability")
-            .and_then(Value::as_str)
-            .is_some_and(|a| a.to_lowercase().replace([' ', '_', '-'], "") == "instock");
-    if wants_stock {
+    if c.in_stock {
         match record.get("availability").and_then(Value::as_str) {
             Some(a) => {
                 f.insert(
@@ -93,26 +68,21 @@ pub fn check(record: &Map<String, Value>, parsed: &Value) -> Check {
     }
 
     let price = record.get("price").and_then(decimal);
-    let wanted_currency = c("currency").and_then(Value::as_str).map(str::to_uppercase);
     let currency = record
         .get("currency")
         .and_then(Value::as_str)
         .map(str::to_uppercase);
-    for (name, bound) in [("price_min", c("price_min")), ("price_max", c("price_max"))] {
-        let Some(bound) = bound.and_then(decimal) else {
+    for (name, bound) in [("price_min", c.price_min), ("price_max", c.price_max)] {
+        let Some(bound) = bound else {
             continue;
         };
         match price {
             None => unknown.push(format!("{name}: the record has no price")),
-            Some(_)
-                if wanted_currency.is_some()
-                    && currency.is_some()
-                    && wanted_currency != currency =>
-            {
+            Some(_) if c.currency.is_some() && currency.is_some() && c.currency != currency => {
                 unknown.push(format!(
                     "{name}: the price is in {} and the bound in {}",
                     currency.clone().unwrap_or_default(),
-                    wanted_currency.clone().unwrap_or_default()
+                    c.currency.clone().unwrap_or_default()
                 ))
             }
             Some(p) => {
@@ -127,28 +97,22 @@ pub fn check(record: &Map<String, Value>, parsed: &Value) -> Check {
             }
         }
     }
-    if let Some(brand) = c("brand").and_then(Value::as_str) {
+    if let Some(brand) = &c.brand {
         if text.is_empty() {
             unknown.push("brand: the record has no brand or name".into());
         } else {
             f.insert("brand".into(), json!(mentions(&text, brand)));
         }
     }
-    if let Some(words) = c("keywords")
-        .and_then(Value::as_array)
-        .filter(|w| !w.is_empty())
-    {
+    if !c.keywords.is_empty() {
         if text.is_empty() {
             unknown.push("keywords: the record has no name".into());
         } else {
-            let all = words
-                .iter()
-                .filter_map(Value::as_str)
-                .all(|w| mentions(&text, w));
+            let all = c.keywords.iter().all(|w| mentions(&text, w));
             f.insert("keywords".into(), json!(all));
         }
     }
-    if let Some(cond) = c("condition").and_then(Value::as_str) {
+    if let Some(cond) = &c.condition {
         match record.get("condition").and_then(Value::as_str) {
             Some(rc) => {
                 f.insert(
@@ -177,11 +141,11 @@ pub fn check(record: &Map<String, Value>, parsed: &Value) -> Check {
 /// it cannot check at all (no price, no stated availability or condition),
 /// or a brand it neither states nor names (a listing often shows names
 /// without brands, where its product pages state them).
-pub fn needs_product_page(record: &Map<String, Value>, parsed: &Value) -> bool {
-    if matches!(check(record, parsed), Check::Unchecked { .. }) {
+pub fn needs_product_page(record: &Map<String, Value>, intent: &Intent) -> bool {
+    if matches!(check(record, intent), Check::Unchecked { .. }) {
         return true;
     }
-    let brand = parsed["constraints"]["brand"].as_str();
+    let brand = intent.constraints.brand.as_deref();
     let states_brand = record
         .get("brand")
         .is_some_and(|b| !b.is_null() && b.as_str() != Some(""));
@@ -191,6 +155,14 @@ pub fn needs_product_page(record: &Map<String, Value>, parsed: &Value) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn check(record: &Map<String, Value>, parsed: &Value) -> Check {
+        super::check(record, &Intent::of(parsed))
+    }
+
+    fn needs_product_page(record: &Map<String, Value>, parsed: &Value) -> bool {
+        super::needs_product_page(record, &Intent::of(parsed))
+    }
 
     fn rec(v: Value) -> Map<String, Value> {
         v.as_object().unwrap().clone()

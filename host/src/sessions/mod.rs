@@ -12,6 +12,7 @@
 pub mod api;
 pub mod constraints;
 pub mod events;
+pub mod intent;
 mod progress;
 pub mod redaction;
 pub mod run;

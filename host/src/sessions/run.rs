@@ -17,6 +17,7 @@ use url::Url;
 
 use super::constraints::{self, Check};
 use super::events;
+use super::intent::{Intent, Source};
 use super::progress::{row_key, Effect, PageCommit, Progress, RowWrite};
 use super::sources::{normalize, sitemap_urls, Frontier, Priority, Robots};
 use super::testmode::{self, Sentinel};
@@ -389,8 +390,7 @@ impl Run {
         if self.session.kind == Kind::Extraction {
             return self.extract_one(sentinel).await;
         }
-        let parsed = self.session.parsed.clone();
-        let mut seeds = seeds_of(&parsed, mode);
+        let mut seeds = seeds_of(&Intent::of(&self.session.parsed));
         if seeds.is_empty() && sentinel == Some(Sentinel::SpendStop) {
             seeds.push(testmode::DEFAULT_TEST_SITE.to_string());
         }
@@ -486,13 +486,10 @@ impl Run {
                 per_fetch.0 * testmode::SPEND_STOP_RECEIPTS as i64 + 4 * per_record.0,
             ));
         }
-        let entity = self.session.parsed["entity"]
-            .as_str()
-            .unwrap_or("product")
-            .to_string();
-        let parsed = self.session.parsed.clone();
-        let constraints = parsed["constraints"].clone();
-        let wanted = constraints["count"].as_u64();
+        // The intent, read once for the whole crawl.
+        let intent = Intent::of(&self.session.parsed);
+        let entity = intent.entity.clone().unwrap_or_else(|| "product".into());
+        let wanted = intent.constraints.count;
         let mut frontier = Frontier::default();
         let mut robots: HashMap<String, Robots> = HashMap::new();
 
@@ -600,7 +597,7 @@ impl Run {
             let request = ExtractRequest {
                 entity: entity.clone(),
                 guidance: self.session.guidance.clone(),
-                hints: json!({ "currency": constraints["currency"] }),
+                hints: json!({ "currency": intent.constraints.currency }),
             };
             let plugin_page = Page {
                 url: page.url.clone(),
@@ -644,7 +641,7 @@ impl Run {
                     };
                     // A constraint the listing cannot answer (a brand or a
                     // condition it does not show) is read from the product page.
-                    if constraints::needs_product_page(record, &parsed) {
+                    if constraints::needs_product_page(record, &intent) {
                         frontier.push_as(&product, depth + 1, Priority::Next);
                     } else {
                         covered.insert(product);
@@ -686,7 +683,7 @@ impl Run {
                     }
                     new_rows += 1;
                     if matches!(
-                        constraints::check(&record, &parsed),
+                        constraints::check(&record, &intent),
                         Check::Checked {
                             qualified: true,
                             ..
@@ -704,7 +701,7 @@ impl Run {
             } else {
                 "partial"
             };
-            self.commit_page(&page, &extraction.plugin, claim, cost, rows, &parsed)
+            self.commit_page(&page, &extraction.plugin, claim, cost, rows, &intent)
                 .await?;
             self.injected_panic().await?;
             if truncated {
@@ -743,7 +740,7 @@ impl Run {
         claim: &str,
         cost: Micros,
         rows: Vec<(String, Map<String, Value>)>,
-        parsed: &Value,
+        intent: &Intent,
     ) -> anyhow::Result<()> {
         let receipt = crate::receipts::issue(
             &self.state.signer,
@@ -780,7 +777,7 @@ impl Run {
                 "source": { "domain": domain, "url": page.url, "receipt_id": receipt_id },
                 "record": record,
             });
-            let (qualified, unchecked) = match constraints::check(record, parsed) {
+            let (qualified, unchecked) = match constraints::check(record, intent) {
                 Check::Checked {
                     fulfillment,
                     qualified,
@@ -845,27 +842,23 @@ impl Run {
     }
 }
 
-/// The pages a parsed intent names: its URLs, and the front page of each site.
-fn seeds_of(parsed: &Value, mode: Mode) -> Vec<String> {
-    let mut out = Vec::new();
-    for s in parsed["sources"].as_array().into_iter().flatten() {
-        let value = s["value"].as_str().unwrap_or_default();
-        match s["kind"].as_str() {
-            Some("url") => out.push(value.to_string()),
-            Some("domain") => {
-                let _ = mode;
-                out.push(format!("https://{}/", value.trim_end_matches('/')));
-            }
-            _ => {}
-        }
-    }
+/// The pages an intent names: its URLs, and the front page of each site.
+fn seeds_of(intent: &Intent) -> Vec<String> {
+    let mut out: Vec<String> = intent
+        .sources
+        .iter()
+        .map(|s| match s {
+            Source::Url(u) => u.clone(),
+            Source::Domain(d) => format!("https://{}/", d.trim_end_matches('/')),
+        })
+        .collect();
     out.dedup();
     out
 }
 
 /// The origin of the first page a parsed intent names.
 pub fn seed_origin(parsed: &Value) -> Option<String> {
-    let first = seeds_of(parsed, Mode::Live).into_iter().next()?;
+    let first = seeds_of(&Intent::of(parsed)).into_iter().next()?;
     Url::parse(&first)
         .ok()
         .map(|u| u.origin().ascii_serialization())

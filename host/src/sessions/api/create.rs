@@ -10,6 +10,7 @@ use crate::idempotency;
 use crate::money::Micros;
 use crate::openapi::schemas;
 use crate::sessions::events::{self};
+use crate::sessions::intent::Intent;
 use crate::sessions::{run, Kind, Session, Status};
 use crate::state::AppState;
 use axum::extract::State;
@@ -76,12 +77,9 @@ pub(super) fn price(
     if !would_run {
         return (0, Micros::ZERO);
     }
-    let sources = parsed["sources"]
-        .as_array()
-        .map(|a| a.len())
-        .unwrap_or(1)
-        .max(1) as u64;
-    let (listings, rows) = match parsed["constraints"]["count"].as_u64() {
+    let intent = Intent::of(parsed);
+    let sources = intent.sources.len().max(1) as u64;
+    let (listings, rows) = match intent.constraints.count {
         Some(n) => (n.div_ceil(EXPECTED_ROWS_PER_LISTING).max(1), n),
         None => (3 * sources, 3 * sources * EXPECTED_ROWS_PER_LISTING),
     };

@@ -18,6 +18,7 @@ use serde_json::{json, Value};
 
 use super::create::{plan, price};
 use super::{check_caps, own, reserve, PROPOSAL_TTL_MIN};
+use crate::sessions::intent::Intent;
 
 /// A priced follow-up turn, waiting for confirmation.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
@@ -138,7 +139,7 @@ pub(super) async fn add_turn(
         } else {
             merge_turn(&session.parsed, &e.parsed)
         };
-        let would_run = e.would_run || parsed["sources"].as_array().is_some_and(|a| !a.is_empty());
+        let would_run = e.would_run || !Intent::of(&parsed).sources.is_empty();
         let (passes, estimated) = price(state, &parsed, would_run, max_spend);
         let proposal = Proposal {
             id: crate::ids::new_id("prop"),
