@@ -31,6 +31,7 @@ const LIST_WORDS: &[&str] = &[
     "line-through",
     "crossout",
     "barred",
+    "overridden",
 ];
 
 /// Hint words of amounts that are not the product's price.
@@ -41,7 +42,6 @@ const OTHER_AMOUNT_WORDS: &[&str] = &[
     "save",
     "saving",
     "savings",
-    "discount",
     "unit",
     "per",
     "instal",
@@ -68,6 +68,7 @@ const LIST_TEXT: &[&str] = &[
     "originally",
     "instead of",
     "au lieu de",
+    "reg. ",
 ];
 
 /// Text that makes an amount something else than a price.
@@ -172,14 +173,24 @@ fn amounts(doc: &Doc, card: usize) -> Vec<Amount> {
         return out;
     }
     let mut done_els: Vec<usize> = Vec::new();
+    // Texts already read as the cents of the amount before them.
+    let mut cents_of_previous: Vec<usize> = Vec::new();
     for k in e.text_start..e.text_end {
         let t = &doc.texts[k];
-        if t.flags & HIDDEN != 0 || t.text.len() > 80 || !t.text.bytes().any(|b| b.is_ascii_digit())
+        if t.flags & HIDDEN != 0
+            || t.text.len() > 80
+            || !t.text.bytes().any(|b| b.is_ascii_digit())
+            || cents_of_previous.contains(&k)
         {
             continue;
         }
+        // A count in parentheses ("(138)" reviews, "(3 offers)") is no price.
+        let trimmed = t.text.trim();
+        if trimmed.starts_with('(') && !has_currency_mark(trimmed) {
+            continue;
+        }
         let el = &doc.els[t.el];
-        let hints = doc.ancestor_hints(t.el, 2);
+        let hints = without_typography(&doc.ancestor_hints(t.el, 2));
         let priced_el = el.hint.has("price") || el.hint.has("amount");
         // A currency in its own element right after or before the amount
         // ("11.95 <span>CHF</span>").
@@ -205,6 +216,16 @@ fn amounts(doc: &Doc, card: usize) -> Vec<Amount> {
         } else {
             continue;
         };
+        // Cents set apart ("$<b>62</b><sup>99</sup>", "$19<span>97</span>"):
+        // a whole amount followed by a text of two digits in a superscript
+        // or a price-named element.
+        let raw = match cents_after(doc, e, k, &raw) {
+            Some((cents_at, joined)) => {
+                cents_of_previous.push(cents_at);
+                joined
+            }
+            None => raw,
+        };
         let lower = raw.to_lowercase();
         if OTHER_TEXT.iter().any(|w| lower.has(w))
             || has_word(&el.hint, OTHER_AMOUNT_WORDS)
@@ -229,7 +250,9 @@ fn amounts(doc: &Doc, card: usize) -> Vec<Amount> {
         let list = t.flags & STRIKE != 0 || has_word(&hints, LIST_WORDS) || former_only;
         let sale = has_word(
             &el.hint,
-            &["sale", "special", "now", "final", "current", "promo"],
+            &[
+                "sale", "special", "now", "final", "current", "promo", "discount",
+            ],
         );
         out.push(Amount {
             value: p.value,
@@ -240,6 +263,58 @@ fn amounts(doc: &Doc, card: usize) -> Vec<Amount> {
         });
     }
     out
+}
+
+/// Hint tokens of typography utilities ("edf-font-size--regular",
+/// "font-weight-bold", "typo-small") left out: their words ("regular",
+/// "old" in "bold") say nothing about a price.
+fn without_typography(hints: &str) -> String {
+    hints
+        .split_ascii_whitespace()
+        .filter(|t| {
+            !["font", "size", "weight", "typo", "text-"]
+                .iter()
+                .any(|w| t.contains(w))
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The cents of a whole amount `raw` (text `k`) shown apart from it: the next
+/// text of the card when it is two digits (or `.99`, `,99`) in a `sup` or in
+/// an element named like a price. Returns that text's index and the joined
+/// amount.
+fn cents_after(doc: &Doc, card: &crate::dom::El, k: usize, raw: &str) -> Option<(usize, String)> {
+    let whole = raw.trim_end();
+    if !whole.ends_with(|c: char| c.is_ascii_digit())
+        || whole.contains(['.', ','])
+        || !has_currency_mark(whole)
+    {
+        return None;
+    }
+    let next = doc.texts.get(k + 1).filter(|_| k + 1 < card.text_end)?;
+    if next.flags & HIDDEN != 0 {
+        return None;
+    }
+    let digits = next.text.trim().trim_start_matches(['.', ',']);
+    if digits.len() != 2 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let el = &doc.els[next.el];
+    let apart = el.tag == "sup"
+        || el.hint.has("price")
+        || has_word(
+            &el.hint,
+            &[
+                "cents",
+                "cent",
+                "fraction",
+                "fractional",
+                "decimal",
+                "decimals",
+            ],
+        );
+    apart.then(|| (k + 1, format!("{whole}.{digits}")))
 }
 
 /// Words that open a quantity tier ("ab 3 Pack. 10.50 CHF").

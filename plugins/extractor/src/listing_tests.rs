@@ -643,3 +643,67 @@ fn a_page_size_chooser_next_to_the_heading_is_not_a_price() {
     assert_eq!(x.records.len(), 6);
     assert_eq!(get(&x.records[0], "price"), Some("1.95"));
 }
+
+/// A listing of six cards, each `card(i)` inside a product grid.
+fn grid(card: impl Fn(usize) -> String) -> String {
+    let cards: String = (1..=6).map(card).collect();
+    format!("<html><body><h1>Results</h1><ul class=\"results\">{cards}</ul></body></html>")
+}
+
+#[test]
+fn cents_set_apart_are_part_of_the_price() {
+    let body = grid(|i| {
+        format!(
+        "<li class=\"item\"><a href=\"/p/{i}\">Item {i}</a> <span class=\"sx-price\"><sup class=\"sx-price-currency\">$</sup><span class=\"sx-price-whole\">6{i}</span><sup class=\"sx-price-fractional\">99</sup></span> <span class=\"reviews\">(13{i})</span></li>"
+    )
+    });
+    let x = run("https://shop.example/s?k=items", &body);
+    assert_eq!(x.kind, PageKind::Listing);
+    assert_eq!(
+        get(&x.records[0], "price"),
+        Some("61.99"),
+        "{:?}",
+        x.records[0]
+    );
+    let body = grid(|i| {
+        format!(
+        "<li class=\"item\"><a href=\"/p/{i}\">Item {i}</a><div class=\"price\"><span class=\"price__format\">$</span>1{i}<span class=\"price__format\">97</span></div><span>({i}38)</span></li>"
+    )
+    });
+    let x = run("https://shop.example/s?k=items", &body);
+    assert_eq!(
+        get(&x.records[2], "price"),
+        Some("13.97"),
+        "{:?}",
+        x.records[2]
+    );
+}
+
+#[test]
+fn a_struck_former_price_and_a_discount_named_current_one() {
+    let body = grid(|i| {
+        format!(
+        "<li class=\"deal\"><a href=\"/deals/{i}\">Deal {i}</a><div class=\"prices\"><s class=\"price-original\">C$78</s> <span class=\"price-discount\">C$2{i}.99</span></div></li>"
+    )
+    });
+    let x = run("https://deals.example/browse", &body);
+    assert_eq!(
+        get(&x.records[0], "price"),
+        Some("21.99"),
+        "{:?}",
+        x.records[0]
+    );
+    // A typography class ("font-size--regular") says nothing about the price.
+    let body = grid(|i| {
+        format!(
+        "<li class=\"tile\"><a href=\"/pd/{i}\">Shoe {i}</a><div class=\"product-price font-size--regular\"><span class=\"overridden\">$56.25</span><span class=\"local\">$3{i}.97</span></div></li>"
+    )
+    });
+    let x = run("https://store.example/search", &body);
+    assert_eq!(
+        get(&x.records[0], "price"),
+        Some("31.97"),
+        "{:?}",
+        x.records[0]
+    );
+}
