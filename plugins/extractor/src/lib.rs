@@ -252,6 +252,26 @@ pub fn extract(page: &Page, request: &Request) -> Result<Extraction, String> {
         }
     }
     cands.retain(|c| schema::richness(&c.record) > 0);
+    // Offers that name no product (no name, and no url or only a site's
+    // front page) and stand apart from any: one is the page's own product's
+    // offer, but several are the offers of a listing's cards, which the
+    // visible cards read.
+    let nameless = |r: &Map<String, Value>| {
+        let front_page = |u: &str| {
+            resolve(&base, u)
+                .and_then(|u| url::Url::parse(&u).ok())
+                .is_none_or(|u| u.path().trim_matches('/').is_empty())
+        };
+        field(r, "name").is_none() && field(r, "url").is_none_or(front_page)
+    };
+    if cands
+        .iter()
+        .filter(|c| !c.in_list && nameless(&c.record))
+        .count()
+        >= 3
+    {
+        cands.retain(|c| c.in_list || !nameless(&c.record));
+    }
 
     let page_url_norm = base.as_ref().map(|u| {
         let mut u = u.clone();

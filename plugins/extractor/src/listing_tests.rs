@@ -707,3 +707,25 @@ fn a_struck_former_price_and_a_discount_named_current_one() {
         x.records[0]
     );
 }
+
+#[test]
+fn many_offers_that_name_no_product_are_a_listings_cards() {
+    let body = grid(|i| {
+        format!(
+        "<li class=\"productThumbnail\"><div itemprop=\"offers\" itemscope itemtype=\"http://schema.org/Offer\"><meta itemprop=\"price\" content=\"179.99\"><meta itemprop=\"priceCurrency\" content=\"USD\"><link itemprop=\"url\" href=\"http://www.shop.example\"></div><div class=\"shortDescription\"><a href=\"/shop/product/watch-{i}\">Watch {i}</a></div><div class=\"prices\"><span class=\"colorway-price\"><span class=\"first-range\">CAD 3{i}.42</span></span></div></li>"
+    )
+    });
+    let x = run(
+        "https://www.shop.example/shop/search?keyword=watches",
+        &body,
+    );
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(x.records.len(), 6);
+    assert_eq!(
+        get(&x.records[0], "price"),
+        Some("31.42"),
+        "{:?}",
+        x.records[0]
+    );
+    assert_eq!(get(&x.records[0], "currency"), Some("CAD"));
+}
