@@ -54,6 +54,19 @@ const OTHER_AMOUNT_WORDS: &[&str] = &[
     "percent",
 ];
 
+/// Words (of a hint or a short label) of a price for members only: a
+/// loyalty club or shop card ("IKEA FAMILY", "member price").
+const MEMBER_WORDS: &[&str] = &[
+    "member",
+    "members",
+    "membership",
+    "loyalty",
+    "club",
+    "family",
+    "rewards",
+    "cardholder",
+];
+
 /// Text that makes an amount a former price ("Was $20", "RRP £30").
 const LIST_TEXT: &[&str] = &[
     "was ",
@@ -130,6 +143,8 @@ struct Amount {
     raw: String,
     list: bool,
     sale: bool,
+    /// A members' price (a loyalty club, a shop card), not everyone's.
+    member: bool,
 }
 
 fn as_f64(v: &str) -> f64 {
@@ -151,6 +166,7 @@ fn amounts(doc: &Doc, card: usize) -> Vec<Amount> {
                 raw: String::new(),
                 list: has_word(&ty, LIST_WORDS) || doc.els[i].flags & STRIKE != 0,
                 sale: false,
+                member: false,
             });
         }
     }
@@ -254,12 +270,18 @@ fn amounts(doc: &Doc, card: usize) -> Vec<Amount> {
                 "sale", "special", "now", "final", "current", "promo", "discount",
             ],
         );
+        let member = has_word(&hints, MEMBER_WORDS)
+            || (k > e.text_start && {
+                let prev = doc.texts[k - 1].text.to_lowercase();
+                prev.len() < 30 && has_word(&prev, MEMBER_WORDS)
+            });
         out.push(Amount {
             value: p.value,
             currency: p.currency,
             raw,
             list,
             sale,
+            member,
         });
     }
     out
@@ -374,6 +396,10 @@ fn has_two_amounts(raw: &str) -> bool {
 fn prices(doc: &Doc, card: usize) -> Option<(Amount, Option<String>)> {
     let all = amounts(doc, card);
     let mut current: Vec<&Amount> = all.iter().filter(|a| !a.list).collect();
+    // Everyone's price before a members' price shown beside it.
+    if current.iter().any(|a| !a.member) {
+        current.retain(|a| !a.member);
+    }
     let former: Vec<&Amount> = all.iter().filter(|a| a.list).collect();
     if current.is_empty() {
         current = former.clone();
@@ -406,6 +432,7 @@ fn prices(doc: &Doc, card: usize) -> Option<(Amount, Option<String>)> {
             raw: pick.raw.clone(),
             list: false,
             sale: pick.sale,
+            member: pick.member,
         },
         list_price,
     ))

@@ -729,3 +729,39 @@ fn many_offers_that_name_no_product_are_a_listings_cards() {
     );
     assert_eq!(get(&x.records[0], "currency"), Some("CAD"));
 }
+
+#[test]
+fn a_card_with_another_wrapper_class_and_a_members_price() {
+    // Five cards a row, the last one classed for its border; a members'
+    // price shown before everyone's.
+    let cell = |i: usize| {
+        let class = if i % 5 == 4 {
+            " class=\"productContainerNoBorder\""
+        } else {
+            ""
+        };
+        format!(
+            "<td{class}><a href=\"/catalog/products/{i}\"><span class=\"prodName\">BILLY {i}</span><div class=\"prodFamily\">IKEA FAMILY</div><div class=\"prodPriceFamily\">$1{i}.99</div><span class=\"prodPrice\">$2{i}.99</span></a></td>"
+        )
+    };
+    let rows: String = (0..2)
+        .map(|r| {
+            format!(
+                "<tr>{}</tr>",
+                (0..5).map(|c| cell(r * 5 + c)).collect::<String>()
+            )
+        })
+        .collect();
+    let body =
+        format!("<html><body><h1>Search</h1><table class=\"results\">{rows}</table></body></html>");
+    let x = run("https://www.shop.example/ca/en/search/?query=billy", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(x.records.len(), 10, "{:?}", x.records);
+    assert_eq!(get(&x.records[4], "name"), Some("BILLY 4"));
+    assert_eq!(
+        get(&x.records[0], "price"),
+        Some("20.99"),
+        "{:?}",
+        x.records[0]
+    );
+}

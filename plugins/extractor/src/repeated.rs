@@ -195,6 +195,25 @@ fn shape(doc: &Doc, i: usize) -> String {
     s
 }
 
+/// The members of `parent`'s group of `card_shape`, with the siblings of the
+/// same tag but another class that also hold a link and a price (not ads).
+fn with_odd_siblings(
+    doc: &Doc,
+    groups: &HashMap<(usize, String), Vec<usize>>,
+    parent: usize,
+    card_shape: &str,
+) -> Vec<usize> {
+    let tag = card_shape.split('.').next().unwrap_or("");
+    let mut out: Vec<usize> = groups
+        .iter()
+        .filter(|((p, s), _)| *p == parent && (s == card_shape || s.split('.').next() == Some(tag)))
+        .flat_map(|(_, m)| m.iter().copied())
+        .filter(|&i| i == parent || !is_ad_hint(&doc.els[i].hint))
+        .collect();
+    out.sort_unstable();
+    out
+}
+
 /// The cards inside rows (see [`main_list`]), or `None` when the members
 /// are the cards themselves.
 fn cards_in_rows(
@@ -301,6 +320,13 @@ pub fn main_list(doc: &Doc, min: usize) -> Vec<usize> {
     let Some((_, parent, mut members)) = best else {
         return Vec::new();
     };
+    let card_shape = shape(doc, members[0]);
+    // A card of the same tag whose wrapper class differs (a bare `li` among
+    // `li.has-image`, the last `td` of a row classed for its border) is one of
+    // them too, when it holds a link and a price like the others.
+    if members.len() >= 3 {
+        members = with_odd_siblings(doc, &groups, parent, &card_shape);
+    }
     // A grid written as one element per row: the members are rows that each
     // hold cards of one shape, and those cards hold all the row's prices.
     let mut rows_split = false;
@@ -311,7 +337,6 @@ pub fn main_list(doc: &Doc, min: usize) -> Vec<usize> {
     // Cards laid out in rows: the same group under the parent's siblings.
     if let (false, Some(gp)) = (rows_split, doc.els[parent].parent) {
         let row_shape = shape(doc, parent);
-        let card_shape = shape(doc, members[0]);
         let mut rows: Vec<usize> = groups
             .keys()
             .filter(|(p, s)| {
@@ -328,7 +353,7 @@ pub fn main_list(doc: &Doc, min: usize) -> Vec<usize> {
             rows.sort_unstable();
             members = rows
                 .iter()
-                .flat_map(|&p| groups[&(p, card_shape.clone())].iter().copied())
+                .flat_map(|&p| with_odd_siblings(doc, &groups, p, &card_shape))
                 .collect();
         }
     }
