@@ -84,9 +84,28 @@ const LIST_TEXT: &[&str] = &[
     "reg. ",
 ];
 
-/// Text that makes an amount something else than a price.
+/// Whether a short text is the label of a product code ("Model #:", "SKU:",
+/// "Item no.", "Art.-Nr.:"): a code word as a whole word, and the text ends
+/// as a label does (a colon, "#" or "no.").
+pub(crate) fn is_code_label(text: &str) -> bool {
+    let label = text.trim().to_lowercase();
+    if label.len() > 24 || !(label.ends_with(':') || label.ends_with('#') || label.ends_with("no."))
+    {
+        return false;
+    }
+    label.split(|c: char| !c.is_alphanumeric()).any(|w| {
+        matches!(
+            w,
+            "model" | "sku" | "item" | "part" | "mpn" | "art" | "nr" | "ean" | "upc" | "isbn"
+        )
+    })
+}
+
+/// Text that makes an amount something else than a price (a saving, a unit
+/// price, a product code such as "Model #: TL29164RE").
 const OTHER_TEXT: &[&str] = &[
     "save", "% off", "saving", "/kg", "/ kg", "/100", "per ", "/month", "/mo", "shipping",
+    "model #", "model:", "model no", "sku:", "sku #", "item #", "part #", "mpn:", "art.-nr",
 ];
 
 /// Hint words that mark a card's name element.
@@ -200,9 +219,13 @@ fn amounts(doc: &Doc, card: usize) -> Vec<Amount> {
         {
             continue;
         }
-        // A count in parentheses ("(138)" reviews, "(3 offers)") is no price.
+        // A count in parentheses ("(138)" reviews, "(3 offers)") is no price,
+        // nor a code after its label ("Model #:" "TL29164RE").
         let trimmed = t.text.trim();
         if trimmed.starts_with('(') && !has_currency_mark(trimmed) {
+            continue;
+        }
+        if k > e.text_start && is_code_label(&doc.texts[k - 1].text) {
             continue;
         }
         let el = &doc.els[t.el];

@@ -765,3 +765,25 @@ fn a_card_with_another_wrapper_class_and_a_members_price() {
         x.records[0]
     );
 }
+
+#[test]
+fn a_code_after_its_label_is_no_price() {
+    let body = grid(|i| {
+        format!(
+        "<li class=\"item-cell\"><a class=\"item-title\" href=\"/p/N82E1{i}\">Wagon Cart {i}</a><ul class=\"item-features\"><li><strong>Model #: </strong>TL2916{i}RE</li></ul><div class=\"item-action\"><ul class=\"price\"><li class=\"price-current\">$<strong>5{i}</strong><sup>.95</sup></li></ul></div></li>"
+    )
+    });
+    let x = run(
+        "https://www.shop.example/Product/ProductList.aspx?N=1",
+        &body,
+    );
+    assert_eq!(
+        get(&x.records[0], "price"),
+        Some("51.95"),
+        "{:?}",
+        x.records[0]
+    );
+    assert_eq!(get(&x.records[0], "currency"), Some("USD"));
+    assert!(crate::cards::is_code_label("Model #: "));
+    assert!(!crate::cards::is_code_label("Skinny High Ankle Jeans"));
+}
