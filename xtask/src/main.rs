@@ -281,10 +281,11 @@ fn f1(root: &Path) {
 /// folders of saved pages, in the same run: pages/s and MB/s of each.
 fn extraction_figures(root: &Path, server: &Path) {
     // The shared product pages (when present beside the repository) and
-    // the repository's own listing pages.
+    // the repository's own listing page sets.
     let folders: Vec<PathBuf> = [
         root.join("../shared/datasets/product-pages"),
         root.join("datasets/listing-pages"),
+        root.join("datasets/listing-pages-b"),
     ]
     .into_iter()
     .filter(|d| d.join("urls.json").exists())
