@@ -787,3 +787,25 @@ fn a_code_after_its_label_is_no_price() {
     assert!(crate::cards::is_code_label("Model #: "));
     assert!(!crate::cards::is_code_label("Skinny High Ankle Jeans"));
 }
+
+#[test]
+fn a_list_inside_a_wrapper_named_for_its_filters_and_a_taka_sign_apart() {
+    let cards: String = (1..=6)
+        .map(|i| format!(
+            "<div class=\"col-sm-3\"><div class=\"product-one\"><a href=\"/product-detail/phone-{i}\"><h4 class=\"product-title\">Phone {i}</h4><p class=\"product-price\"><span>৳<!-- -->3{i},999</span> <s>৳<!-- -->40,499</s></p></a></div></div>"
+        ))
+        .collect();
+    let body = format!(
+        "<html><head><meta property=\"og:type\" content=\"category\"></head><body><section class=\"product-filter pt-50\"><div class=\"container\"><div class=\"row\"><div class=\"filter-left-bar col-sm-2\"><h4>Filter</h4></div><div class=\"product-listing-main col-sm-10\"><h3>Smartphones</h3><div class=\"row\">{cards}</div></div></div></div></section><h1>Smartphone Price in Bangladesh</h1></body></html>"
+    );
+    let x = run("https://www.shop.example/category/smartphone", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(x.records.len(), 6);
+    assert_eq!(
+        get(&x.records[0], "price"),
+        Some("31999"),
+        "{:?}",
+        x.records[0]
+    );
+    assert_eq!(get(&x.records[0], "currency"), Some("BDT"));
+}

@@ -104,8 +104,10 @@ pub fn in_other_region(doc: &Doc, el: usize) -> bool {
             break;
         }
         let a = &doc.els[i];
+        // A filter block sits close around its facets; a wrapper named for
+        // the filterable list ("product-filter") further up is not one.
         if is_ad_hint(&a.hint)
-            || is_filter_hint(&a.hint)
+            || (n <= 3 && is_filter_hint(&a.hint))
             || a.hint.has("recently")
             || a.hint.has("also-like")
         {

@@ -452,6 +452,18 @@ const SYMBOLS: &[(&str, &str)] = &[
     ("TL", "TRY"),
     ("лв", "BGN"),
     ("₸", "KZT"),
+    ("৳", "BDT"),
+    ("Tk", "BDT"),
+    ("₦", "NGN"),
+    ("₵", "GHS"),
+    ("KSh", "KES"),
+    ("₼", "AZN"),
+    ("₾", "GEL"),
+    ("₮", "MNT"),
+    ("₭", "LAK"),
+    ("₲", "PYG"),
+    ("د.إ", "AED"),
+    ("ر.س", "SAR"),
     ("kn", "HRK"),
     ("$", "USD"),
 ];
@@ -460,7 +472,8 @@ const ISO: &[&str] = &[
     "EUR", "USD", "GBP", "CHF", "JPY", "CNY", "RUB", "INR", "PKR", "KRW", "TWD", "ILS", "TRY",
     "PLN", "CZK", "RON", "HUF", "SEK", "NOK", "DKK", "BRL", "ARS", "MXN", "CLP", "COP", "PEN",
     "CAD", "AUD", "NZD", "HKD", "SGD", "THB", "VND", "UAH", "ZAR", "AED", "SAR", "BGN", "HRK",
-    "RSD", "IDR", "MYR", "PHP", "EGP", "NGN", "KZT", "BYN", "ISK",
+    "RSD", "IDR", "MYR", "PHP", "EGP", "NGN", "KZT", "BYN", "ISK", "BDT", "KES", "GHS", "QAR",
+    "KWD", "BHD", "OMR", "MAD", "LKR", "NPR",
 ];
 
 /// The currency written right before or after a number.
