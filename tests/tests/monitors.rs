@@ -501,3 +501,53 @@ fn a_failing_monitor_is_active_again_after_a_good_run() {
     });
     s.audit();
 }
+
+#[test]
+fn monitors_wait_for_a_run_slot_instead_of_failing() {
+    // One run in flight per account: three monitors due at once take turns.
+    let s = Server::builder()
+        .env("FNHOST_PREVIEW", "monitors")
+        .env("FNHOST_MONITORS__SECOND_MS", "20")
+        .env("FNHOST_MONITORS__TICK_MS", "50")
+        .env("FNHOST_MAX_RUNS_IN_FLIGHT", "1")
+        .start();
+    let a = s.account("10");
+    let c = s.client(&a.test);
+    let ids: Vec<String> = (0..3)
+        .map(|_| {
+            c.post(
+                "/monitors",
+                json!({ "watch": { "urls": ["https://outdoor-gear.example/tents/"], "entity": "tent" }, "cadence_s": 60, "max_spend_usd_per_run": 0.05 }),
+            )
+            .json()["id"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    for id in &ids {
+        let runs = wait_runs(&c, id, 2);
+        assert!(runs.iter().all(|r| r["outcome"] != "failed"), "{runs:?}");
+        let m = c.get(&format!("/monitors/{id}")).ok();
+        // Postponed runs left the log: it holds every run the monitor counts.
+        let logged = c.get(&format!("/monitors/{id}/runs?limit=100")).ok()["data"]
+            .as_array()
+            .unwrap()
+            .len() as u64;
+        assert!(m["runs"].as_u64().unwrap() - logged <= 1, "{m}");
+        assert_eq!(m["consecutive_failures"], 0, "{m}");
+        assert_ne!(m["status"], "failing", "{m}");
+    }
+    for id in &ids {
+        c.patch(&format!("/monitors/{id}"), json!({ "paused": true }))
+            .ok();
+    }
+    for id in &ids {
+        wait_for(30, || {
+            c.get(&format!("/monitors/{id}")).ok()["running"]
+                .is_null()
+                .then_some(())
+        });
+    }
+    s.audit();
+}

@@ -201,6 +201,13 @@ pub fn put_run(tx: &redb::WriteTransaction, run: &MonitorRun) -> anyhow::Result<
     store::put_json(tx, MONITOR_RUNS, &run_key(&run.monitor_id, run.n), run)
 }
 
+/// Removes a run that never started from the log.
+pub fn delete_run(tx: &redb::WriteTransaction, run: &MonitorRun) -> anyhow::Result<()> {
+    tx.open_table(MONITOR_RUNS)?
+        .remove(run_key(&run.monitor_id, run.n).as_str())?;
+    Ok(())
+}
+
 /// A monitor's runs, newest first, after run number `before` (exclusive).
 pub fn runs_of(
     tx: &impl Tables,

@@ -138,15 +138,46 @@ async fn start(state: &AppState, id: &str) -> anyhow::Result<()> {
     };
     let opened = match caller {
         Err(reason) => Err(reason),
-        Ok(caller) => open_children(state, &caller, &m, &run)
-            .await
-            .map_err(|e| e.to_string()),
+        Ok(caller) => match open_children(state, &caller, &m, &run).await {
+            // The account's runs in flight are at their cap: nothing was
+            // opened or reserved, so the run waits for a place instead of
+            // counting as a failure.
+            Err(crate::http::ApiError::ConcurrencyCap { .. }) => {
+                return postpone(state, id, &run).await;
+            }
+            other => other.map_err(|e| e.to_string()),
+        },
     };
     match opened {
         // The children end on their own; a later tick ends the run.
         Ok(()) => Ok(()),
         Err(reason) => end(state, id, Some(reason)).await,
     }
+}
+
+/// Takes back a run that could not start for want of a run slot: it leaves
+/// the log, and the monitor is due again at the next tick.
+async fn postpone(state: &AppState, id: &str, run: &MonitorRun) -> anyhow::Result<()> {
+    let (id, run) = (id.to_string(), run.clone());
+    state
+        .store
+        .write_async(move |tx| -> anyhow::Result<()> {
+            let Some(mut m) = super::get(tx, &id)? else {
+                return Ok(());
+            };
+            if m.running.as_ref().map(|r| &r.id) != Some(&run.id) {
+                return Ok(());
+            }
+            m.running = None;
+            m.runs -= 1;
+            if m.status != MonitorStatus::Paused {
+                m.next_run_ms = Some(now_ms());
+            }
+            super::delete_run(tx, &run)?;
+            super::put(tx, &m)?;
+            Ok(())
+        })
+        .await
 }
 
 /// Opens the run's extractions (the cap split evenly between its URLs) or
