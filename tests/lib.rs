@@ -654,3 +654,22 @@ pub fn listing(items: &[(&str, &str)]) -> String {
         .collect();
     format!("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Lamps</title></head><body><h1>Lamps</h1><div class=\"grid\">{cards}</div></body></html>")
 }
+
+/// The workspace root.
+pub fn workspace() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// The Python with the tests' packages installed (`cargo xtask test`
+/// installs them and names it in TEST_FNHOST_PYTHON).
+pub fn python() -> std::path::PathBuf {
+    let path = std::env::var_os("TEST_FNHOST_PYTHON")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| workspace().join("target/py-tests/bin/python"));
+    assert!(
+        path.exists(),
+        "{} is missing: `cargo xtask test` installs the tests' Python packages",
+        path.display()
+    );
+    path
+}

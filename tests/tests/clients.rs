@@ -15,23 +15,6 @@ use std::time::{Duration, Instant};
 use fnhost_tests::*;
 use serde_json::{json, Value};
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-/// The Python with the tests' packages installed.
-fn python() -> PathBuf {
-    let path = std::env::var_os("TEST_FNHOST_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace().join("target/py-tests/bin/python"));
-    assert!(
-        path.exists(),
-        "{} is missing: `cargo xtask test` installs the tests' Python packages",
-        path.display()
-    );
-    path
-}
-
 /// Run a command to its end; panic with its output if it fails.
 fn run_ok(cmd: &mut Command) -> String {
     let out = cmd.output().expect("start the command");

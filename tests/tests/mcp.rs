@@ -1,24 +1,10 @@
 //! The tool-protocol server (preview switch `mcp`), driven by the official
 //! MCP Python SDK over Streamable HTTP (installed by `cargo xtask test`).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use fnhost_tests::*;
-
-fn python() -> PathBuf {
-    let path = std::env::var_os("TEST_FNHOST_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/py-tests/bin/python")
-        });
-    assert!(
-        path.exists(),
-        "{} is missing: `cargo xtask test` installs it",
-        path.display()
-    );
-    path
-}
 
 /// Runs the example agent with `key`; its JSON lines by step.
 fn agent(s: &Server, key: &str) -> Vec<Value> {

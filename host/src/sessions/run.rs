@@ -884,10 +884,12 @@ fn identity_of(record: &Map<String, Value>, page_url: &str) -> String {
         .and_then(Value::as_str)
         .and_then(|u| Url::parse(page_url).ok()?.join(u.trim()).ok());
     match absolute {
+        // The url comes first in the rule, so it alone decides the identity
+        // (no copy of the whole record for every row).
         Some(u) => {
-            let mut record = record.clone();
-            record.insert("url".into(), Value::String(u.to_string()));
-            fnhost_differ::identity(&record)
+            let mut url_only = Map::new();
+            url_only.insert("url".into(), Value::String(u.to_string()));
+            fnhost_differ::identity(&url_only)
         }
         None => fnhost_differ::identity(record),
     }
