@@ -14,7 +14,7 @@ use crate::accounts::{Account, Mode};
 use crate::keys;
 use crate::ledger;
 use crate::money::Micros;
-use crate::store::{Store, Tables, ACCOUNTS};
+use crate::store::{Store, Tx, ACCOUNTS};
 
 /// One admin operation: the command line (`fnhost admin <op> --flags`,
 /// derived from this type) and the admin socket's JSON (`{"op": ...}`)
@@ -96,7 +96,7 @@ fn optional_cap(name: &str, v: &Option<String>) -> anyhow::Result<Option<Option<
     }
 }
 
-fn account_of(tx: &redb::WriteTransaction, id: &str) -> anyhow::Result<Account> {
+fn account_of(tx: &Tx, id: &str) -> anyhow::Result<Account> {
     tx.get_json(ACCOUNTS, id)?
         .with_context(|| format!("no account {id}"))
 }

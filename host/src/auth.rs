@@ -12,7 +12,7 @@ use crate::accounts::{Account, Mode};
 use crate::http::ApiError;
 use crate::keys::{self, Key};
 use crate::state::AppState;
-use crate::store::{Store, Tables, ACCOUNTS};
+use crate::store::{Store, ACCOUNTS};
 
 /// The authenticated caller of a request.
 #[derive(Debug, Clone)]

@@ -19,7 +19,7 @@ use sha2::{Digest, Sha256};
 use crate::auth::Caller;
 use crate::http::{ApiError, Body};
 use crate::state::AppState;
-use crate::store::{self, Tables, IDEMPOTENCY};
+use crate::store::{self, Tx, IDEMPOTENCY};
 
 /// Keys are kept this long.
 pub const REPLAY_WINDOW_HOURS: i64 = 24;
@@ -153,12 +153,7 @@ fn replay(status: u16, body: Value, request_id: &str) -> Response {
 
 impl Idem {
     /// Store the response inside the transaction that made its effects.
-    pub fn complete_in(
-        &self,
-        tx: &redb::WriteTransaction,
-        status: StatusCode,
-        body: &Value,
-    ) -> anyhow::Result<()> {
+    pub fn complete_in(&self, tx: &Tx, status: StatusCode, body: &Value) -> anyhow::Result<()> {
         let record = Record {
             fingerprint: self.fingerprint.clone(),
             request_id: self.request_id.clone(),
@@ -198,8 +193,7 @@ pub async fn respond(
             match stored {
                 Some((status, body)) => idem.complete_in(tx, status, &body),
                 None => {
-                    tx.open_table(IDEMPOTENCY)?
-                        .remove(idem.table_key.as_str())?;
+                    tx.remove(IDEMPOTENCY, idem.table_key.as_str())?;
                     Ok(())
                 }
             }
@@ -216,15 +210,14 @@ pub async fn respond(
 
 /// After a restart nothing is in flight: free every key whose first request
 /// never finished (its effects, if any, were never committed).
-pub fn release_unfinished(tx: &redb::WriteTransaction) -> anyhow::Result<usize> {
+pub fn release_unfinished(tx: &Tx) -> anyhow::Result<usize> {
     let all: Vec<(String, Record)> = tx.scan_json(IDEMPOTENCY, "", None, usize::MAX, false)?;
-    let mut table = tx.open_table(IDEMPOTENCY)?;
     let mut n = 0;
     for (k, r) in all {
         let expired = crate::time::parse(&r.created_at)
             .is_none_or(|t| Utc::now() - t >= chrono::Duration::hours(REPLAY_WINDOW_HOURS));
         if r.response.is_none() || expired {
-            table.remove(k.as_str())?;
+            tx.remove(IDEMPOTENCY, &k)?;
             n += 1;
         }
     }
@@ -234,12 +227,7 @@ pub fn release_unfinished(tx: &redb::WriteTransaction) -> anyhow::Result<usize> 
 /// Replace, in the stored answers of a caller's keys (`scope` is
 /// `account:mode`), the object `id` with `redacted`: a replay after a
 /// redaction shows no more customer data than a read does.
-pub fn scrub(
-    tx: &redb::WriteTransaction,
-    scope: &str,
-    id: &str,
-    redacted: &Value,
-) -> anyhow::Result<()> {
+pub fn scrub(tx: &Tx, scope: &str, id: &str, redacted: &Value) -> anyhow::Result<()> {
     let records: Vec<(String, Record)> =
         tx.scan_json(IDEMPOTENCY, &format!("{scope}:"), None, usize::MAX, false)?;
     for (key, mut record) in records {

@@ -6,7 +6,7 @@ use sha2::{Digest, Sha256};
 
 use crate::accounts::Mode;
 use crate::money::Micros;
-use crate::store::{self, Tables, KEYS, KEY_HASHES};
+use crate::store::{self, Tx, KEYS, KEY_HASHES};
 
 /// Every scope, and what it allows.
 pub const SCOPES: &[(&str, &str)] = &[
@@ -80,7 +80,7 @@ pub fn mode_of(secret: &str) -> Option<Mode> {
 
 /// Create a key; returns the record and the key text, which is shown once.
 pub fn create(
-    tx: &redb::WriteTransaction,
+    tx: &Tx,
     account: &str,
     mode: Mode,
     name: &str,
@@ -105,30 +105,28 @@ pub fn create(
         revoked_at: None,
     };
     store::put_json(tx, KEYS, &key.id, &key)?;
-    tx.open_table(KEY_HASHES)?
-        .insert(hash(&secret).as_str(), key.id.as_str())?;
+    tx.put_str(KEY_HASHES, hash(&secret).as_str(), key.id.as_str())?;
     Ok((key, secret))
 }
 
 /// The key whose text hashes to `hash`.
-pub fn by_hash(tx: &redb::ReadTransaction, hash: &str) -> anyhow::Result<Option<Key>> {
-    let id = match tx.open_table(KEY_HASHES)?.get(hash)? {
-        Some(id) => id.value().to_string(),
-        None => return Ok(None),
+pub fn by_hash(tx: &Tx, hash: &str) -> anyhow::Result<Option<Key>> {
+    let Some(id) = tx.get_str(KEY_HASHES, hash)? else {
+        return Ok(None);
     };
     tx.get_json(KEYS, &id)
 }
 
-pub fn get(tx: &impl Tables, id: &str) -> anyhow::Result<Option<Key>> {
+pub fn get(tx: &Tx, id: &str) -> anyhow::Result<Option<Key>> {
     tx.get_json(KEYS, id)
 }
 
-pub fn put(tx: &redb::WriteTransaction, key: &Key) -> anyhow::Result<()> {
+pub fn put(tx: &Tx, key: &Key) -> anyhow::Result<()> {
     store::put_json(tx, KEYS, &key.id, key)
 }
 
 /// Every key of an account in one mode, oldest first.
-pub fn of_account(tx: &impl Tables, account: &str, mode: Mode) -> anyhow::Result<Vec<Key>> {
+pub fn of_account(tx: &Tx, account: &str, mode: Mode) -> anyhow::Result<Vec<Key>> {
     let all: Vec<(String, Key)> = tx.scan_json(KEYS, "", None, usize::MAX, false)?;
     let mut keys: Vec<Key> = all
         .into_iter()

@@ -14,12 +14,11 @@
 //! Balances are also kept per `account:mode` in BALANCES, written in the
 //! same transaction as the entry; `audit` re-derives them from the entries.
 
-use redb::{ReadableTable, WriteTransaction};
 use serde::{Deserialize, Serialize};
 
 use crate::accounts::Mode;
 use crate::money::Micros;
-use crate::store::{self, Tables, BALANCES, LEDGER, RESERVATIONS, SPEND_BY_DAY};
+use crate::store::{self, Tx, BALANCES, LEDGER, RESERVATIONS, SPEND_BY_DAY};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -98,43 +97,25 @@ pub enum LedgerError {
     Store(#[from] anyhow::Error),
 }
 
-impl From<redb::TableError> for LedgerError {
-    fn from(e: redb::TableError) -> Self {
-        LedgerError::Store(e.into())
-    }
-}
-
-impl From<redb::StorageError> for LedgerError {
-    fn from(e: redb::StorageError) -> Self {
-        LedgerError::Store(e.into())
-    }
-}
-
 fn balance_key(account: &str, mode: Mode) -> String {
     format!("{account}:{}", mode.as_str())
 }
 
 /// The current balance of an account in one mode.
-pub fn balance(tx: &impl Tables, account: &str, mode: Mode) -> anyhow::Result<Balance> {
+pub fn balance(tx: &Tx, account: &str, mode: Mode) -> anyhow::Result<Balance> {
     Ok(tx
         .get_json(BALANCES, &balance_key(account, mode))?
         .unwrap_or_default())
 }
 
-fn put_balance(
-    tx: &WriteTransaction,
-    account: &str,
-    mode: Mode,
-    b: &Balance,
-) -> anyhow::Result<()> {
+fn put_balance(tx: &Tx, account: &str, mode: Mode, b: &Balance) -> anyhow::Result<()> {
     store::put_json(tx, BALANCES, &balance_key(account, mode), b)
 }
 
-fn append(tx: &WriteTransaction, mut entry: Entry) -> anyhow::Result<Entry> {
-    let mut table = tx.open_table(LEDGER)?;
-    let seq = table.last()?.map(|(k, _)| k.value() + 1).unwrap_or(1);
+fn append(tx: &Tx, mut entry: Entry) -> anyhow::Result<Entry> {
+    let seq = tx.last_seq(LEDGER)?.map(|n| n + 1).unwrap_or(1);
     entry.seq = seq;
-    table.insert(seq, store::encode(&entry).as_slice())?;
+    tx.put_seq(LEDGER, seq, &entry)?;
     Ok(entry)
 }
 
@@ -161,7 +142,7 @@ fn entry(
 
 /// Add money to a balance.
 pub fn top_up(
-    tx: &WriteTransaction,
+    tx: &Tx,
     account: &str,
     mode: Mode,
     amount: Micros,
@@ -185,7 +166,7 @@ pub fn top_up(
 
 /// Hold `amount` for a run. Refused, writing nothing, when available cannot cover it.
 pub fn reserve(
-    tx: &WriteTransaction,
+    tx: &Tx,
     account: &str,
     mode: Mode,
     amount: Micros,
@@ -229,7 +210,7 @@ pub fn reserve(
 /// Resolve a reservation exactly once: settle what the receipts cost and
 /// release the rest. Returns the resolved reservation.
 pub fn resolve(
-    tx: &WriteTransaction,
+    tx: &Tx,
     reservation_id: &str,
     receipts: &[(String, Micros)],
 ) -> Result<Reservation, LedgerError> {
@@ -265,9 +246,8 @@ pub fn resolve(
         e.receipts = receipts.to_vec();
         append(tx, e)?;
         let day = format!("{}:{}:{}", r.account, r.mode.as_str(), crate::time::today());
-        let mut spend = tx.open_table(SPEND_BY_DAY)?;
-        let before = spend.get(day.as_str())?.map(|v| v.value()).unwrap_or(0);
-        spend.insert(day.as_str(), before + settle.0)?;
+        let before = tx.get_i64(SPEND_BY_DAY, &day)?.unwrap_or(0);
+        tx.put_i64(SPEND_BY_DAY, &day, before + settle.0)?;
     }
     if release > Micros::ZERO || settle == Micros::ZERO {
         append(
@@ -290,64 +270,38 @@ pub fn resolve(
     Ok(r)
 }
 
-pub fn reservation(tx: &impl Tables, id: &str) -> anyhow::Result<Option<Reservation>> {
+pub fn reservation(tx: &Tx, id: &str) -> anyhow::Result<Option<Reservation>> {
     tx.get_json(RESERVATIONS, id)
 }
 
 /// Settled spend per day for an account and mode, from `from` to `to` (inclusive, `YYYY-MM-DD`).
 pub fn spend_by_day(
-    tx: &redb::ReadTransaction,
+    tx: &Tx,
     account: &str,
     mode: Mode,
     from: &str,
     to: &str,
 ) -> anyhow::Result<Vec<(String, Micros)>> {
-    let table = tx.open_table(SPEND_BY_DAY)?;
     let prefix = format!("{account}:{}:", mode.as_str());
     let lo = format!("{prefix}{from}");
     let hi = format!("{prefix}{to}");
-    let mut out = Vec::new();
-    for row in table.range(lo.as_str()..=hi.as_str())? {
-        let (k, v) = row?;
-        out.push((k.value()[prefix.len()..].to_string(), Micros(v.value())));
-    }
-    Ok(out)
+    Ok(tx
+        .range_i64(SPEND_BY_DAY, &lo, &hi)?
+        .into_iter()
+        .map(|(k, v)| (k[prefix.len()..].to_string(), Micros(v)))
+        .collect())
 }
 
 /// Settled spend this calendar month (UTC).
-pub fn spent_this_month(
-    tx: &impl SpendSource,
-    account: &str,
-    mode: Mode,
-) -> anyhow::Result<Micros> {
+pub fn spent_this_month(tx: &Tx, account: &str, mode: Mode) -> anyhow::Result<Micros> {
     let month = &crate::time::today()[..8];
-    tx.spend_with_prefix(&format!("{account}:{}:{month}", mode.as_str()))
-}
-
-/// Reads the per-day spend table from either kind of transaction.
-pub trait SpendSource {
-    fn spend_with_prefix(&self, prefix: &str) -> anyhow::Result<Micros>;
-}
-
-fn sum_prefix(t: &impl ReadableTable<&'static str, i64>, prefix: &str) -> anyhow::Result<Micros> {
-    let end = format!("{prefix}\u{10FFFF}");
-    let mut total = 0i64;
-    for row in t.range(prefix..end.as_str())? {
-        total += row?.1.value();
-    }
-    Ok(Micros(total))
-}
-
-impl SpendSource for WriteTransaction {
-    fn spend_with_prefix(&self, prefix: &str) -> anyhow::Result<Micros> {
-        sum_prefix(&self.open_table(SPEND_BY_DAY)?, prefix)
-    }
-}
-
-impl SpendSource for redb::ReadTransaction {
-    fn spend_with_prefix(&self, prefix: &str) -> anyhow::Result<Micros> {
-        sum_prefix(&self.open_table(SPEND_BY_DAY)?, prefix)
-    }
+    let prefix = format!("{account}:{}:{month}", mode.as_str());
+    Ok(Micros(
+        tx.scan_i64(SPEND_BY_DAY, &prefix)?
+            .into_iter()
+            .map(|(_, v)| v)
+            .sum(),
+    ))
 }
 
 /// What `audit` found.
@@ -360,53 +314,56 @@ pub struct Audit {
 }
 
 /// Re-derive every balance from the entries and check every invariant.
-pub fn audit(tx: &redb::ReadTransaction) -> anyhow::Result<Audit> {
+pub fn audit(tx: &Tx) -> anyhow::Result<Audit> {
     use std::collections::HashMap;
     let mut report = Audit::default();
     let mut derived: HashMap<String, Balance> = HashMap::new();
     let mut per_reservation: HashMap<String, (Micros, Micros, Micros)> = HashMap::new();
     let mut last_seq = 0;
-    for row in tx.open_table(LEDGER)?.iter()? {
-        let (k, v) = row?;
-        let e: Entry = store::decode(v.value())?;
-        report.entries += 1;
-        if k.value() != last_seq + 1 {
-            report.problems.push(format!(
-                "entry sequence jumps from {last_seq} to {}",
-                k.value()
-            ));
+    loop {
+        let page: Vec<(u64, Entry)> = tx.scan_seq(LEDGER, last_seq, 10_000)?;
+        if page.is_empty() {
+            break;
         }
-        last_seq = k.value();
-        let b = derived.entry(balance_key(&e.account, e.mode)).or_default();
-        let res = e.reservation.clone().unwrap_or_default();
-        match e.kind {
-            EntryKind::TopUp => b.balance += e.amount,
-            EntryKind::Reserve => {
-                b.open_reserves += e.amount;
-                per_reservation.entry(res).or_default().0 = e.amount;
+        for (n, e) in page {
+            report.entries += 1;
+            if n != last_seq + 1 {
+                report
+                    .problems
+                    .push(format!("entry sequence jumps from {last_seq} to {n}"));
             }
-            EntryKind::Settle => {
-                b.balance = b.balance - e.amount;
-                let named: Micros = e.receipts.iter().map(|(_, c)| *c).sum();
-                if named != e.amount || e.receipts.is_empty() {
-                    report
-                        .problems
-                        .push(format!("settlement {} does not equal its receipts", e.seq));
+            last_seq = n;
+            let b = derived.entry(balance_key(&e.account, e.mode)).or_default();
+            let res = e.reservation.clone().unwrap_or_default();
+            match e.kind {
+                EntryKind::TopUp => b.balance += e.amount,
+                EntryKind::Reserve => {
+                    b.open_reserves += e.amount;
+                    per_reservation.entry(res).or_default().0 = e.amount;
                 }
-                per_reservation.entry(res).or_default().1 += e.amount;
+                EntryKind::Settle => {
+                    b.balance = b.balance - e.amount;
+                    let named: Micros = e.receipts.iter().map(|(_, c)| *c).sum();
+                    if named != e.amount || e.receipts.is_empty() {
+                        report
+                            .problems
+                            .push(format!("settlement {} does not equal its receipts", e.seq));
+                    }
+                    per_reservation.entry(res).or_default().1 += e.amount;
+                }
+                EntryKind::Release => per_reservation.entry(res).or_default().2 += e.amount,
             }
-            EntryKind::Release => per_reservation.entry(res).or_default().2 += e.amount,
-        }
-        if b.balance.is_negative() {
-            report.problems.push(format!(
-                "balance of {} negative after entry {}",
-                e.account, e.seq
-            ));
+            if b.balance.is_negative() {
+                report.problems.push(format!(
+                    "balance of {} negative after entry {}",
+                    e.account, e.seq
+                ));
+            }
         }
     }
-    for row in tx.open_table(RESERVATIONS)?.iter()? {
-        let (_, v) = row?;
-        let r: Reservation = store::decode(v.value())?;
+    let reservations: Vec<(String, Reservation)> =
+        tx.scan_json(RESERVATIONS, "", None, usize::MAX, false)?;
+    for (_, r) in reservations {
         report.reservations += 1;
         let (reserved, settled, released) = per_reservation.get(&r.id).copied().unwrap_or_default();
         if reserved != r.amount {
@@ -438,9 +395,8 @@ pub fn audit(tx: &redb::ReadTransaction) -> anyhow::Result<Audit> {
             }
         }
     }
-    let stored = tx.open_table(BALANCES)?;
     for (key, b) in &derived {
-        let s: Balance = store::get_from_table(&stored, key)?.unwrap_or_default();
+        let s: Balance = tx.get_json(BALANCES, key)?.unwrap_or_default();
         if s != *b {
             report.problems.push(format!(
                 "stored balance of {key} {s:?} differs from its entries {b:?}"

@@ -18,7 +18,7 @@ use crate::auth::Caller;
 use crate::http::ApiError;
 use crate::money::Micros;
 use crate::state::AppState;
-use crate::store::{self, Tables, META};
+use crate::store::{self, META};
 
 const B64: base64::engine::GeneralPurpose = base64::engine::general_purpose::STANDARD;
 

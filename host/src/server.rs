@@ -7,7 +7,7 @@ use serde_json::Value;
 use crate::admin::{self, AdminOp};
 use crate::config::Config;
 use crate::state::AppState;
-use crate::store::{Store, Tables, ACCOUNTS};
+use crate::store::{Store, ACCOUNTS};
 
 pub async fn serve(config: Config) -> anyhow::Result<()> {
     std::fs::create_dir_all(&config.data_dir).with_context(|| {

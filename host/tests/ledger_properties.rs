@@ -64,7 +64,7 @@ fn check(store: &Store) {
 fn write<R, E>(
     store: &Store,
     queued: bool,
-    f: impl FnOnce(&redb::WriteTransaction) -> Result<R, E> + Send + 'static,
+    f: impl FnOnce(&fnhost::store::Tx) -> Result<R, E> + Send + 'static,
 ) -> Result<R, E>
 where
     R: Send + 'static,

@@ -30,7 +30,7 @@ use crate::auth::Caller;
 use crate::http::ApiError;
 use crate::keys::{self, Key};
 use crate::state::AppState;
-use crate::store::{Tables, ACCOUNTS};
+use crate::store::ACCOUNTS;
 
 /// The cookie holding a dashboard session's token.
 pub const SESSION_COOKIE: &str = "fnhost_dash";

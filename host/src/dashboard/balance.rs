@@ -13,7 +13,7 @@ use crate::http::ApiError;
 use crate::ledger::{self, Reservation, ReservationState};
 use crate::money::Micros;
 use crate::state::AppState;
-use crate::store::{Tables, RESERVATIONS};
+use crate::store::RESERVATIONS;
 
 /// Days the chart covers, today included.
 const DAYS: i64 = 30;

@@ -17,7 +17,7 @@ use super::html::{self, esc, esc_json, esc_value, pill, usd, usd_json, when, whe
 use crate::http::ApiError;
 use crate::sessions::{self, events, Session};
 use crate::state::AppState;
-use crate::store::{self, Tables, RECEIPTS, ROWS, SESSION_RECEIPTS};
+use crate::store::{self, RECEIPTS, ROWS};
 
 const PAGE: usize = 25;
 const ROWS_PAGE: usize = 50;
@@ -459,12 +459,8 @@ pub async fn receipts(
     let list = state
         .store
         .read_async(move |tx| -> anyhow::Result<Vec<Value>> {
-            let t = tx.open_table(SESSION_RECEIPTS)?;
-            let prefix = format!("{sid}:");
-            let end = format!("{prefix}\u{10FFFF}");
             let mut out = Vec::new();
-            for row in t.range(prefix.as_str()..end.as_str())? {
-                let rid = row?.1.value().to_string();
+            for rid in crate::sessions::receipt_ids(tx, &sid)? {
                 if let Some(r) = tx.get_json::<Value>(RECEIPTS, &rid)? {
                     out.push(r);
                 }

@@ -16,7 +16,7 @@ use super::auth::{CsrfForm, Dash};
 use super::html::{self, csrf_field, esc, pill, when, when_opt, Nav, E};
 use crate::http::ApiError;
 use crate::state::AppState;
-use crate::store::{Tables, ATTEMPTS, WEBHOOKS};
+use crate::store::{ATTEMPTS, WEBHOOKS};
 use crate::webhooks::{self, Attempt, DefaultSecret, Endpoint};
 
 /// Attempts shown on an endpoint's page.

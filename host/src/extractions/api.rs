@@ -31,7 +31,7 @@ use crate::sessions::api::{
 };
 use crate::sessions::{events, run, Kind, Session, Status};
 use crate::state::AppState;
-use crate::store::{self, Tables, ROWS};
+use crate::store::{self, ROWS};
 
 /// The longest `guidance` (SPEC §8).
 const MAX_GUIDANCE_CHARS: usize = 2000;

@@ -243,12 +243,6 @@ impl From<anyhow::Error> for ApiError {
     }
 }
 
-impl From<redb::Error> for ApiError {
-    fn from(err: redb::Error) -> ApiError {
-        ApiError::Internal(err.into())
-    }
-}
-
 /// Every code with a one-paragraph explanation, for the `doc_url` pages.
 pub const CODE_DOCS: &[(&str, &str)] = &[
     ("invalid_param", "A body member, query parameter or header is missing or malformed; `param` names it. A body that is not JSON, or is over 1 MB, is treated as empty, so the first required member is named."),

@@ -17,7 +17,7 @@ use serde_json::{json, Value};
 
 use crate::accounts::Mode;
 use crate::money::Micros;
-use crate::store::{self, Tables, MONITORS, MONITOR_RUNS};
+use crate::store::{self, Tx, MONITORS, MONITOR_RUNS};
 
 /// The shortest and longest cadence, in seconds.
 pub const MIN_CADENCE_S: u64 = 60;
@@ -177,40 +177,39 @@ impl Monitor {
 
 // ---- storage: the monitors and monitor_runs tables are read and written here only ----
 
-pub fn get(tx: &impl Tables, id: &str) -> anyhow::Result<Option<Monitor>> {
+pub fn get(tx: &Tx, id: &str) -> anyhow::Result<Option<Monitor>> {
     tx.get_json(MONITORS, id)
 }
 
-pub fn put(tx: &redb::WriteTransaction, m: &Monitor) -> anyhow::Result<()> {
+pub fn put(tx: &Tx, m: &Monitor) -> anyhow::Result<()> {
     store::put_json(tx, MONITORS, &m.id, m)
 }
 
-pub fn delete(tx: &redb::WriteTransaction, id: &str) -> anyhow::Result<()> {
-    tx.open_table(MONITORS)?.remove(id)?;
+pub fn delete(tx: &Tx, id: &str) -> anyhow::Result<()> {
+    tx.remove(MONITORS, id)?;
     Ok(())
 }
 
 /// Every monitor (the scheduler's view).
-pub fn all(tx: &impl Tables) -> anyhow::Result<Vec<Monitor>> {
+pub fn all(tx: &Tx) -> anyhow::Result<Vec<Monitor>> {
     let all: Vec<(String, Monitor)> = tx.scan_json(MONITORS, "", None, usize::MAX, false)?;
     Ok(all.into_iter().map(|(_, m)| m).collect())
 }
 
 /// A run's log entry, written when it starts and again when it ends.
-pub fn put_run(tx: &redb::WriteTransaction, run: &MonitorRun) -> anyhow::Result<()> {
+pub fn put_run(tx: &Tx, run: &MonitorRun) -> anyhow::Result<()> {
     store::put_json(tx, MONITOR_RUNS, &run_key(&run.monitor_id, run.n), run)
 }
 
 /// Removes a run that never started from the log.
-pub fn delete_run(tx: &redb::WriteTransaction, run: &MonitorRun) -> anyhow::Result<()> {
-    tx.open_table(MONITOR_RUNS)?
-        .remove(run_key(&run.monitor_id, run.n).as_str())?;
+pub fn delete_run(tx: &Tx, run: &MonitorRun) -> anyhow::Result<()> {
+    tx.remove(MONITOR_RUNS, run_key(&run.monitor_id, run.n).as_str())?;
     Ok(())
 }
 
 /// A monitor's runs, newest first, after run number `before` (exclusive).
 pub fn runs_of(
-    tx: &impl Tables,
+    tx: &Tx,
     monitor: &str,
     before: Option<u64>,
     limit: usize,

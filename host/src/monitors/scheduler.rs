@@ -25,7 +25,7 @@ use crate::money::Micros;
 use crate::sessions::api::NewSession;
 use crate::sessions::{self, Session, Status};
 use crate::state::AppState;
-use crate::store::{Tables, ACCOUNTS, ROWS};
+use crate::store::{Tx, ACCOUNTS, ROWS};
 
 /// The scheduler's loop (run under `supervise`).
 pub async fn run(state: AppState) {
@@ -68,7 +68,7 @@ pub async fn tick_once(state: &AppState) -> anyhow::Result<()> {
 
 /// The caller a monitor's runs act as: its key and account, unless the key
 /// was revoked or removed.
-fn caller_of(tx: &impl Tables, m: &Monitor) -> anyhow::Result<Result<Caller, String>> {
+fn caller_of(tx: &Tx, m: &Monitor) -> anyhow::Result<Result<Caller, String>> {
     let Some(key) = crate::keys::get(tx, &m.key_id)? else {
         return Ok(Err("the monitor's key no longer exists".into()));
     };
@@ -262,7 +262,7 @@ async fn end_if_done(state: &AppState, id: &str) -> anyhow::Result<()> {
 
 /// The rows a set of extractions or a session produced, as record JSON,
 /// qualified rows only.
-fn records_of(tx: &impl Tables, children: &[String]) -> anyhow::Result<Vec<String>> {
+fn records_of(tx: &Tx, children: &[String]) -> anyhow::Result<Vec<String>> {
     let mut out = Vec::new();
     for child in children {
         let rows: Vec<(String, Value)> =

@@ -9,7 +9,7 @@ use serde_json::Value;
 use tokio::sync::watch;
 
 use super::Session;
-use crate::store::{self, Tables, EVENTS};
+use crate::store::{self, Tx, EVENTS};
 
 /// Phases after which no event follows in a turn.
 pub const TERMINAL: &[&str] = &["answered", "delivered", "abstain", "error", "stopped"];
@@ -34,12 +34,7 @@ fn key(session: &str, seq: u64) -> String {
 
 /// Append an event in the caller's transaction; the session's `last_seq`
 /// is advanced (the caller stores the session in the same transaction).
-pub fn append(
-    tx: &redb::WriteTransaction,
-    session: &mut Session,
-    phase: &str,
-    data: Value,
-) -> anyhow::Result<Event> {
+pub fn append(tx: &Tx, session: &mut Session, phase: &str, data: Value) -> anyhow::Result<Event> {
     session.last_seq += 1;
     let event = Event {
         seq: session.last_seq,
@@ -52,12 +47,7 @@ pub fn append(
 }
 
 /// Events after `after`, at most `limit`.
-pub fn after(
-    tx: &impl Tables,
-    session: &str,
-    after: u64,
-    limit: usize,
-) -> anyhow::Result<Vec<Event>> {
+pub fn after(tx: &Tx, session: &str, after: u64, limit: usize) -> anyhow::Result<Vec<Event>> {
     let rows: Vec<(String, Event)> = tx.scan_json(
         EVENTS,
         &format!("{session}:"),

@@ -25,7 +25,7 @@ use serde_json::{json, Map, Value};
 
 use crate::accounts::Mode;
 use crate::money::Micros;
-use crate::store::{self, Tables, RUNNING_SESSIONS, SESSIONS, SESSION_INDEX};
+use crate::store::{self, Tx, RUNNING_SESSIONS, SESSIONS, SESSION_INDEX, SESSION_RECEIPTS};
 
 /// The states of SPEC §3.2.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -242,39 +242,47 @@ fn index_prefix(kind: Kind) -> &'static str {
     }
 }
 
-pub fn get(tx: &impl Tables, id: &str) -> anyhow::Result<Option<Session>> {
+pub fn get(tx: &Tx, id: &str) -> anyhow::Result<Option<Session>> {
     tx.get_json(SESSIONS, id)
 }
 
 /// Store a session (and its listing index entry on first write), and keep
 /// the set of running sessions in step with its status.
-pub fn put(tx: &redb::WriteTransaction, s: &Session) -> anyhow::Result<()> {
+pub fn put(tx: &Tx, s: &Session) -> anyhow::Result<()> {
     store::put_json(tx, SESSIONS, &s.id, s)?;
-    tx.open_table(SESSION_INDEX)?
-        .insert(index_key(s).as_str(), s.id.as_str())?;
-    let mut running = tx.open_table(RUNNING_SESSIONS)?;
+    tx.put_str(SESSION_INDEX, index_key(s).as_str(), s.id.as_str())?;
     if s.is_running() {
-        running.insert(s.id.as_str(), "")?;
+        // Marked with the node whose transaction made it run: the node
+        // running it, which its lease stands for.
+        tx.put_str(RUNNING_SESSIONS, &s.id, tx.node())?;
     } else {
-        running.remove(s.id.as_str())?;
+        tx.remove(RUNNING_SESSIONS, &s.id)?;
     }
     Ok(())
 }
 
+/// The ids of a session's receipts, in the order they were signed.
+pub fn receipt_ids(tx: &Tx, id: &str) -> anyhow::Result<Vec<String>> {
+    Ok(tx
+        .scan_str(SESSION_RECEIPTS, &format!("{id}:"), None, usize::MAX, false)?
+        .into_iter()
+        .map(|(_, rid)| rid)
+        .collect())
+}
+
+/// Running sessions and the node each runs on.
+pub fn running_owners(tx: &Tx) -> anyhow::Result<Vec<(String, String)>> {
+    tx.scan_str(RUNNING_SESSIONS, "", None, usize::MAX, false)
+}
+
 /// The ids of sessions marked running (from the running set).
-pub fn running_ids(tx: &redb::ReadTransaction) -> anyhow::Result<Vec<String>> {
-    use redb::ReadableTable;
-    let table = tx.open_table(RUNNING_SESSIONS)?;
-    let mut ids = Vec::new();
-    for row in table.iter()? {
-        ids.push(row?.0.value().to_string());
-    }
-    Ok(ids)
+pub fn running_ids(tx: &Tx) -> anyhow::Result<Vec<String>> {
+    Ok(running_owners(tx)?.into_iter().map(|(id, _)| id).collect())
 }
 
 /// A page of an account's sessions (or extractions) in one mode, newest first.
 pub fn list(
-    tx: &redb::ReadTransaction,
+    tx: &Tx,
     kind: Kind,
     account: &str,
     mode: Mode,
@@ -282,26 +290,23 @@ pub fn list(
     limit: usize,
 ) -> anyhow::Result<Vec<Session>> {
     let prefix = format!("{}{account}:{}:", index_prefix(kind), mode.as_str());
-    let end = match starting_after {
-        Some(s) => index_key(s),
-        None => format!("{prefix}\u{10FFFF}"),
-    };
-    let table = tx.open_table(SESSION_INDEX)?;
+    let mut after = starting_after.map(index_key);
     let mut out = Vec::new();
-    for row in table.range(prefix.as_str()..end.as_str())?.rev() {
-        let (_, id) = row?;
-        if let Some(s) = get(tx, id.value())? {
-            out.push(s);
-        }
-        if out.len() >= limit {
-            break;
+    while out.len() < limit {
+        let page = tx.scan_str(SESSION_INDEX, &prefix, after.as_deref(), limit, true)?;
+        let Some((last, _)) = page.last() else { break };
+        after = Some(last.clone());
+        for (_, id) in page {
+            if out.len() < limit {
+                out.extend(get(tx, &id)?);
+            }
         }
     }
     Ok(out)
 }
 
 /// Every session still marked running (after a crash: the orphans).
-pub fn running(tx: &impl Tables) -> anyhow::Result<Vec<Session>> {
+pub fn running(tx: &Tx) -> anyhow::Result<Vec<Session>> {
     let all: Vec<(String, Session)> = tx.scan_json(SESSIONS, "", None, usize::MAX, false)?;
     Ok(all
         .into_iter()

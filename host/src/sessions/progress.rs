@@ -17,7 +17,7 @@ use serde_json::Value;
 
 use super::events::{self, EventBus};
 use crate::money::Micros;
-use crate::store::{self, Queued, Store, RECEIPTS, ROWS, SESSION_RECEIPTS};
+use crate::store::{self, Queued, Store, Tx, RECEIPTS, ROWS, SESSION_RECEIPTS};
 
 /// Effects gathered while a write is under way before the run waits for
 /// it: enough to share the cost of a commit, few enough that a reader is
@@ -125,7 +125,7 @@ impl Progress {
 /// Write `effects` in order, in the caller's transaction. Refused as a
 /// whole when the session has ended meanwhile (a stop): nothing follows its
 /// terminal event, and a page not written is never billed.
-fn apply(tx: &redb::WriteTransaction, id: &str, effects: Vec<Effect>) -> anyhow::Result<()> {
+fn apply(tx: &Tx, id: &str, effects: Vec<Effect>) -> anyhow::Result<()> {
     let mut s = super::get(tx, id)?.ok_or_else(|| anyhow::anyhow!("session {id} vanished"))?;
     if !s.is_running() {
         anyhow::bail!("session {id} is no longer running");
@@ -139,7 +139,8 @@ fn apply(tx: &redb::WriteTransaction, id: &str, effects: Vec<Effect>) -> anyhow:
                 s.receipts_signed += 1;
                 s.sources += 1;
                 store::put_json(tx, RECEIPTS, &page.receipt_id, &page.receipt)?;
-                tx.open_table(SESSION_RECEIPTS)?.insert(
+                tx.put_str(
+                    SESSION_RECEIPTS,
                     format!("{id}:{}", store::pad(s.receipts_signed)).as_str(),
                     page.receipt_id.as_str(),
                 )?;
@@ -186,7 +187,6 @@ mod tests {
 
     use super::*;
     use crate::sessions::{Session, Status};
-    use crate::store::Tables;
 
     fn running_session(store: &Store) -> Session {
         let s: Session = serde_json::from_value(json!({

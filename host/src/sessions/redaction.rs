@@ -17,10 +17,10 @@
 use serde_json::{json, Value};
 
 use super::{events, Session};
-use crate::store::{self, Tables, EVENTS, PROPOSALS, ROWS};
+use crate::store::{self, Tx, EVENTS, PROPOSALS, ROWS};
 
 /// Erase a finished run's customer data in the caller's transaction.
-pub fn redact(tx: &redb::WriteTransaction, s: &mut Session) -> anyhow::Result<()> {
+pub fn redact(tx: &Tx, s: &mut Session) -> anyhow::Result<()> {
     anyhow::ensure!(!s.is_running(), "a running run is not redacted");
     s.query = String::new();
     s.parsed = Value::Null;
@@ -32,11 +32,8 @@ pub fn redact(tx: &redb::WriteTransaction, s: &mut Session) -> anyhow::Result<()
     s.updated_at = crate::time::now();
     let prefix = format!("{}:", s.id);
     let rows: Vec<(String, Value)> = tx.scan_json(ROWS, &prefix, None, usize::MAX, false)?;
-    {
-        let mut table = tx.open_table(ROWS)?;
-        for (key, _) in rows {
-            table.remove(key.as_str())?;
-        }
+    for (key, _) in rows {
+        tx.remove(ROWS, &key)?;
     }
     let logged: Vec<(String, events::Event)> =
         tx.scan_json(EVENTS, &prefix, None, usize::MAX, false)?;
@@ -45,12 +42,9 @@ pub fn redact(tx: &redb::WriteTransaction, s: &mut Session) -> anyhow::Result<()
         store::put_json(tx, EVENTS, &key, &event)?;
     }
     let proposals: Vec<(String, Value)> = tx.scan_json(PROPOSALS, "", None, usize::MAX, false)?;
-    {
-        let mut table = tx.open_table(PROPOSALS)?;
-        for (key, p) in proposals {
-            if p["session"] == json!(s.id) {
-                table.remove(key.as_str())?;
-            }
+    for (key, p) in proposals {
+        if p["session"] == json!(s.id) {
+            tx.remove(PROPOSALS, &key)?;
         }
     }
     super::put(tx, s)

@@ -8,6 +8,7 @@
 //! start ends orphaned runs (`recover_orphans`) and settles exactly the
 //! receipts that were committed.
 
+use crate::store::Tx;
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
@@ -313,7 +314,7 @@ impl Run {
             .store
             .read_async(move |tx| -> anyhow::Result<(Vec<String>, Vec<String>)> {
                 let scan = |owner: &str| -> anyhow::Result<Vec<(String, Value)>> {
-                    crate::store::Tables::scan_json(
+                    crate::store::Tx::scan_json(
                         tx,
                         crate::store::ROWS,
                         &format!("{owner}:"),
@@ -921,18 +922,13 @@ pub async fn finish(state: &AppState, session_id: &str, outcome: Outcome) -> any
 }
 
 /// The terminal transition, inside the caller's transaction.
-pub fn end_in(
-    tx: &redb::WriteTransaction,
-    s: &mut Session,
-    outcome: Outcome,
-    public_url: &str,
-) -> anyhow::Result<()> {
+pub fn end_in(tx: &Tx, s: &mut Session, outcome: Outcome, public_url: &str) -> anyhow::Result<()> {
     let before = crate::ledger::balance(tx, &s.account, s.mode)?;
     if s.kind == Kind::Extraction {
         // An extraction reads one page: its receipt and the claim it states.
         if let Some((id, _)) = s.turn_receipts.first() {
             let receipt: Option<Value> =
-                crate::store::Tables::get_json(tx, crate::store::RECEIPTS, id)?;
+                crate::store::Tx::get_json(tx, crate::store::RECEIPTS, id)?;
             s.claim = receipt.and_then(|r| r["claim"].as_str().map(str::to_string));
             s.receipt_id = Some(id.clone());
         }

@@ -9,7 +9,7 @@ use serde_json::Value;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::{signing, Attempt, Endpoint, IndexScan};
+use super::{signing, Attempt, Endpoint};
 use crate::auth::Caller;
 use crate::http::middleware::RequestId;
 use crate::http::pagination::PageQuery;
@@ -17,7 +17,7 @@ use crate::http::{ApiError, Body, Page, Query};
 use crate::idempotency;
 use crate::openapi::schemas;
 use crate::state::AppState;
-use crate::store::{self, Tables, ATTEMPTS, ATTEMPT_KEYS, WEBHOOKS, WEBHOOK_INDEX};
+use crate::store::{self, ATTEMPTS, ATTEMPT_KEYS, WEBHOOKS, WEBHOOK_INDEX};
 
 /// The longest URL accepted.
 const MAX_URL_LEN: usize = 2048;
@@ -164,8 +164,11 @@ async fn create_endpoint(
         .store
         .write_async(move |tx| -> anyhow::Result<()> {
             store::put_json(tx, WEBHOOKS, &stored.id, &stored)?;
-            tx.open_table(WEBHOOK_INDEX)?
-                .insert(stored.index_key().as_str(), stored.id.as_str())?;
+            tx.put_str(
+                WEBHOOK_INDEX,
+                stored.index_key().as_str(),
+                stored.id.as_str(),
+            )?;
             Ok(())
         })
         .await?;
@@ -220,10 +223,10 @@ async fn list(
     let endpoints = state
         .store
         .read_async(move |tx| -> anyhow::Result<Vec<Endpoint>> {
-            let ids = tx.index_ids(&prefix, after.as_deref(), limit, true)?;
+            let ids = super::index_ids(tx, &prefix, after.as_deref(), limit, true)?;
             let mut out = Vec::new();
             for id in ids {
-                if let Some(ep) = tx.endpoint(&id)? {
+                if let Some(ep) = tx.get_json::<Endpoint>(crate::store::WEBHOOKS, &id)? {
                     out.push(ep);
                 }
             }
@@ -340,8 +343,8 @@ async fn remove(
     state
         .store
         .write_async(move |tx| -> anyhow::Result<()> {
-            tx.open_table(WEBHOOKS)?.remove(id2.as_str())?;
-            tx.open_table(WEBHOOK_INDEX)?.remove(key.as_str())?;
+            tx.remove(WEBHOOKS, id2.as_str())?;
+            tx.remove(WEBHOOK_INDEX, key.as_str())?;
             Ok(())
         })
         .await?;
@@ -373,12 +376,8 @@ async fn attempts(
         .read_async(move |tx| -> Result<Vec<Attempt>, ApiError> {
             let after = match after_id {
                 Some(a) => {
-                    let key = (|| -> anyhow::Result<Option<String>> {
-                        Ok(tx
-                            .open_table(ATTEMPT_KEYS)?
-                            .get(a.as_str())?
-                            .map(|v| v.value().to_string()))
-                    })()?;
+                    let key =
+                        (|| -> anyhow::Result<Option<String>> { tx.get_str(ATTEMPT_KEYS, &a) })()?;
                     match key {
                         Some(k) if k.starts_with(&prefix) => Some(k),
                         _ => {

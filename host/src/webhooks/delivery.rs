@@ -14,13 +14,63 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use redb::ReadableTable;
 use tokio::sync::{Notify, Semaphore};
 
 use super::{log_attempt, signing, Attempt, Endpoint, LastDelivery, OutboxEntry, Target};
 use crate::state::AppState;
-use crate::store::{self, Tables, DEAD_LETTERS, OUTBOX, WEBHOOKS};
+use crate::store::{self, Tx, DEAD_LETTERS, OUTBOX, OUTBOX_CLAIMS, WEBHOOKS};
 use crate::targets::{Policy, Purpose};
+
+/// How long a claim outlives its attempt's timeout.
+const CLAIM_MARGIN_MS: i64 = 5_000;
+
+/// A node's claim on an outbox entry it is delivering.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+struct Claim {
+    node: String,
+    until_ms: i64,
+}
+
+/// Is the entry claimed by a delivery (of any node) that has not lapsed?
+fn claimed_elsewhere(tx: &Tx, key: &str, now: i64) -> anyhow::Result<bool> {
+    Ok(tx
+        .get_json::<Claim>(OUTBOX_CLAIMS, key)?
+        .is_some_and(|c| c.until_ms > now))
+}
+
+/// Due entries not being delivered here or by another node, at most
+/// `room`, and when the first entry not yet due will be.
+fn due_unclaimed(
+    tx: &Tx,
+    now: i64,
+    busy: &HashSet<String>,
+    room: usize,
+) -> anyhow::Result<(Vec<(String, OutboxEntry)>, Option<i64>)> {
+    let mut batch = Vec::new();
+    let mut after: Option<String> = None;
+    loop {
+        let page: Vec<(String, OutboxEntry)> =
+            tx.scan_json(OUTBOX, "", after.as_deref(), 256, false)?;
+        let Some((last, _)) = page.last() else {
+            return Ok((batch, None));
+        };
+        after = Some(last.clone());
+        for (key, entry) in page {
+            let due = due_of(&key);
+            if due > now {
+                return Ok((batch, Some(due)));
+            }
+            if busy.contains(&key) || claimed_elsewhere(tx, &key, now)? {
+                continue;
+            }
+            if batch.len() >= room {
+                // A finishing delivery kicks the worker again.
+                return Ok((batch, None));
+            }
+            batch.push((key, entry));
+        }
+    }
+}
 
 /// Deliveries in flight at once.
 pub const CONCURRENCY: usize = 16;
@@ -138,38 +188,46 @@ impl Worker {
 
     /// Start deliveries for due entries while permits last; return when the
     /// next entry not yet due will be.
+    ///
+    /// Due entries are claimed in the store before they are sent, so that
+    /// with several nodes on one database each message is delivered by one
+    /// node at a time; a claim lapses after the attempt's timeout and a
+    /// margin, so a message whose node died mid-delivery is sent again by
+    /// another.
     async fn dispatch_due(self: &Arc<Self>) -> anyhow::Result<Option<i64>> {
         let room = self.permits.available_permits();
         let busy: HashSet<String> = self.in_flight.lock().unwrap().clone();
         let now = now_ms();
-        let (batch, next) = self
+        let (candidates, next) = self
             .state
             .store
-            .read_async(
-                move |tx| -> anyhow::Result<(Vec<(String, OutboxEntry)>, Option<i64>)> {
-                    let table = tx.open_table(OUTBOX)?;
-                    let mut batch = Vec::new();
-                    let mut next = None;
-                    for row in table.iter()? {
-                        let (k, v) = row?;
-                        let key = k.value();
-                        let due = due_of(key);
-                        if due > now {
-                            next = Some(due);
-                            break;
-                        }
-                        if busy.contains(key) {
-                            continue;
-                        }
-                        if batch.len() >= room {
-                            // A finishing delivery kicks the worker again.
-                            break;
-                        }
-                        batch.push((key.to_string(), store::decode::<OutboxEntry>(v.value())?));
+            .read_async(move |tx| due_unclaimed(tx, now, &busy, room))
+            .await?;
+        if candidates.is_empty() {
+            return Ok(next);
+        }
+        let until = now + self.timeout.as_millis() as i64 + CLAIM_MARGIN_MS;
+        let batch = self
+            .state
+            .store
+            .write_async(move |tx| -> anyhow::Result<Vec<(String, OutboxEntry)>> {
+                let mut claimed = Vec::new();
+                for (key, entry) in candidates {
+                    // Still queued, and not claimed since the read.
+                    if tx.get_json::<OutboxEntry>(OUTBOX, &key)?.is_none()
+                        || claimed_elsewhere(tx, &key, now)?
+                    {
+                        continue;
                     }
-                    Ok((batch, next))
-                },
-            )
+                    let claim = Claim {
+                        node: tx.node().to_string(),
+                        until_ms: until,
+                    };
+                    tx.put_json(OUTBOX_CLAIMS, &key, &claim)?;
+                    claimed.push((key, entry));
+                }
+                Ok(claimed)
+            })
             .await?;
         for (key, entry) in batch {
             let Ok(permit) = self.permits.clone().try_acquire_owned() else {
@@ -262,7 +320,7 @@ impl Worker {
         self.state
             .store
             .write_async(move |tx| -> anyhow::Result<()> {
-                let still_queued = tx.open_table(OUTBOX)?.remove(key.as_str())?.is_some();
+                let still_queued = super::unqueue(tx, &key)?;
                 let endpoint = match &entry.target {
                     Target::Endpoint { id } => tx.get_json::<Endpoint>(WEBHOOKS, id)?,
                     Target::Run { .. } => None,
@@ -390,7 +448,7 @@ impl Worker {
         self.state
             .store
             .write_async(move |tx| -> anyhow::Result<()> {
-                if tx.open_table(OUTBOX)?.remove(key.as_str())?.is_some() {
+                if super::unqueue(tx, &key)? {
                     log_attempt(tx, &entry.log_target(), &drop_record(&entry, &reason))?;
                 }
                 Ok(())
@@ -413,7 +471,7 @@ impl Worker {
                     let Target::Endpoint { id } = &entry.target else {
                         continue;
                     };
-                    if busy.contains(&key) {
+                    if busy.contains(&key) || claimed_elsewhere(tx, &key, now_ms())? {
                         continue;
                     }
                     let reason = match tx.get_json::<Endpoint>(WEBHOOKS, id)? {
@@ -421,7 +479,7 @@ impl Worker {
                         Some(ep) if ep.disabled => "the endpoint is disabled; message dropped",
                         Some(_) => continue,
                     };
-                    tx.open_table(OUTBOX)?.remove(key.as_str())?;
+                    super::unqueue(tx, &key)?;
                     log_attempt(tx, &entry.log_target(), &drop_record(&entry, reason))?;
                     n += 1;
                 }

@@ -25,7 +25,6 @@ pub mod testing;
 
 use std::sync::Arc;
 
-use redb::{ReadableTable, WriteTransaction};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use tokio::sync::Notify;
@@ -34,7 +33,7 @@ use crate::accounts::{Account, Mode, CURRENT_VERSION};
 use crate::ledger::Balance;
 use crate::state::AppState;
 use crate::store::{
-    self, Tables, ACCOUNTS, ATTEMPTS, ATTEMPT_KEYS, META, OUTBOX, WEBHOOKS, WEBHOOK_INDEX,
+    self, Tx, ACCOUNTS, ATTEMPTS, ATTEMPT_KEYS, META, OUTBOX, WEBHOOKS, WEBHOOK_INDEX,
 };
 
 pub use api::routes;
@@ -247,11 +246,7 @@ impl Attempt {
 }
 
 /// Append an attempt to the log of `log_target`, after every record before it.
-pub fn log_attempt(
-    tx: &WriteTransaction,
-    log_target: &str,
-    attempt: &Attempt,
-) -> anyhow::Result<()> {
+pub fn log_attempt(tx: &Tx, log_target: &str, attempt: &Attempt) -> anyhow::Result<()> {
     // Strictly increasing microseconds: records written in the same
     // microsecond (an attempt and the drop that follows it) keep their order.
     static LAST_US: std::sync::atomic::AtomicI64 = std::sync::atomic::AtomicI64::new(0);
@@ -264,9 +259,15 @@ pub fn log_attempt(
     };
     let key = format!("{log_target}:{:020}:{}", us.max(0), attempt.id);
     store::put_json(tx, ATTEMPTS, &key, attempt)?;
-    tx.open_table(ATTEMPT_KEYS)?
-        .insert(attempt.id.as_str(), key.as_str())?;
+    tx.put_str(ATTEMPT_KEYS, attempt.id.as_str(), key.as_str())?;
     Ok(())
+}
+
+/// Take an entry out of the outbox, with any node's claim on it; true if
+/// it was queued.
+pub(crate) fn unqueue(tx: &Tx, key: &str) -> anyhow::Result<bool> {
+    tx.remove(crate::store::OUTBOX_CLAIMS, key)?;
+    tx.remove(OUTBOX, key)
 }
 
 /// The message envelope (SPEC §6.1).
@@ -299,93 +300,31 @@ pub fn serialize_for_version(version: &str, envelope: &Envelope<'_>) -> anyhow::
 }
 
 /// The endpoints of an account in a mode, oldest first.
-pub fn endpoints_of(
-    tx: &impl IndexScan,
-    account: &str,
-    mode: Mode,
-) -> anyhow::Result<Vec<Endpoint>> {
+pub fn endpoints_of(tx: &Tx, account: &str, mode: Mode) -> anyhow::Result<Vec<Endpoint>> {
     let prefix = format!("{account}:{}:", mode.as_str());
-    let ids = tx.index_ids(&prefix, None, usize::MAX, false)?;
+    let ids = index_ids(tx, &prefix, None, usize::MAX, false)?;
     let mut out = Vec::with_capacity(ids.len());
     for id in ids {
-        if let Some(ep) = tx.endpoint(&id)? {
+        if let Some(ep) = tx.get_json::<Endpoint>(WEBHOOKS, &id)? {
             out.push(ep);
         }
     }
     Ok(out)
 }
 
-/// Reading the endpoint index in read and write transactions alike.
-pub trait IndexScan {
-    fn index_ids(
-        &self,
-        prefix: &str,
-        after: Option<&str>,
-        limit: usize,
-        rev: bool,
-    ) -> anyhow::Result<Vec<String>>;
-    fn endpoint(&self, id: &str) -> anyhow::Result<Option<Endpoint>>;
-}
-
-fn scan_index(
-    t: &impl ReadableTable<&'static str, &'static str>,
+/// Endpoint ids from the listing index, as `Tx::scan_str` walks it.
+pub(super) fn index_ids(
+    tx: &Tx,
     prefix: &str,
     after: Option<&str>,
     limit: usize,
     rev: bool,
 ) -> anyhow::Result<Vec<String>> {
-    let end = format!("{prefix}\u{10FFFF}");
-    let range: Box<dyn Iterator<Item = _>> = match (after, rev) {
-        (None, false) => Box::new(t.range(prefix..end.as_str())?),
-        (None, true) => Box::new(t.range(prefix..end.as_str())?.rev()),
-        (Some(a), false) => {
-            let skip = a.to_string();
-            Box::new(
-                t.range(a..end.as_str())?
-                    .filter(move |r| !matches!(r, Ok((k, _)) if k.value() == skip)),
-            )
-        }
-        (Some(a), true) => Box::new(t.range(prefix..a)?.rev()),
-    };
-    let mut out = Vec::new();
-    for row in range {
-        let (_, v) = row?;
-        out.push(v.value().to_string());
-        if out.len() >= limit {
-            break;
-        }
-    }
-    Ok(out)
-}
-
-impl IndexScan for redb::ReadTransaction {
-    fn index_ids(
-        &self,
-        prefix: &str,
-        after: Option<&str>,
-        limit: usize,
-        rev: bool,
-    ) -> anyhow::Result<Vec<String>> {
-        scan_index(&self.open_table(WEBHOOK_INDEX)?, prefix, after, limit, rev)
-    }
-    fn endpoint(&self, id: &str) -> anyhow::Result<Option<Endpoint>> {
-        self.get_json(WEBHOOKS, id)
-    }
-}
-
-impl IndexScan for WriteTransaction {
-    fn index_ids(
-        &self,
-        prefix: &str,
-        after: Option<&str>,
-        limit: usize,
-        rev: bool,
-    ) -> anyhow::Result<Vec<String>> {
-        scan_index(&self.open_table(WEBHOOK_INDEX)?, prefix, after, limit, rev)
-    }
-    fn endpoint(&self, id: &str) -> anyhow::Result<Option<Endpoint>> {
-        self.get_json(WEBHOOKS, id)
-    }
+    Ok(tx
+        .scan_str(WEBHOOK_INDEX, prefix, after, limit, rev)?
+        .into_iter()
+        .map(|(_, id)| id)
+        .collect())
 }
 
 /// The account default secret of one mode.
@@ -429,7 +368,7 @@ fn secret_key(account: &str, mode: Mode) -> String {
 }
 
 pub fn read_default_secret(
-    tx: &impl Tables,
+    tx: &Tx,
     account: &str,
     mode: Mode,
 ) -> anyhow::Result<Option<DefaultSecret>> {
@@ -437,11 +376,7 @@ pub fn read_default_secret(
 }
 
 /// The account default secret, created on first use.
-pub fn default_secret(
-    tx: &WriteTransaction,
-    account: &str,
-    mode: Mode,
-) -> anyhow::Result<DefaultSecret> {
+pub fn default_secret(tx: &Tx, account: &str, mode: Mode) -> anyhow::Result<DefaultSecret> {
     if let Some(s) = read_default_secret(tx, account, mode)? {
         return Ok(s);
     }
@@ -457,11 +392,7 @@ pub fn default_secret(
 
 /// Replace the account default secret; the old one keeps signing alongside
 /// for `ROTATION_OVERLAP_HOURS`.
-pub fn rotate_default_secret(
-    tx: &WriteTransaction,
-    account: &str,
-    mode: Mode,
-) -> anyhow::Result<DefaultSecret> {
+pub fn rotate_default_secret(tx: &Tx, account: &str, mode: Mode) -> anyhow::Result<DefaultSecret> {
     let old = read_default_secret(tx, account, mode)?;
     let s = DefaultSecret {
         secret: signing::new_secret(),
@@ -478,7 +409,7 @@ pub fn rotate_default_secret(
 /// Enqueue `event_type` with `data` for the account's subscribed endpoints
 /// in this mode, and for `run_webhook_url` when the run named one.
 pub fn emit(
-    tx: &WriteTransaction,
+    tx: &Tx,
     account: &str,
     mode: Mode,
     event_type: &str,
@@ -538,7 +469,7 @@ pub fn emit(
 }
 
 /// Queue a message for an endpoint, and keep it for a manual redelivery.
-pub fn enqueue(tx: &WriteTransaction, e: &OutboxEntry) -> anyhow::Result<()> {
+pub fn enqueue(tx: &Tx, e: &OutboxEntry) -> anyhow::Result<()> {
     store::put_json(tx, OUTBOX, &e.key(), e)?;
     store::put_json(
         tx,
@@ -550,7 +481,7 @@ pub fn enqueue(tx: &WriteTransaction, e: &OutboxEntry) -> anyhow::Result<()> {
 
 /// Emit balance.low when available crosses below the account's threshold.
 pub fn balance_changed(
-    tx: &WriteTransaction,
+    tx: &Tx,
     account: &str,
     mode: Mode,
     before: &Balance,
@@ -624,8 +555,7 @@ mod tests {
         store
             .write(|tx| -> anyhow::Result<()> {
                 store::put_json(tx, WEBHOOKS, &ep.id, &ep)?;
-                tx.open_table(WEBHOOK_INDEX)?
-                    .insert(ep.index_key().as_str(), ep.id.as_str())?;
+                tx.put_str(WEBHOOK_INDEX, ep.index_key().as_str(), ep.id.as_str())?;
                 Ok(())
             })
             .unwrap();

@@ -21,7 +21,7 @@ use crate::auth::Caller;
 use crate::http::ApiError;
 use crate::openapi::schemas;
 use crate::state::AppState;
-use crate::store::{self, Tables, DEAD_LETTERS, MESSAGES, OUTBOX, WEBHOOKS};
+use crate::store::{self, DEAD_LETTERS, MESSAGES, OUTBOX, WEBHOOKS};
 
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -163,7 +163,7 @@ async fn redeliver(
             let mut attempts = tx
                 .get_json::<OutboxEntry>(DEAD_LETTERS, &key)?
                 .map_or(0, |d| d.attempts);
-            remove(tx, DEAD_LETTERS, &key)?;
+            tx.remove(DEAD_LETTERS, &key)?;
             let queued: Vec<(String, OutboxEntry)> = tx
                 .scan_json::<OutboxEntry>(OUTBOX, "", None, usize::MAX, false)?
                 .into_iter()
@@ -171,7 +171,7 @@ async fn redeliver(
                 .collect();
             for (k, e) in queued {
                 attempts = attempts.max(e.attempts);
-                remove(tx, OUTBOX, &k)?;
+                super::unqueue(tx, &k)?;
             }
             let entry = OutboxEntry {
                 attempts,
@@ -189,13 +189,4 @@ async fn redeliver(
         .await?;
     state.webhooks.kick();
     Ok((StatusCode::ACCEPTED, Json(queued)))
-}
-
-fn remove(
-    tx: &redb::WriteTransaction,
-    table: redb::TableDefinition<&str, &[u8]>,
-    key: &str,
-) -> anyhow::Result<()> {
-    tx.open_table(table)?.remove(key)?;
-    Ok(())
 }

@@ -19,7 +19,7 @@ use crate::http::ApiError;
 use crate::ledger::{self, LedgerError};
 use crate::money::Micros;
 use crate::state::AppState;
-use crate::store::{Tables, ROWS, SESSION_RECEIPTS};
+use crate::store::{Tx, ROWS};
 use serde_json::{json, Value};
 use std::time::Duration;
 use utoipa_axum::router::OpenApiRouter;
@@ -68,11 +68,7 @@ pub fn routes(redaction: bool, refresh: bool) -> OpenApiRouter<AppState> {
 }
 
 /// Check the caps and reserve; refusals carry their context.
-pub(crate) fn check_caps(
-    tx: &redb::WriteTransaction,
-    caller: &Caller,
-    amount: Micros,
-) -> Result<(), ApiError> {
+pub(crate) fn check_caps(tx: &Tx, caller: &Caller, amount: Micros) -> Result<(), ApiError> {
     if let Some(cap) = caller.key.session_cap {
         if amount > cap {
             return Err(ApiError::SessionCapExceeded {
@@ -92,7 +88,7 @@ pub(crate) fn check_caps(
 }
 
 pub(crate) fn reserve(
-    tx: &redb::WriteTransaction,
+    tx: &Tx,
     state: &AppState,
     caller: &Caller,
     amount: Micros,
@@ -186,15 +182,8 @@ fn with_row_id(key: &str, mut row: Value) -> Value {
 }
 
 pub(crate) fn receipt_ids(state: &AppState, id: &str) -> Result<Vec<String>, ApiError> {
-    let ids = state.store.read(|tx| -> anyhow::Result<Vec<String>> {
-        let t = tx.open_table(SESSION_RECEIPTS)?;
-        let prefix = format!("{id}:");
-        let end = format!("{prefix}\u{10FFFF}");
-        let mut out = Vec::new();
-        for row in t.range(prefix.as_str()..end.as_str())? {
-            out.push(row?.1.value().to_string());
-        }
-        Ok(out)
-    })?;
+    let ids = state
+        .store
+        .read(|tx| crate::sessions::receipt_ids(tx, id))?;
     Ok(ids)
 }

@@ -9,7 +9,7 @@ use crate::openapi::schemas;
 use crate::sessions::events::{self, Event};
 use crate::sessions::Kind;
 use crate::state::AppState;
-use crate::store::{self, Tables, RECEIPTS, ROWS};
+use crate::store::{self, RECEIPTS, ROWS};
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};

@@ -9,7 +9,7 @@ use crate::openapi::schemas;
 use crate::sessions::events::{self};
 use crate::sessions::{run, Session, Status};
 use crate::state::AppState;
-use crate::store::{self, Tables, PROPOSALS};
+use crate::store::{self, PROPOSALS};
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;

@@ -1,0 +1,740 @@
+//! Storage: every table declared in one place, one transaction type
+//! ([`Tx`]) for domain code, and two engines behind it: redb, embedded, the
+//! default; PostgreSQL, shared by several nodes. Nothing outside this module
+//! names either engine.
+//!
+//! Writes are closures run in a transaction of their own; request paths
+//! queue them to one writer thread per node (`write_async`,
+//! `queue_relaxed`), which applies them in queue order. Reads run on the
+//! caller's thread (`read`) or a blocking thread (`read_async`).
+
+mod postgres;
+mod redb_engine;
+mod tx;
+
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{mpsc, Arc};
+
+use anyhow::Context;
+use redb::ReadableDatabase;
+use serde::{de::DeserializeOwned, Serialize};
+use tokio::sync::oneshot;
+
+pub use postgres::{schema_version as postgres_schema_version, KEYS_POLL};
+pub use tx::{put_json, Tx};
+
+/// What a table's keys and values are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// String key → JSON value.
+    Json,
+    /// String key → string (an index or a small mark).
+    Index,
+    /// Sequence number → JSON value.
+    Seq,
+    /// String key → signed counter.
+    Counter,
+}
+
+/// A table: its name and what it holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Table {
+    pub name: &'static str,
+    pub kind: Kind,
+}
+
+impl Table {
+    const fn json(name: &'static str) -> Table {
+        Table {
+            name,
+            kind: Kind::Json,
+        }
+    }
+    const fn index(name: &'static str) -> Table {
+        Table {
+            name,
+            kind: Kind::Index,
+        }
+    }
+    const fn seq(name: &'static str) -> Table {
+        Table {
+            name,
+            kind: Kind::Seq,
+        }
+    }
+    const fn counter(name: &'static str) -> Table {
+        Table {
+            name,
+            kind: Kind::Counter,
+        }
+    }
+}
+
+/// Accounts by id.
+pub const ACCOUNTS: Table = Table::json("accounts");
+/// API keys by id.
+pub const KEYS: Table = Table::json("keys");
+/// Key id by the hex SHA-256 of the key text (the key itself is never stored).
+pub const KEY_HASHES: Table = Table::index("key_hashes");
+/// The ledger's immutable entries by sequence number.
+pub const LEDGER: Table = Table::seq("ledger_entries");
+/// Balance and open reserves per `account:mode`, maintained in the same
+/// transaction as the entries they sum.
+pub const BALANCES: Table = Table::json("balances");
+/// Reservations by id.
+pub const RESERVATIONS: Table = Table::json("reservations");
+/// Settled micro-dollars per `account:mode:YYYY-MM-DD`.
+pub const SPEND_BY_DAY: Table = Table::counter("spend_by_day");
+/// Idempotency records by `account:mode:key`.
+pub const IDEMPOTENCY: Table = Table::json("idempotency");
+/// Sessions by id.
+pub const SESSIONS: Table = Table::json("sessions");
+/// Listing index: `account:mode:<created micros, 20 digits>:<id>` → id.
+pub const SESSION_INDEX: Table = Table::index("session_index");
+/// Sessions marked running, by id → the node running them: what the
+/// watchdog checks against the live runs without reading every session.
+pub const RUNNING_SESSIONS: Table = Table::index("running_sessions");
+/// A session's event log: `session_id:<seq, 10 digits>` → event.
+pub const EVENTS: Table = Table::json("session_events");
+/// A session's rows: `session_id:<n, 10 digits>` → row.
+pub const ROWS: Table = Table::json("session_rows");
+/// Receipts by id.
+pub const RECEIPTS: Table = Table::json("receipts");
+/// A session's receipts: `session_id:<n, 10 digits>` → receipt id.
+pub const SESSION_RECEIPTS: Table = Table::index("session_receipts");
+/// Proposals for follow-up turns by id.
+pub const PROPOSALS: Table = Table::json("proposals");
+/// Webhook endpoints by id.
+pub const WEBHOOKS: Table = Table::json("webhooks");
+/// Listing index of webhook endpoints: `account:mode:<created micros, 20 digits>:<id>` → id.
+pub const WEBHOOK_INDEX: Table = Table::index("webhook_index");
+/// Messages waiting for delivery (the durable outbox):
+/// `<due unix ms, 20 digits>:<msg_id>:<endpoint id or "run">` → entry.
+pub const OUTBOX: Table = Table::json("webhook_outbox");
+/// Every delivery attempt: `<endpoint id or run:account:mode>:<at micros, 20 digits>:<attempt id>` → attempt.
+pub const ATTEMPTS: Table = Table::json("webhook_attempts");
+/// An attempt's key in ATTEMPTS by attempt id.
+pub const ATTEMPT_KEYS: Table = Table::index("webhook_attempt_keys");
+/// Dead-lettered messages, kept with their bytes: `<endpoint id or run:account:mode>:<msg_id>` → entry.
+pub const DEAD_LETTERS: Table = Table::json("webhook_dead_letters");
+/// Every message queued for an endpoint, kept for a manual redelivery:
+/// `<endpoint id>:<msg_id>` → entry (its first form, with its bytes).
+pub const MESSAGES: Table = Table::json("webhook_messages");
+/// Monitors (`monitors::*` reads and writes them): id → monitor.
+pub const MONITORS: Table = Table::json("monitors");
+/// Monitor runs: `<monitor id>:<run number, padded>` → run.
+pub const MONITOR_RUNS: Table = Table::json("monitor_runs");
+/// Small singletons: schema version, the receipt signing key, secrets.
+pub const META: Table = Table::json("meta");
+
+/// Named counters shared by every node (the keys generation).
+pub const COUNTERS: Table = Table::counter("counters");
+/// The nodes serving this database, by node id → last heartbeat.
+pub const NODES: Table = Table::json("nodes");
+/// Singleton jobs (the monitor scheduler) by name → the node holding them, until when.
+pub const LEASES: Table = Table::json("leases");
+/// Idempotency-Key claims whose request has not finished: table key → node.
+pub const PENDING_CLAIMS: Table = Table::index("idempotency_pending");
+/// Outbox entries being delivered: outbox key → the node delivering it, until when.
+pub const OUTBOX_CLAIMS: Table = Table::json("webhook_outbox_claims");
+/// Stops asked for runs on another node: session id → "".
+pub const STOP_REQUESTS: Table = Table::index("stop_requests");
+
+/// Every table, created when a database is opened.
+const ALL: &[Table] = &[
+    ACCOUNTS,
+    KEYS,
+    KEY_HASHES,
+    LEDGER,
+    BALANCES,
+    RESERVATIONS,
+    SPEND_BY_DAY,
+    IDEMPOTENCY,
+    SESSIONS,
+    SESSION_INDEX,
+    RUNNING_SESSIONS,
+    EVENTS,
+    ROWS,
+    RECEIPTS,
+    SESSION_RECEIPTS,
+    PROPOSALS,
+    WEBHOOKS,
+    WEBHOOK_INDEX,
+    OUTBOX,
+    ATTEMPTS,
+    ATTEMPT_KEYS,
+    DEAD_LETTERS,
+    MESSAGES,
+    MONITORS,
+    MONITOR_RUNS,
+    META,
+    COUNTERS,
+    NODES,
+    LEASES,
+    PENDING_CLAIMS,
+    OUTBOX_CLAIMS,
+    STOP_REQUESTS,
+];
+
+/// Where an installation keeps its data.
+#[derive(Debug, Clone)]
+pub enum Location {
+    /// A redb file: one node.
+    Redb(std::path::PathBuf),
+    /// A PostgreSQL connection URL: any number of nodes.
+    Postgres(String),
+}
+
+/// A handle on the database, cheap to clone.
+///
+/// On redb, the writer thread takes the writes queued while it was busy as
+/// one batch and gives them a single fsync (group commit):
+///
+/// - each write runs in its own transaction, committed without a flush, so
+///   a write whose closure fails is rolled back alone and never touches
+///   the others of its batch;
+/// - the last durable write of the batch commits with `Durability::Immediate`
+///   (or an empty durable commit follows when that one failed), which makes
+///   every earlier commit of the batch durable too;
+/// - a durable write's caller is answered only after that fsync; a relaxed
+///   write's caller right after its own commit.
+///
+/// Writes are applied in queue order, so after a crash the database holds
+/// a prefix of them: a batch is durable as a whole or not at all. On
+/// PostgreSQL each write is a transaction of its own under the shared write
+/// lock (see `postgres.rs`). `write` and `write_relaxed` commit on the
+/// calling thread, between the writer's transactions.
+#[derive(Clone)]
+pub struct Store {
+    inner: Arc<Inner>,
+}
+
+enum Engine {
+    Redb(Arc<redb::Database>),
+    Postgres(Arc<postgres::Pg>),
+}
+
+struct Inner {
+    engine: Engine,
+    node: Arc<str>,
+    queue: Option<mpsc::Sender<Job>>,
+    writer: Option<std::thread::JoinHandle<()>>,
+    keys_generation: Arc<AtomicU64>,
+    stats: Arc<Counters>,
+}
+
+/// What the writer thread has done, for benchmarks and tests.
+#[derive(Debug, Default)]
+struct Counters {
+    commits: AtomicU64,
+    flushes: AtomicU64,
+}
+
+/// Commits made by the writer thread, and the fsyncs they shared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CommitStats {
+    /// Writes committed (durable and relaxed).
+    pub commits: u64,
+    /// Durable commits, each one fsync.
+    pub flushes: u64,
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        // Closing the queue ends the writer once it has applied what is
+        // queued; waiting for it releases the database file for a reopen.
+        self.queue.take();
+        if let Some(writer) = self.writer.take() {
+            if writer.thread().id() != std::thread::current().id() {
+                let _ = writer.join();
+            }
+        }
+    }
+}
+
+/// The most writes one batch takes.
+const MAX_BATCH: usize = 256;
+
+/// A queued write: its closure, and whether its caller waits for the fsync.
+struct Job {
+    durable: bool,
+    run: Box<dyn FnOnce(&Tx) -> Done + Send>,
+}
+
+/// A write's closure has run: commit or roll back, then answer with the
+/// outcome of the commit (and, for a durable write, of the fsync).
+struct Done {
+    commit: bool,
+    answer: Answer,
+}
+
+/// Tells a write's caller how its commit went.
+type Answer = Box<dyn FnOnce(Result<(), String>) + Send>;
+
+impl Store {
+    /// Open the store at `location`.
+    pub fn open_at(location: &Location) -> anyhow::Result<Store> {
+        match location {
+            Location::Redb(path) => Store::open(path),
+            Location::Postgres(url) => Store::open_postgres(url),
+        }
+    }
+
+    /// Open (or create) the redb file and every table.
+    pub fn open(path: &Path) -> anyhow::Result<Store> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("failed to create {}", dir.display()))?;
+        }
+        let db = redb::Database::create(path)
+            .with_context(|| format!("failed to open the database {}", path.display()))?;
+        Store::start_redb(db)
+    }
+
+    /// A redb database in memory, for unit tests.
+    pub fn in_memory() -> anyhow::Result<Store> {
+        let db =
+            redb::Database::builder().create_with_backend(redb::backends::InMemoryBackend::new())?;
+        Store::start_redb(db)
+    }
+
+    /// Connect to PostgreSQL and bring its schema to this build's version.
+    pub fn open_postgres(url: &str) -> anyhow::Result<Store> {
+        let keys_generation = Arc::new(AtomicU64::new(0));
+        let pg = postgres::Pg::open(url, keys_generation.clone())?;
+        Store::start(Engine::Postgres(pg), keys_generation)
+    }
+
+    fn start_redb(db: redb::Database) -> anyhow::Result<Store> {
+        redb_engine::init(&db, ALL)?;
+        Store::start(Engine::Redb(Arc::new(db)), Arc::new(AtomicU64::new(0)))
+    }
+
+    fn start(engine: Engine, keys_generation: Arc<AtomicU64>) -> anyhow::Result<Store> {
+        let node: Arc<str> = crate::ids::new_id("node").into();
+        let stats = Arc::new(Counters::default());
+        let (queue, jobs) = mpsc::channel();
+        let writer = {
+            let (generation, stats, node) = (keys_generation.clone(), stats.clone(), node.clone());
+            let engine = match &engine {
+                Engine::Redb(db) => Engine::Redb(db.clone()),
+                Engine::Postgres(pg) => Engine::Postgres(pg.clone()),
+            };
+            std::thread::Builder::new()
+                .name("fnhost-db-writer".into())
+                .spawn(move || match engine {
+                    Engine::Redb(db) => redb_writer(&db, &node, &generation, &stats, jobs),
+                    Engine::Postgres(pg) => postgres_writer(&pg, &node, &generation, &stats, jobs),
+                })
+                .context("failed to start the database writer")?
+        };
+        Ok(Store {
+            inner: Arc::new(Inner {
+                engine,
+                node,
+                queue: Some(queue),
+                writer: Some(writer),
+                keys_generation,
+                stats,
+            }),
+        })
+    }
+
+    /// This process's node id (fresh at every start).
+    pub fn node(&self) -> &str {
+        &self.inner.node
+    }
+
+    /// Is the database shared with other nodes (PostgreSQL)?
+    pub fn is_shared(&self) -> bool {
+        matches!(self.inner.engine, Engine::Postgres(_))
+    }
+
+    /// The engine's name, for logs and the admin report.
+    pub fn engine_name(&self) -> &'static str {
+        match self.inner.engine {
+            Engine::Redb(_) => "redb",
+            Engine::Postgres(_) => "postgres",
+        }
+    }
+
+    /// Changes after every committed write that touched a key or an account
+    /// (before that write's caller is answered; on PostgreSQL, within
+    /// [`KEYS_POLL`] of another node's write): what a cache of them is
+    /// checked against.
+    pub fn keys_generation(&self) -> u64 {
+        self.inner.keys_generation.load(Ordering::SeqCst)
+    }
+
+    /// Commits and fsyncs of the writer thread so far.
+    pub fn commit_stats(&self) -> CommitStats {
+        CommitStats {
+            commits: self.inner.stats.commits.load(Ordering::Relaxed),
+            flushes: self.inner.stats.flushes.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Queue `f`; the receiver gets its result once committed (and flushed
+    /// when `durable`).
+    fn submit<R, E>(
+        &self,
+        durable: bool,
+        f: impl FnOnce(&Tx) -> Result<R, E> + Send + 'static,
+    ) -> oneshot::Receiver<Result<R, E>>
+    where
+        R: Send + 'static,
+        E: From<anyhow::Error> + Send + 'static,
+    {
+        let (reply, answer) = oneshot::channel();
+        let run = Box::new(move |tx: &Tx| {
+            let out = f(tx);
+            Done {
+                commit: out.is_ok(),
+                answer: Box::new(move |committed: Result<(), String>| {
+                    let out = match committed {
+                        Ok(()) => out,
+                        Err(e) => Err(E::from(anyhow::anyhow!("{e}"))),
+                    };
+                    let _ = reply.send(out);
+                }),
+            }
+        });
+        if let Some(queue) = &self.inner.queue {
+            // A closed queue drops the job, and so the reply: the caller sees an error.
+            let _ = queue.send(Job { durable, run });
+        }
+        answer
+    }
+
+    fn wait<R, E>(answer: Result<Result<R, E>, oneshot::error::RecvError>) -> Result<R, E>
+    where
+        E: From<anyhow::Error>,
+    {
+        answer.map_err(|_| dropped_write::<E>())?
+    }
+
+    /// Run `f` in a write transaction of its own on this thread and commit
+    /// it durably if `f` succeeds. Blocking, and outside the group commit:
+    /// for start-up, operator commands and tests; request paths use
+    /// `write_async`.
+    pub fn write<R, E>(&self, f: impl FnOnce(&Tx) -> Result<R, E>) -> Result<R, E>
+    where
+        E: From<anyhow::Error>,
+    {
+        self.write_here(true, f)
+    }
+
+    /// Like `write`, but the commit is not flushed to disk: it becomes
+    /// durable with the next durable commit, and a crash before that rolls
+    /// it back as a whole. For progress that may be lost but never
+    /// half-applied (a run's pages before its end); never for ledger entries.
+    pub fn write_relaxed<R, E>(&self, f: impl FnOnce(&Tx) -> Result<R, E>) -> Result<R, E>
+    where
+        E: From<anyhow::Error>,
+    {
+        self.write_here(false, f)
+    }
+
+    fn write_here<R, E>(&self, durable: bool, f: impl FnOnce(&Tx) -> Result<R, E>) -> Result<R, E>
+    where
+        E: From<anyhow::Error>,
+    {
+        let node = &*self.inner.node;
+        let (out, touched) = match &self.inner.engine {
+            Engine::Redb(db) => {
+                let mut wtx = db.begin_write().map_err(|e| E::from(e.into()))?;
+                wtx.set_durability(if durable {
+                    redb::Durability::Immediate
+                } else {
+                    redb::Durability::None
+                })
+                .map_err(|e| E::from(anyhow::anyhow!("{e}")))?;
+                let (out, touched) = {
+                    let tx = Tx::new(&wtx, true, node);
+                    let out = f(&tx);
+                    (out, tx.touched_keys())
+                };
+                let out = out?;
+                wtx.commit().map_err(|e| E::from(e.into()))?;
+                (out, touched)
+            }
+            Engine::Postgres(pg) => {
+                let written = pg.write(node, durable, |tx| {
+                    let out = f(tx);
+                    (out.is_ok(), (out, tx.touched_keys()))
+                })?;
+                let (out, touched) = written.out;
+                (out?, touched)
+            }
+        };
+        if touched {
+            self.inner.keys_generation.fetch_add(1, Ordering::SeqCst);
+        }
+        Ok(out)
+    }
+
+    /// `write_relaxed` through the writer thread, queued now and awaited
+    /// later (or polled): writes queued one after another apply in that
+    /// order, whatever their callers do meanwhile.
+    pub fn queue_relaxed<R, E>(
+        &self,
+        f: impl FnOnce(&Tx) -> Result<R, E> + Send + 'static,
+    ) -> Queued<R, E>
+    where
+        R: Send + 'static,
+        E: From<anyhow::Error> + Send + 'static,
+    {
+        Queued(self.submit(false, f))
+    }
+
+    /// Run `f` in a read transaction. Reads never block writes.
+    pub fn read<R, E>(&self, f: impl FnOnce(&Tx) -> Result<R, E>) -> Result<R, E>
+    where
+        E: From<anyhow::Error>,
+    {
+        let node = &*self.inner.node;
+        match &self.inner.engine {
+            Engine::Redb(db) => {
+                let rtx = db.begin_read().map_err(|e| E::from(e.into()))?;
+                f(&Tx::new(&rtx, false, node))
+            }
+            Engine::Postgres(pg) => pg.read(node, f)?,
+        }
+    }
+
+    /// `write` through the writer thread (group commit), awaited: answered
+    /// once the commit is durable, and the executor never waits on the database.
+    pub async fn write_async<R, E>(
+        &self,
+        f: impl FnOnce(&Tx) -> Result<R, E> + Send + 'static,
+    ) -> Result<R, E>
+    where
+        R: Send + 'static,
+        E: From<anyhow::Error> + Send + 'static,
+    {
+        Store::wait(self.submit(true, f).await)
+    }
+
+    /// `read` on a blocking thread.
+    pub async fn read_async<R, E>(
+        &self,
+        f: impl FnOnce(&Tx) -> Result<R, E> + Send + 'static,
+    ) -> Result<R, E>
+    where
+        R: Send + 'static,
+        E: From<anyhow::Error> + Send + 'static,
+    {
+        let store = self.clone();
+        tokio::task::spawn_blocking(move || store.read(f))
+            .await
+            .map_err(|e| E::from(anyhow::anyhow!("database task failed: {e}")))?
+    }
+}
+
+/// A write queued with [`Store::queue_relaxed`].
+pub struct Queued<R, E>(oneshot::Receiver<Result<R, E>>);
+
+impl<R, E> Queued<R, E>
+where
+    E: From<anyhow::Error>,
+{
+    /// Its outcome once committed (or refused).
+    pub async fn wait(self) -> Result<R, E> {
+        Store::wait(self.0.await)
+    }
+
+    /// Its outcome if the writer has dealt with it, else `None`.
+    pub fn try_take(&mut self) -> Option<Result<R, E>> {
+        match self.0.try_recv() {
+            Err(oneshot::error::TryRecvError::Empty) => None,
+            Ok(out) => Some(out),
+            Err(oneshot::error::TryRecvError::Closed) => Some(Err(dropped_write())),
+        }
+    }
+}
+
+/// What a caller gets when the writer dropped its write unanswered.
+fn dropped_write<E: From<anyhow::Error>>() -> E {
+    E::from(anyhow::anyhow!(
+        "database write failed: the writer dropped it (a panic in the write)"
+    ))
+}
+
+/// The redb writer thread: batches of queued writes, one fsync per batch.
+fn redb_writer(
+    db: &redb::Database,
+    node: &str,
+    keys_generation: &AtomicU64,
+    stats: &Counters,
+    jobs: mpsc::Receiver<Job>,
+) {
+    while let Ok(first) = jobs.recv() {
+        let mut batch = vec![first];
+        while batch.len() < MAX_BATCH {
+            match jobs.try_recv() {
+                Ok(job) => batch.push(job),
+                Err(_) => break,
+            }
+        }
+        let last_durable = batch.iter().rposition(|j| j.durable);
+        // Committed durable writes waiting for the batch's fsync.
+        let mut waiting: Vec<Answer> = Vec::new();
+        for (i, job) in batch.into_iter().enumerate() {
+            let flush = Some(i) == last_durable;
+            let mut wtx = match db.begin_write() {
+                Ok(tx) => tx,
+                Err(e) => {
+                    // Dropping the job drops its reply: the caller sees an error.
+                    tracing::error!(error = %e, "cannot begin a write transaction");
+                    drop(job);
+                    continue;
+                }
+            };
+            let durability = if flush {
+                redb::Durability::Immediate
+            } else {
+                redb::Durability::None
+            };
+            if let Err(e) = wtx.set_durability(durability) {
+                tracing::error!(error = %e, "cannot set a write's durability");
+                continue;
+            }
+            let run = job.run;
+            let ran = {
+                let tx = Tx::new(&wtx, true, node);
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(&tx)))
+                    .map(|done| (done, tx.touched_keys()))
+            };
+            let (done, touched) = match ran {
+                Ok(x) => x,
+                Err(_) => {
+                    // The write panicked: roll it back; its caller sees an error.
+                    let _ = wtx.abort();
+                    continue;
+                }
+            };
+            if !done.commit {
+                // The closure refused: roll back this write alone.
+                let _ = wtx.abort();
+                (done.answer)(Ok(()));
+                continue;
+            }
+            let committed = wtx.commit().map_err(|e| e.to_string());
+            if committed.is_ok() {
+                stats.commits.fetch_add(1, Ordering::Relaxed);
+                if flush {
+                    stats.flushes.fetch_add(1, Ordering::Relaxed);
+                }
+                if touched {
+                    keys_generation.fetch_add(1, Ordering::SeqCst);
+                }
+            }
+            match (committed, job.durable, flush) {
+                (Err(e), _, _) => {
+                    (done.answer)(Err(e.clone()));
+                    if flush {
+                        answer_all(&mut waiting, Err(e));
+                    }
+                }
+                (Ok(()), false, _) => (done.answer)(Ok(())),
+                (Ok(()), true, false) => waiting.push(done.answer),
+                (Ok(()), true, true) => {
+                    waiting.push(done.answer);
+                    answer_all(&mut waiting, Ok(()));
+                }
+            }
+        }
+        // The last durable write did not commit: flush the earlier ones.
+        if !waiting.is_empty() {
+            let flushed = empty_durable_commit(db);
+            if flushed.is_ok() {
+                stats.flushes.fetch_add(1, Ordering::Relaxed);
+            }
+            answer_all(&mut waiting, flushed);
+        }
+    }
+}
+
+/// The PostgreSQL writer thread: each queued write in a transaction of its
+/// own, in queue order, on a connection of its own (opened again if lost).
+fn postgres_writer(
+    pg: &postgres::Pg,
+    node: &str,
+    keys_generation: &AtomicU64,
+    stats: &Counters,
+    jobs: mpsc::Receiver<Job>,
+) {
+    let mut conn: Option<postgres::Conn> = None;
+    while let Ok(job) = jobs.recv() {
+        if conn.as_ref().is_none_or(|c| c.is_closed()) {
+            conn = match pg.connect() {
+                Ok(c) => Some(c),
+                Err(e) => {
+                    tracing::error!(error = ?e, "cannot connect the database writer; the write fails");
+                    continue;
+                }
+            };
+        }
+        let c = conn.as_ref().expect("connected");
+        let durable = job.durable;
+        let run = job.run;
+        let written = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            postgres::write_on(c, node, durable, |tx| {
+                let done = run(tx);
+                (done.commit, (done, tx.touched_keys()))
+            })
+        }));
+        match written {
+            Err(_) => {
+                // The write panicked: its transaction is rolled back with the connection.
+                conn = None;
+            }
+            Ok(Err(e)) => {
+                // The transaction failed before its closure ran or at its
+                // commit; the reply is dropped with the job when it did not run.
+                tracing::error!(error = ?e, "a database write failed");
+            }
+            Ok(Ok(w)) => {
+                let (done, touched) = w.out;
+                if w.committed {
+                    stats.commits.fetch_add(1, Ordering::Relaxed);
+                    if durable {
+                        stats.flushes.fetch_add(1, Ordering::Relaxed);
+                    }
+                    if touched {
+                        keys_generation.fetch_add(1, Ordering::SeqCst);
+                    }
+                }
+                (done.answer)(Ok(()));
+            }
+        }
+    }
+}
+
+fn answer_all(waiting: &mut Vec<Answer>, outcome: Result<(), String>) {
+    for answer in waiting.drain(..) {
+        answer(outcome.clone());
+    }
+}
+
+/// Flush the batch's earlier commits when its last durable write did not commit.
+fn empty_durable_commit(db: &redb::Database) -> Result<(), String> {
+    let tx = db.begin_write().map_err(|e| e.to_string())?;
+    tx.commit().map_err(|e| e.to_string())
+}
+
+/// Encode a value for a JSON table.
+pub fn encode<T: Serialize>(value: &T) -> Vec<u8> {
+    serde_json::to_vec(value).expect("values serialize")
+}
+
+/// Decode a value read from a JSON table.
+pub fn decode<T: DeserializeOwned>(bytes: &[u8]) -> anyhow::Result<T> {
+    serde_json::from_slice(bytes).context("failed to decode a stored value")
+}
+
+/// Zero-padded decimal, so that keys sort by number.
+pub fn pad(n: u64) -> String {
+    format!("{n:020}")
+}

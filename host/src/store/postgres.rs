@@ -1,0 +1,463 @@
+//! The shared engine: PostgreSQL, for several nodes on one database.
+//!
+//! Every table is a key range of one relation, `fnhost_kv (tbl, k, v)`,
+//! ordered by the key's bytes exactly as redb orders them, so domain code
+//! runs unchanged on either engine. What each engine promises:
+//!
+//! - **Writes are serialized across every node**: a write transaction first
+//!   takes one transaction-level advisory lock, so it sees every write
+//!   committed before it and none commits between its reads and its
+//!   writes. That is redb's one-writer rule, stretched over the nodes; the
+//!   ledger's invariants, idempotency claims and run claims hold as they do
+//!   on one machine.
+//! - **Reads are snapshots** (`REPEATABLE READ, READ ONLY`) and never wait
+//!   for the lock.
+//! - Durable writes wait for PostgreSQL's own commit (its WAL flush);
+//!   relaxed ones commit with `synchronous_commit = off`.
+//!
+//! The driver is tokio-postgres. Its connections are driven by a runtime of
+//! their own (one thread), and a transaction's statements are awaited with
+//! a plain executor on the calling thread, so the store's synchronous
+//! closures work unchanged, from any thread.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::ops::Bound;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
+
+use anyhow::Context;
+use futures::executor::block_on;
+use tokio_postgres::types::ToSql;
+use tokio_postgres::{Client, NoTls, Statement};
+
+use super::tx::{Engine, Tx};
+use super::{Table, COUNTERS};
+
+/// The advisory lock every write transaction holds until it ends.
+const WRITE_LOCK: i64 = 0x666e_686f_7374_01;
+/// The lock migrations run under.
+const MIGRATION_LOCK: i64 = 0x666e_686f_7374_02;
+/// Connections for reads and blocking writes, per node.
+const POOL_SIZE: usize = 16;
+/// How often a node looks for key and account changes made by other nodes:
+/// a revoked key stops working everywhere within this bound.
+pub const KEYS_POLL: Duration = Duration::from_millis(250);
+/// The counter every write that touches a key or an account moves.
+pub(super) const KEYS_GENERATION: &str = "keys_generation";
+
+/// The schema, one migration per version, applied in order and never edited.
+const MIGRATIONS: &[(i32, &str, &str)] = &[(
+    1,
+    "key-value tables",
+    include_str!("../../migrations/postgres/0001_kv.sql"),
+)];
+
+/// The newest schema version this build knows.
+pub fn schema_version() -> i32 {
+    MIGRATIONS.last().map(|m| m.0).unwrap_or(0)
+}
+
+/// One connection and its prepared statements.
+pub(super) struct Conn {
+    client: Client,
+    get: Statement,
+    put: Statement,
+    del: Statement,
+    ranges: RefCell<HashMap<(u8, u8, bool), Statement>>,
+    in_tx: std::cell::Cell<bool>,
+}
+
+/// The engine: a runtime for the connections, and a pool of them.
+pub(super) struct Pg {
+    url: String,
+    runtime: Mutex<Option<tokio::runtime::Runtime>>,
+    handle: tokio::runtime::Handle,
+    pool: Mutex<Vec<Conn>>,
+    returned: Condvar,
+    open: AtomicUsize,
+}
+
+impl Drop for Pg {
+    fn drop(&mut self) {
+        if let Some(rt) = self
+            .runtime
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
+        {
+            rt.shutdown_background();
+        }
+    }
+}
+
+fn db_err(e: tokio_postgres::Error) -> anyhow::Error {
+    match e.as_db_error() {
+        Some(db) => anyhow::anyhow!("postgres: {} ({})", db.message(), db.code().code()),
+        None => anyhow::anyhow!("postgres: {e}"),
+    }
+}
+
+impl Pg {
+    /// Connect, migrate the schema to this build's version, and start
+    /// watching other nodes' key changes.
+    pub(super) fn open(url: &str, keys_generation: Arc<AtomicU64>) -> anyhow::Result<Arc<Pg>> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("fnhost-postgres")
+            .enable_all()
+            .build()
+            .context("failed to start the database runtime")?;
+        let pg = Arc::new(Pg {
+            url: url.to_string(),
+            handle: runtime.handle().clone(),
+            runtime: Mutex::new(Some(runtime)),
+            pool: Mutex::new(Vec::new()),
+            returned: Condvar::new(),
+            open: AtomicUsize::new(0),
+        });
+        let client = pg.client().context("failed to connect to PostgreSQL")?;
+        migrate(&client)?;
+        drop(client);
+        let first = pg.connect()?;
+        pg.open.fetch_add(1, Ordering::SeqCst);
+        pg.pool.lock().unwrap().push(first);
+        pg.watch_keys(keys_generation)?;
+        Ok(pg)
+    }
+
+    /// A bare client whose connection runs on the engine's runtime.
+    fn client(&self) -> anyhow::Result<Client> {
+        let url = self.url.clone();
+        let connected = block_on(self.handle.spawn(async move {
+            let (client, connection) = tokio_postgres::connect(&url, NoTls).await?;
+            tokio::spawn(async move {
+                if let Err(e) = connection.await {
+                    tracing::warn!(error = %e, "a PostgreSQL connection ended");
+                }
+            });
+            Ok::<_, tokio_postgres::Error>(client)
+        }))
+        .context("the database runtime stopped")?;
+        connected.map_err(db_err)
+    }
+
+    /// A new connection with its statements prepared.
+    pub(super) fn connect(&self) -> anyhow::Result<Conn> {
+        let client = self.client()?;
+        let prepare = |sql: &str| block_on(client.prepare(sql)).map_err(db_err);
+        let get = prepare("SELECT v FROM fnhost_kv WHERE tbl = $1 AND k = $2")?;
+        let put = prepare(
+            "INSERT INTO fnhost_kv (tbl, k, v) VALUES ($1, $2, $3) \
+             ON CONFLICT (tbl, k) DO UPDATE SET v = EXCLUDED.v",
+        )?;
+        let del = prepare("DELETE FROM fnhost_kv WHERE tbl = $1 AND k = $2")?;
+        Ok(Conn {
+            client,
+            get,
+            put,
+            del,
+            ranges: RefCell::new(HashMap::new()),
+            in_tx: std::cell::Cell::new(false),
+        })
+    }
+
+    /// Take a pooled connection (opening one while under the pool's size,
+    /// else waiting for one to come back).
+    fn checkout(&self) -> anyhow::Result<Pooled<'_>> {
+        let mut pool = self.pool.lock().unwrap_or_else(|p| p.into_inner());
+        loop {
+            if let Some(conn) = pool.pop() {
+                return Ok(Pooled {
+                    pg: self,
+                    conn: Some(conn),
+                });
+            }
+            if self.open.load(Ordering::SeqCst) < POOL_SIZE {
+                self.open.fetch_add(1, Ordering::SeqCst);
+                drop(pool);
+                return match self.connect() {
+                    Ok(conn) => Ok(Pooled {
+                        pg: self,
+                        conn: Some(conn),
+                    }),
+                    Err(e) => {
+                        self.open.fetch_sub(1, Ordering::SeqCst);
+                        Err(e)
+                    }
+                };
+            }
+            pool = self.returned.wait(pool).unwrap_or_else(|p| p.into_inner());
+        }
+    }
+
+    /// Run `f` in a read-only snapshot.
+    pub(super) fn read<R>(&self, node: &str, f: impl FnOnce(&Tx) -> R) -> anyhow::Result<R> {
+        let conn = self.checkout()?;
+        let conn = conn.get();
+        conn.begin("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY")?;
+        let out = f(&Tx::new(conn, false, node));
+        conn.end("COMMIT")?;
+        Ok(out)
+    }
+
+    /// Run `f` in a write transaction on a pooled connection (see [`write_on`]).
+    pub(super) fn write<R>(
+        &self,
+        node: &str,
+        durable: bool,
+        f: impl FnOnce(&Tx) -> (bool, R),
+    ) -> anyhow::Result<Written<R>> {
+        let conn = self.checkout()?;
+        write_on(conn.get(), node, durable, f)
+    }
+
+    /// Bump the local keys generation whenever another node moves the
+    /// shared one.
+    fn watch_keys(&self, local: Arc<AtomicU64>) -> anyhow::Result<()> {
+        let client = self.client()?;
+        self.handle.spawn(async move {
+            let mut seen: Option<Vec<u8>> = None;
+            let mut tick = tokio::time::interval(KEYS_POLL);
+            loop {
+                tick.tick().await;
+                let row = client
+                    .query_opt(
+                        "SELECT v FROM fnhost_kv WHERE tbl = $1 AND k = $2",
+                        &[&COUNTERS.name, &KEYS_GENERATION.as_bytes()],
+                    )
+                    .await;
+                match row {
+                    Ok(row) => {
+                        let now = row.map(|r| r.get::<_, Vec<u8>>(0));
+                        if seen.is_some() && now != seen {
+                            local.fetch_add(1, Ordering::SeqCst);
+                        }
+                        seen = Some(now.unwrap_or_default());
+                    }
+                    Err(e) => {
+                        tracing::warn!(error = %e, "watching key changes failed; the cache may serve revoked keys until it works again");
+                        if client.is_closed() {
+                            return;
+                        }
+                    }
+                }
+            }
+        });
+        Ok(())
+    }
+}
+
+/// A pooled connection, given back when dropped (or closed, if broken).
+struct Pooled<'a> {
+    pg: &'a Pg,
+    conn: Option<Conn>,
+}
+
+impl Pooled<'_> {
+    fn get(&self) -> &Conn {
+        self.conn.as_ref().expect("a pooled connection")
+    }
+}
+
+impl Drop for Pooled<'_> {
+    fn drop(&mut self) {
+        let Some(conn) = self.conn.take() else { return };
+        // A transaction left open by a panic is rolled back before reuse.
+        let healthy =
+            !conn.client.is_closed() && (!conn.in_tx.get() || conn.end("ROLLBACK").is_ok());
+        if healthy {
+            self.pg
+                .pool
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push(conn);
+        } else {
+            self.pg.open.fetch_sub(1, Ordering::SeqCst);
+        }
+        self.pg.returned.notify_one();
+    }
+}
+
+/// What a write transaction did.
+pub(super) struct Written<R> {
+    pub out: R,
+    pub committed: bool,
+}
+
+/// Run `f` in a write transaction on `conn`, after taking the write lock;
+/// commit when `f` says so (its first value), else roll back. A panic in
+/// `f` rolls back and carries on up.
+pub(super) fn write_on<R>(
+    conn: &Conn,
+    node: &str,
+    durable: bool,
+    f: impl FnOnce(&Tx) -> (bool, R),
+) -> anyhow::Result<Written<R>> {
+    let begin = if durable {
+        format!("BEGIN; SELECT pg_advisory_xact_lock({WRITE_LOCK})")
+    } else {
+        format!(
+            "BEGIN; SELECT pg_advisory_xact_lock({WRITE_LOCK}); SET LOCAL synchronous_commit = off"
+        )
+    };
+    conn.begin(&begin)?;
+    let tx = Tx::new(conn, true, node);
+    let (commit, out) = f(&tx);
+    if !commit {
+        conn.end("ROLLBACK")?;
+        return Ok(Written {
+            out,
+            committed: false,
+        });
+    }
+    if tx.touched_keys() {
+        let n = tx.get_i64(COUNTERS, KEYS_GENERATION)?.unwrap_or(0);
+        tx.put_i64(COUNTERS, KEYS_GENERATION, n + 1)?;
+    }
+    conn.end("COMMIT")?;
+    Ok(Written {
+        out,
+        committed: true,
+    })
+}
+
+impl Conn {
+    pub(super) fn is_closed(&self) -> bool {
+        self.client.is_closed()
+    }
+
+    fn begin(&self, sql: &str) -> anyhow::Result<()> {
+        if self.in_tx.get() {
+            self.end("ROLLBACK")?;
+        }
+        block_on(self.client.batch_execute(sql)).map_err(db_err)?;
+        self.in_tx.set(true);
+        Ok(())
+    }
+
+    fn end(&self, sql: &str) -> anyhow::Result<()> {
+        self.in_tx.set(false);
+        block_on(self.client.batch_execute(sql)).map_err(db_err)
+    }
+
+    fn range_statement(&self, lo: u8, hi: u8, rev: bool) -> anyhow::Result<Statement> {
+        if let Some(s) = self.ranges.borrow().get(&(lo, hi, rev)) {
+            return Ok(s.clone());
+        }
+        let mut sql = String::from("SELECT k, v FROM fnhost_kv WHERE tbl = $1");
+        let mut n = 1;
+        for (bound, op_in, op_ex) in [(lo, ">=", ">"), (hi, "<=", "<")] {
+            if bound != 0 {
+                n += 1;
+                let op = if bound == 1 { op_in } else { op_ex };
+                sql.push_str(&format!(" AND k {op} ${n}"));
+            }
+        }
+        sql.push_str(&format!(
+            " ORDER BY k {} LIMIT ${}",
+            if rev { "DESC" } else { "ASC" },
+            n + 1
+        ));
+        let s = block_on(self.client.prepare(&sql)).map_err(db_err)?;
+        self.ranges.borrow_mut().insert((lo, hi, rev), s.clone());
+        Ok(s)
+    }
+}
+
+fn bound_kind(b: &Bound<&[u8]>) -> u8 {
+    match b {
+        Bound::Unbounded => 0,
+        Bound::Included(_) => 1,
+        Bound::Excluded(_) => 2,
+    }
+}
+
+impl Engine for Conn {
+    fn get(&self, table: Table, key: &[u8]) -> anyhow::Result<Option<Vec<u8>>> {
+        let row =
+            block_on(self.client.query_opt(&self.get, &[&table.name, &key])).map_err(db_err)?;
+        Ok(row.map(|r| r.get(0)))
+    }
+
+    fn put(&self, table: Table, key: &[u8], value: &[u8]) -> anyhow::Result<()> {
+        block_on(self.client.execute(&self.put, &[&table.name, &key, &value])).map_err(db_err)?;
+        Ok(())
+    }
+
+    fn remove(&self, table: Table, key: &[u8]) -> anyhow::Result<bool> {
+        let n = block_on(self.client.execute(&self.del, &[&table.name, &key])).map_err(db_err)?;
+        Ok(n > 0)
+    }
+
+    fn range(
+        &self,
+        table: Table,
+        lo: Bound<&[u8]>,
+        hi: Bound<&[u8]>,
+        rev: bool,
+        limit: usize,
+    ) -> anyhow::Result<Vec<(Vec<u8>, Vec<u8>)>> {
+        let statement = self.range_statement(bound_kind(&lo), bound_kind(&hi), rev)?;
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let mut params: Vec<&(dyn ToSql + Sync)> = vec![&table.name];
+        let (lo_key, hi_key);
+        if let Bound::Included(k) | Bound::Excluded(k) = lo {
+            lo_key = k;
+            params.push(&lo_key);
+        }
+        if let Bound::Included(k) | Bound::Excluded(k) = hi {
+            hi_key = k;
+            params.push(&hi_key);
+        }
+        params.push(&limit);
+        let rows = block_on(self.client.query(&statement, &params)).map_err(db_err)?;
+        Ok(rows.into_iter().map(|r| (r.get(0), r.get(1))).collect())
+    }
+}
+
+/// Bring the schema to this build's version, one migration at a time,
+/// under a lock so that nodes starting together apply each once.
+fn migrate(client: &Client) -> anyhow::Result<()> {
+    let run = |sql: &str| block_on(client.batch_execute(sql)).map_err(db_err);
+    run(&format!("SELECT pg_advisory_lock({MIGRATION_LOCK})"))?;
+    let out = (|| -> anyhow::Result<()> {
+        run("CREATE TABLE IF NOT EXISTS fnhost_schema_migrations (\
+               version integer PRIMARY KEY, \
+               name text NOT NULL, \
+               applied_at timestamptz NOT NULL DEFAULT now())")?;
+        let row = block_on(client.query_one(
+            "SELECT coalesce(max(version), 0) FROM fnhost_schema_migrations",
+            &[],
+        ))
+        .map_err(db_err)?;
+        let current: i32 = row.get(0);
+        anyhow::ensure!(
+            current <= schema_version(),
+            "the database's schema is version {current}, newer than this fnhost knows ({}); run a newer fnhost",
+            schema_version()
+        );
+        for (version, name, sql) in MIGRATIONS.iter().filter(|m| m.0 > current) {
+            run("BEGIN")?;
+            let applied = run(sql).and_then(|()| {
+                block_on(client.execute(
+                    "INSERT INTO fnhost_schema_migrations (version, name) VALUES ($1, $2)",
+                    &[version, name],
+                ))
+                .map_err(db_err)
+            });
+            match applied {
+                Ok(_) => run("COMMIT")?,
+                Err(e) => {
+                    let _ = run("ROLLBACK");
+                    return Err(e.context(format!("schema migration {version} ({name}) failed")));
+                }
+            }
+            tracing::info!(version, name, "applied a schema migration");
+        }
+        Ok(())
+    })();
+    let _ = run(&format!("SELECT pg_advisory_unlock({MIGRATION_LOCK})"));
+    out
+}
