@@ -9,6 +9,8 @@ use std::time::Duration;
 
 pub use serde_json::{json, Value};
 
+pub mod postgres;
+
 /// The workspace root.
 pub fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -92,12 +94,22 @@ impl ServerBuilder {
         self
     }
 
+    /// Store in this PostgreSQL database (several servers on one URL are
+    /// several nodes of one installation).
+    pub fn postgres(self, url: &str) -> Self {
+        self.env("FNHOST_STORAGE", "postgres")
+            .env("FNHOST_POSTGRES_URL", url)
+    }
+
     pub fn data(mut self, dir: tempfile::TempDir) -> Self {
         self.data = Some(dir);
         self
     }
 
-    pub fn start(self) -> Server {
+    pub fn start(mut self) -> Server {
+        if postgres::selected() && !self.env.iter().any(|(k, _)| k == "FNHOST_STORAGE") {
+            self = self.postgres(&postgres::new_database());
+        }
         let data = self.data.unwrap_or_else(|| tempfile::tempdir().unwrap());
         let mut server = Server {
             child: None,
@@ -192,7 +204,13 @@ impl Server {
 
     /// Run `fnhost admin ...` against this server's data directory.
     pub fn admin(&self, args: &[&str]) -> Value {
-        admin(self.data.path(), args)
+        let storage: Vec<(String, String)> = self
+            .env
+            .iter()
+            .filter(|(k, _)| k == "FNHOST_STORAGE" || k == "FNHOST_POSTGRES_URL")
+            .cloned()
+            .collect();
+        admin_with(self.data.path(), &storage, args)
     }
 
     /// A new account with `balance` USD in each mode: (account id, live key, test key).
@@ -237,12 +255,18 @@ impl Drop for Server {
 
 /// Run `fnhost --data-dir DIR admin ARGS...` and parse its JSON.
 pub fn admin(data: &Path, args: &[&str]) -> Value {
+    admin_with(data, &[], args)
+}
+
+/// `admin` with extra environment (the storage settings of a server).
+pub fn admin_with(data: &Path, env: &[(String, String)], args: &[&str]) -> Value {
     let out = Command::new(binary())
         .arg("--data-dir")
         .arg(data)
         .arg("admin")
         .args(args)
         .env("FNHOST_LOG", "warn")
+        .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
         .output()
         .expect("run fnhost admin");
     assert!(

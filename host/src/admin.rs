@@ -170,8 +170,13 @@ pub fn execute(store: &Store, op: AdminOp) -> anyhow::Result<Value> {
 
 /// Run an operation: through a running server's socket when there is one,
 /// else on the database file directly.
-pub fn run(data_dir: &Path, op: AdminOp) -> anyhow::Result<Value> {
-    let socket = data_dir.join("admin.sock");
+pub fn run(config: &crate::config::Config, op: AdminOp) -> anyhow::Result<Value> {
+    let location = config.store_location()?;
+    if let crate::store::Location::Postgres(_) = location {
+        // A shared database takes any number of clients.
+        return execute(&Store::open_at(&location)?, op);
+    }
+    let socket = config.admin_socket();
     #[cfg(unix)]
     if let Ok(stream) = std::os::unix::net::UnixStream::connect(&socket) {
         let mut writer = stream.try_clone()?;
@@ -185,7 +190,7 @@ pub fn run(data_dir: &Path, op: AdminOp) -> anyhow::Result<Value> {
         }
         return Ok(answer["ok"].clone());
     }
-    let store = Store::open(&data_dir.join("fnhost.redb"))
+    let store = Store::open_at(&location)
         .context("the database is busy and no server answers on its admin socket")?;
     execute(&store, op)
 }

@@ -15,6 +15,15 @@ use crate::money::Micros;
 pub struct Config {
     /// Where the database, the plugin cache and the admin socket live.
     pub data_dir: PathBuf,
+    /// The storage engine: `redb` (embedded, one node, the default) or
+    /// `postgres` (shared by several nodes; needs `postgres_url`).
+    pub storage: StorageKind,
+    /// The PostgreSQL connection URL when `storage = "postgres"`
+    /// (`postgres://user:password@host:port/database`, or key=value form).
+    pub postgres_url: Option<String>,
+    /// How long a node's lease lasts without a heartbeat, in milliseconds:
+    /// after that, another node ends the runs it left (PostgreSQL only).
+    pub node_lease_ms: u64,
     /// The address the API listens on.
     pub listen: SocketAddr,
     /// The server's public base URL (without /v1), used in links it returns.
@@ -52,6 +61,15 @@ pub struct Config {
     /// answers 501 as the specification says.
     #[serde(deserialize_with = "list_or_commas")]
     pub preview: Vec<String>,
+}
+
+/// The storage engine.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StorageKind {
+    #[default]
+    Redb,
+    Postgres,
 }
 
 /// A list of strings, or one string of comma-separated items.
@@ -172,6 +190,9 @@ impl Default for Config {
     fn default() -> Config {
         Config {
             data_dir: PathBuf::from("data"),
+            storage: StorageKind::Redb,
+            postgres_url: None,
+            node_lease_ms: 5_000,
             listen: "127.0.0.1:8080".parse().unwrap(),
             public_url: None,
             docs_url: None,
@@ -374,6 +395,21 @@ impl Config {
 
     pub fn db_path(&self) -> PathBuf {
         self.data_dir.join("fnhost.redb")
+    }
+
+    /// Where the store is, by the `storage` setting.
+    pub fn store_location(&self) -> anyhow::Result<crate::store::Location> {
+        Ok(match self.storage {
+            StorageKind::Redb => crate::store::Location::Redb(self.db_path()),
+            StorageKind::Postgres => crate::store::Location::Postgres(
+                self.postgres_url
+                    .clone()
+                    .filter(|u| !u.trim().is_empty())
+                    .context(
+                        "storage = \"postgres\" needs postgres_url (or FNHOST_POSTGRES_URL)",
+                    )?,
+            ),
+        })
     }
 
     pub fn admin_socket(&self) -> PathBuf {

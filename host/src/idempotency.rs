@@ -19,7 +19,7 @@ use sha2::{Digest, Sha256};
 use crate::auth::Caller;
 use crate::http::{ApiError, Body};
 use crate::state::AppState;
-use crate::store::{self, Tx, IDEMPOTENCY};
+use crate::store::{self, Tx, IDEMPOTENCY, PENDING_CLAIMS};
 
 /// Keys are kept this long.
 pub const REPLAY_WINDOW_HOURS: i64 = 24;
@@ -115,6 +115,9 @@ pub async fn start(
                 response: None,
             };
             store::put_json(tx, IDEMPOTENCY, &table_key, &record)?;
+            // Marked with this node: if it dies before answering, another
+            // node releases the claim once its lease lapses.
+            tx.put_str(PENDING_CLAIMS, &table_key, tx.node())?;
             Ok(Start::Proceed(Some(claim)))
         })
         .await
@@ -160,6 +163,7 @@ impl Idem {
             created_at: crate::time::now(),
             response: Some((status.as_u16(), body.clone())),
         };
+        tx.remove(PENDING_CLAIMS, &self.table_key)?;
         store::put_json(tx, IDEMPOTENCY, &self.table_key, &record)
     }
 }
@@ -192,10 +196,7 @@ pub async fn respond(
         .write_async(move |tx| -> anyhow::Result<()> {
             match stored {
                 Some((status, body)) => idem.complete_in(tx, status, &body),
-                None => {
-                    tx.remove(IDEMPOTENCY, idem.table_key.as_str())?;
-                    Ok(())
-                }
+                None => release(tx, &idem.table_key),
             }
         })
         .await;
@@ -208,6 +209,19 @@ pub async fn respond(
     }
 }
 
+/// Free a claimed key whose request will not answer (a 5xx or 429, or a
+/// node that died): the client's retry runs.
+pub fn release(tx: &Tx, table_key: &str) -> anyhow::Result<()> {
+    tx.remove(PENDING_CLAIMS, table_key)?;
+    if tx
+        .get_json::<Record>(IDEMPOTENCY, table_key)?
+        .is_some_and(|r| r.response.is_none())
+    {
+        tx.remove(IDEMPOTENCY, table_key)?;
+    }
+    Ok(())
+}
+
 /// After a restart nothing is in flight: free every key whose first request
 /// never finished (its effects, if any, were never committed).
 pub fn release_unfinished(tx: &Tx) -> anyhow::Result<usize> {
@@ -218,6 +232,7 @@ pub fn release_unfinished(tx: &Tx) -> anyhow::Result<usize> {
             .is_none_or(|t| Utc::now() - t >= chrono::Duration::hours(REPLAY_WINDOW_HOURS));
         if r.response.is_none() || expired {
             tx.remove(IDEMPOTENCY, &k)?;
+            tx.remove(PENDING_CLAIMS, &k)?;
             n += 1;
         }
     }

@@ -20,6 +20,7 @@ pub mod limits;
 pub mod mcp;
 pub mod money;
 pub mod monitors;
+pub mod nodes;
 pub mod openapi;
 pub mod planned;
 pub mod platform;

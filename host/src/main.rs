@@ -145,7 +145,7 @@ fn main() -> anyhow::Result<()> {
             Ok(())
         }
         Command::Admin { op } => {
-            let out = admin::run(&config.data_dir, op)?;
+            let out = admin::run(&config, op)?;
             println!("{}", serde_json::to_string_pretty(&out)?);
             Ok(())
         }

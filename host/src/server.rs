@@ -16,11 +16,22 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
             config.data_dir.display()
         )
     })?;
-    let store = Store::open(&config.db_path())?;
+    let store = Store::open_at(&config.store_location()?)?;
+    tracing::info!(
+        engine = store.engine_name(),
+        node = store.node(),
+        "store open"
+    );
     if config.allow_private_targets {
         tracing::warn!("DEVELOPMENT MODE: --allow-private-targets lets fetches and webhook deliveries reach loopback and private addresses over plain http; never use it in production");
     }
-    recover(&store)?;
+    if store.is_shared() {
+        // Other nodes may be mid-request and mid-run: what a dead node left
+        // is ended by the lease rules (`crate::nodes`), not at start-up.
+        store.write(crate::nodes::beat)?;
+    } else {
+        recover(&store)?;
+    }
     if config.demo_account {
         if let Some(demo) = create_demo_account(&store)? {
             println!("Created a demo account on first start. These keys are shown once:");
@@ -57,7 +68,11 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
         tracing::info!(plugin = ?r, "plugin");
     }
     let signer = crate::receipts::ReceiptSigner::load_or_create(&store)?;
-    let orphans = crate::sessions::run::recover_orphans(&store, &config.public_url())?;
+    let orphans = if store.is_shared() {
+        0
+    } else {
+        crate::sessions::run::recover_orphans(&store, &config.public_url())?
+    };
     if orphans > 0 {
         tracing::warn!(
             orphans,
@@ -72,6 +87,23 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
         let state = state.clone();
         crate::supervise::supervise("sessions watchdog", move || {
             crate::sessions::watchdog::watch(state.clone())
+        });
+    }
+    if store.is_shared() {
+        // Keeps this node's lease, and releases what dead nodes left.
+        let s = state.clone();
+        crate::supervise::supervise("node heartbeat", move || crate::nodes::heartbeat(s.clone()));
+        // Events committed by other nodes wake no one here: look for them
+        // at this pace (SSE streams and long-polls on any node).
+        let bus = state.bus.clone();
+        crate::supervise::supervise("event poll", move || {
+            let bus = bus.clone();
+            async move {
+                loop {
+                    tokio::time::sleep(crate::sessions::events::SHARED_POLL).await;
+                    bus.publish();
+                }
+            }
         });
     }
     // Starts the monitors' runs when they are due and ends them when their

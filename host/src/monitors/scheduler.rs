@@ -45,6 +45,19 @@ fn now_ms() -> i64 {
 /// One pass: end what has ended, start what is due (concurrently, so the
 /// starts share the store's group commits).
 pub async fn tick_once(state: &AppState) -> anyhow::Result<()> {
+    if state.store.is_shared() {
+        // One node schedules at a time; another takes over when its lease lapses.
+        let lease_ms = state.config.node_lease_ms;
+        let held = state
+            .store
+            .write_async(move |tx| {
+                crate::nodes::hold(tx, crate::nodes::MONITOR_SCHEDULER, lease_ms)
+            })
+            .await?;
+        if !held {
+            return Ok(());
+        }
+    }
     let monitors = state.store.read_async(|tx| super::all(tx)).await?;
     let now = now_ms();
     let mut tasks = tokio::task::JoinSet::new();

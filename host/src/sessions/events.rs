@@ -58,6 +58,10 @@ pub fn after(tx: &Tx, session: &str, after: u64, limit: usize) -> anyhow::Result
     Ok(rows.into_iter().map(|(_, e)| e).collect())
 }
 
+/// On a shared database, how often waiters look for events committed by
+/// other nodes.
+pub const SHARED_POLL: std::time::Duration = std::time::Duration::from_millis(200);
+
 /// Wakes everyone waiting for new events, after each commit that wrote some.
 #[derive(Clone)]
 pub struct EventBus {

@@ -938,6 +938,7 @@ pub fn end_in(tx: &Tx, s: &mut Session, outcome: Outcome, public_url: &str) -> a
     s.settled += r.settled;
     s.released += r.released;
     s.turn_receipts.clear();
+    tx.remove(crate::store::STOP_REQUESTS, &s.id)?;
     s.ended_at = Some(crate::time::now());
     s.updated_at = crate::time::now();
     let summary = json!({

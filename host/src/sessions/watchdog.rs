@@ -9,6 +9,11 @@
 //! that died, a bug not yet found. It is ended as error (code internal) like
 //! any other end: its committed receipts settle, the rest of its
 //! reservation is released, the terminal event and webhook follow.
+//!
+//! On a shared database a running session is marked with the node running
+//! it; a node looks after its own, and after those of nodes whose lease has
+//! lapsed (`crate::nodes`): a dead node's runs end within its lease and two
+//! periods. It also passes on stops asked for on other nodes.
 
 use std::collections::HashSet;
 use std::time::Duration;
@@ -33,7 +38,24 @@ pub async fn watch(state: AppState) {
 
 /// One check: end the suspects still unclaimed, return the new suspects.
 async fn check(state: &AppState, suspects: &HashSet<String>) -> anyhow::Result<HashSet<String>> {
-    let running = state.store.read_async(super::running_ids).await?;
+    let lease_ms = state.config.node_lease_ms;
+    let (running, stops) = state
+        .store
+        .read_async(move |tx| -> anyhow::Result<_> {
+            let mut orphans = Vec::new();
+            for (id, node) in super::running_owners(tx)? {
+                // Another node's run, while that node is alive, is its own business.
+                if node == tx.node() || !crate::nodes::is_alive(tx, &node, lease_ms)? {
+                    orphans.push(id);
+                }
+            }
+            let stops = tx.scan_str(crate::store::STOP_REQUESTS, "", None, usize::MAX, false)?;
+            Ok((orphans, stops))
+        })
+        .await?;
+    for (id, _) in stops {
+        state.runs.stop(&id);
+    }
     let mut next = HashSet::new();
     for id in running {
         if state.runs.is_live(&id) {

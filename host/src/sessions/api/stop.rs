@@ -43,8 +43,17 @@ pub(super) async fn stop(
         });
     }
     if !state.runs.stop(&id) {
-        // The run is between its commit and its end; it is ending anyway.
-        tracing::debug!(session = %id, "stop for a run that is already ending");
+        if state.store.is_shared() {
+            // The run may be on another node: its watchdog passes the stop on.
+            let sid = id.clone();
+            state
+                .store
+                .write_async(move |tx| tx.put_str(crate::store::STOP_REQUESTS, &sid, ""))
+                .await?;
+        } else {
+            // The run is between its commit and its end; it is ending anyway.
+            tracing::debug!(session = %id, "stop for a run that is already ending");
+        }
     }
     let s = wait_until_done(&state, &id, Duration::from_secs(30)).await?;
     // And until its task has let go of its run slot, so a session created

@@ -1,0 +1,134 @@
+//! Nodes and their leases: what lets several fnhost processes share one
+//! database.
+//!
+//! Every process is a node with a fresh id (`Store::node`). It writes a
+//! heartbeat every [`HEARTBEAT`]; a node whose last heartbeat is older than
+//! `node_lease_ms` has lost its lease, and with it:
+//!
+//! - its runs: sessions it marked running are ended by the watchdog of any
+//!   other node, settling exactly their committed receipts, as a restart
+//!   does on one machine;
+//! - its Idempotency-Key claims of requests that never finished (released,
+//!   so the client's retry runs);
+//! - its singleton jobs (the monitor scheduler), taken over by another node.
+//!
+//! On redb there is one node, and a restart does all of this at start-up.
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::store::{Tx, LEASES, NODES, PENDING_CLAIMS};
+
+/// How often a node says it is alive.
+pub const HEARTBEAT: Duration = Duration::from_secs(1);
+/// A node gone this long is forgotten.
+const FORGET_AFTER_MS: i64 = 24 * 3600 * 1000;
+/// The lease of the monitor scheduler.
+pub const MONITOR_SCHEDULER: &str = "monitor-scheduler";
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Node {
+    heartbeat_ms: i64,
+    started_at: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Lease {
+    node: String,
+    until_ms: i64,
+}
+
+fn now_ms() -> i64 {
+    chrono::Utc::now().timestamp_millis()
+}
+
+/// Is `node` alive: this node, or one whose heartbeat is within the lease?
+pub fn is_alive(tx: &Tx, node: &str, lease_ms: u64) -> anyhow::Result<bool> {
+    if node == tx.node() {
+        return Ok(true);
+    }
+    Ok(tx
+        .get_json::<Node>(NODES, node)?
+        .is_some_and(|n| n.heartbeat_ms + lease_ms as i64 > now_ms()))
+}
+
+/// Write this node's heartbeat, and forget nodes long gone.
+pub fn beat(tx: &Tx) -> anyhow::Result<()> {
+    let now = now_ms();
+    let started_at = tx
+        .get_json::<Node>(NODES, tx.node())?
+        .map(|n| n.started_at)
+        .unwrap_or_else(crate::time::now);
+    tx.put_json(
+        NODES,
+        tx.node(),
+        &Node {
+            heartbeat_ms: now,
+            started_at,
+        },
+    )?;
+    let nodes: Vec<(String, Node)> = tx.scan_json(NODES, "", None, usize::MAX, false)?;
+    for (id, n) in nodes {
+        if n.heartbeat_ms + FORGET_AFTER_MS < now {
+            tx.remove(NODES, &id)?;
+        }
+    }
+    Ok(())
+}
+
+/// Take or renew the singleton lease `name` for `lease_ms`; true while this
+/// node holds it.
+pub fn hold(tx: &Tx, name: &str, lease_ms: u64) -> anyhow::Result<bool> {
+    let now = now_ms();
+    if let Some(l) = tx.get_json::<Lease>(LEASES, name)? {
+        if l.node != tx.node() && l.until_ms > now && is_alive(tx, &l.node, lease_ms)? {
+            return Ok(false);
+        }
+    }
+    tx.put_json(
+        LEASES,
+        name,
+        &Lease {
+            node: tx.node().to_string(),
+            until_ms: now + lease_ms as i64,
+        },
+    )?;
+    Ok(true)
+}
+
+/// Release the Idempotency-Key claims of dead nodes' unfinished requests.
+pub fn release_dead_claims(tx: &Tx, lease_ms: u64) -> anyhow::Result<usize> {
+    let pending = tx.scan_str(PENDING_CLAIMS, "", None, usize::MAX, false)?;
+    let mut n = 0;
+    for (key, node) in pending {
+        if !is_alive(tx, &node, lease_ms)? {
+            crate::idempotency::release(tx, &key)?;
+            n += 1;
+        }
+    }
+    Ok(n)
+}
+
+/// The heartbeat loop of a node on a shared database (run under `supervise`).
+pub async fn heartbeat(state: crate::state::AppState) {
+    let lease_ms = state.config.node_lease_ms;
+    loop {
+        let beat = state
+            .store
+            .write_async(move |tx| -> anyhow::Result<usize> {
+                beat(tx)?;
+                release_dead_claims(tx, lease_ms)
+            })
+            .await;
+        match beat {
+            Ok(0) => {}
+            Ok(n) => tracing::info!(
+                released = n,
+                "released idempotency keys of a dead node's unfinished requests"
+            ),
+            Err(e) => tracing::error!(error = ?e, "node heartbeat failed"),
+        }
+        tokio::time::sleep(HEARTBEAT).await;
+    }
+}

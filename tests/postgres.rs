@@ -1,0 +1,189 @@
+//! A real PostgreSQL server for the tests: Debian's binaries, `initdb` into
+//! a temporary directory, listening on a free loopback port, one per test
+//! process (started on first use, stopped when the process ends). Every
+//! fnhost server of a test gets a database of its own.
+//!
+//! `TEST_FNHOST_STORAGE=postgres` runs the black-box suites on it: every
+//! `Server` the tests start then uses a fresh database instead of redb.
+
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+/// Do the suites run on PostgreSQL?
+pub fn selected() -> bool {
+    std::env::var("TEST_FNHOST_STORAGE").is_ok_and(|s| s == "postgres")
+}
+
+struct Cluster {
+    port: u16,
+    bin: PathBuf,
+}
+
+/// The directory of Debian's PostgreSQL server binaries (the newest version).
+fn server_bin() -> PathBuf {
+    let mut versions: Vec<PathBuf> = std::fs::read_dir("/usr/lib/postgresql")
+        .expect(
+            "PostgreSQL is not installed: `cargo xtask test` installs Debian's postgresql package",
+        )
+        .filter_map(|e| e.ok().map(|e| e.path().join("bin")))
+        .filter(|p| p.join("initdb").exists())
+        .collect();
+    versions.sort_by_key(|p| {
+        p.parent()
+            .and_then(|v| v.file_name())
+            .and_then(|v| v.to_str())
+            .and_then(|v| v.parse::<u32>().ok())
+            .unwrap_or(0)
+    });
+    versions
+        .pop()
+        .expect("no PostgreSQL server binaries under /usr/lib/postgresql")
+}
+
+/// Run a command as the `postgres` user when we are root (initdb refuses root).
+fn as_postgres(program: &std::path::Path) -> Command {
+    if is_root() {
+        let mut c = Command::new("runuser");
+        c.args(["-u", "postgres", "--"]).arg(program);
+        c
+    } else {
+        Command::new(program)
+    }
+}
+
+fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn cluster() -> &'static Cluster {
+    static CLUSTER: OnceLock<Cluster> = OnceLock::new();
+    CLUSTER.get_or_init(|| {
+        let bin = server_bin();
+        let dir = std::env::temp_dir().join(format!("fnhost-pg-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        if is_root() {
+            let ok = Command::new("chown")
+                .args(["-R", "postgres:postgres"])
+                .arg(&dir)
+                .status()
+                .unwrap();
+            assert!(ok.success(), "chown of the PostgreSQL directory failed");
+        }
+        let data = dir.join("data");
+        let out = as_postgres(&bin.join("initdb"))
+            .args([
+                "--auth=trust",
+                "--username=postgres",
+                "--encoding=UTF8",
+                "--no-sync",
+                "-D",
+            ])
+            .arg(&data)
+            .output()
+            .expect("run initdb");
+        assert!(
+            out.status.success(),
+            "initdb failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let port = free_port();
+        // The server goes when this test process goes: a shell waits on our
+        // pid, then stops it fast.
+        let script = format!(
+            "{postgres} -D {data} -p {port} -k {dir} -c listen_addresses=127.0.0.1 -c fsync=off \
+             -c max_connections=400 -c shared_buffers=64MB >{dir}/log 2>&1 & pg=$!; \
+             while [ -d /proc/{me} ] && kill -0 $pg 2>/dev/null; do sleep 0.5; done; \
+             kill -INT $pg 2>/dev/null; wait $pg; rm -rf {dir}",
+            postgres = bin.join("postgres").display(),
+            data = data.display(),
+            dir = dir.display(),
+            me = std::process::id(),
+        );
+        let mut sh = if is_root() {
+            let mut c = Command::new("runuser");
+            c.args(["-u", "postgres", "--", "sh", "-c", &script]);
+            c
+        } else {
+            let mut c = Command::new("sh");
+            c.args(["-c", &script]);
+            c
+        };
+        sh.stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        sh.spawn().expect("start postgres");
+        let started = Instant::now();
+        loop {
+            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+                && psql(port, "postgres", "SELECT 1").is_ok()
+            {
+                break;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "PostgreSQL did not start within 60 s: {}",
+                std::fs::read_to_string(dir.join("log")).unwrap_or_default()
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        Cluster { port, bin }
+    })
+}
+
+fn psql(port: u16, db: &str, sql: &str) -> Result<String, String> {
+    let out = Command::new("psql")
+        .args([
+            "-h",
+            "127.0.0.1",
+            "-U",
+            "postgres",
+            "-v",
+            "ON_ERROR_STOP=1",
+            "-At",
+            "-p",
+        ])
+        .arg(port.to_string())
+        .args(["-d", db, "-c", sql])
+        .output()
+        .map_err(|e| e.to_string())?;
+    if out.status.success() {
+        Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).to_string())
+    }
+}
+
+/// A fresh, empty database on the test cluster: its connection URL.
+pub fn new_database() -> String {
+    static N: AtomicU32 = AtomicU32::new(0);
+    let c = cluster();
+    let _ = &c.bin;
+    let name = format!(
+        "fnhost_{}_{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::SeqCst)
+    );
+    psql(c.port, "postgres", &format!("CREATE DATABASE {name}")).expect("create a database");
+    format!("postgres://postgres@127.0.0.1:{}/{name}", c.port)
+}
+
+/// Run SQL on a database of the test cluster (by its URL), returning rows as text.
+pub fn query(url: &str, sql: &str) -> String {
+    let db = url.rsplit('/').next().unwrap();
+    psql(cluster().port, db, sql).expect("psql")
+}
