@@ -173,8 +173,15 @@ pub fn execute(store: &Store, op: AdminOp) -> anyhow::Result<Value> {
 pub fn run(config: &crate::config::Config, op: AdminOp) -> anyhow::Result<Value> {
     let location = config.store_location()?;
     if let crate::store::Location::Postgres(_) = location {
-        // A shared database takes any number of clients.
-        return execute(&Store::open_at(&location)?, op);
+        // A shared database takes any number of clients. A change to keys
+        // or accounts reaches every node's cache within `KEYS_POLL`: the
+        // command returns once it has.
+        let changes = !matches!(op, AdminOp::Audit);
+        let out = execute(&Store::open_at(&location)?, op)?;
+        if changes {
+            std::thread::sleep(crate::store::KEYS_POLL + std::time::Duration::from_millis(100));
+        }
+        return Ok(out);
     }
     let socket = config.admin_socket();
     #[cfg(unix)]

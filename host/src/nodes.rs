@@ -110,6 +110,20 @@ pub fn release_dead_claims(tx: &Tx, lease_ms: u64) -> anyhow::Result<usize> {
     Ok(n)
 }
 
+/// At start-up: release the claims this node left unfinished in its
+/// previous life.
+pub fn release_own_claims(tx: &Tx) -> anyhow::Result<usize> {
+    let pending = tx.scan_str(PENDING_CLAIMS, "", None, usize::MAX, false)?;
+    let mut n = 0;
+    for (key, node) in pending {
+        if node == tx.node() {
+            crate::idempotency::release(tx, &key)?;
+            n += 1;
+        }
+    }
+    Ok(n)
+}
+
 /// The heartbeat loop of a node on a shared database (run under `supervise`).
 pub async fn heartbeat(state: crate::state::AppState) {
     let lease_ms = state.config.node_lease_ms;

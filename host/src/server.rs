@@ -16,7 +16,7 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
             config.data_dir.display()
         )
     })?;
-    let store = Store::open_at(&config.store_location()?)?;
+    let store = Store::open_as(&config.store_location()?, &node_id(&config.data_dir)?)?;
     tracing::info!(
         engine = store.engine_name(),
         node = store.node(),
@@ -26,9 +26,17 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
         tracing::warn!("DEVELOPMENT MODE: --allow-private-targets lets fetches and webhook deliveries reach loopback and private addresses over plain http; never use it in production");
     }
     if store.is_shared() {
-        // Other nodes may be mid-request and mid-run: what a dead node left
-        // is ended by the lease rules (`crate::nodes`), not at start-up.
+        // Other nodes may be mid-request and mid-run: only what this node
+        // left is released now; what other dead nodes left goes by the
+        // lease rules (`crate::nodes`).
         store.write(crate::nodes::beat)?;
+        let freed = store.write(crate::nodes::release_own_claims)?;
+        if freed > 0 {
+            tracing::info!(
+                freed,
+                "released idempotency keys of this node's requests that never finished"
+            );
+        }
     } else {
         recover(&store)?;
     }
@@ -68,11 +76,7 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
         tracing::info!(plugin = ?r, "plugin");
     }
     let signer = crate::receipts::ReceiptSigner::load_or_create(&store)?;
-    let orphans = if store.is_shared() {
-        0
-    } else {
-        crate::sessions::run::recover_orphans(&store, &config.public_url())?
-    };
+    let orphans = crate::sessions::run::recover_orphans(&store, &config.public_url())?;
     if orphans > 0 {
         tracing::warn!(
             orphans,
@@ -137,6 +141,21 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     let _ = std::fs::remove_file(&socket);
     tracing::info!("fnhost stopped");
     Ok(())
+}
+
+/// This node's id, kept in its data directory: a node that starts again is
+/// the same node, and ends the runs it left at once.
+fn node_id(data_dir: &std::path::Path) -> anyhow::Result<String> {
+    let path = data_dir.join("node-id");
+    if let Ok(id) = std::fs::read_to_string(&path) {
+        let id = id.trim();
+        if !id.is_empty() {
+            return Ok(id.to_string());
+        }
+    }
+    let id = crate::ids::new_id("node");
+    std::fs::write(&path, &id).with_context(|| format!("failed to write {}", path.display()))?;
+    Ok(id)
 }
 
 /// Bring the database back to a consistent state after a crash.

@@ -109,7 +109,14 @@ trait DbCheck {
 impl DbCheck for Server {
     fn terminate_and_check_db_lacks(mut self, secret: &str) {
         self.terminate();
-        let db = std::fs::read(self.data.path().join("fnhost.redb")).unwrap();
+        let db = match self.env.iter().find(|(k, _)| k == "FNHOST_POSTGRES_URL") {
+            Some((_, url)) => postgres::query(
+                url,
+                "SELECT string_agg(encode(k, 'escape') || encode(v, 'escape'), ' ') FROM fnhost_kv",
+            )
+            .into_bytes(),
+            None => std::fs::read(self.data.path().join("fnhost.redb")).unwrap(),
+        };
         let needle = secret.as_bytes();
         assert!(
             !db.windows(needle.len()).any(|w| w == needle),
@@ -361,12 +368,26 @@ fn rate_limit_per_key() {
 #[test]
 fn admin_works_with_and_without_a_running_server() {
     let data = tempfile::tempdir().unwrap();
-    let created = admin(
+    // On a shared database the same: its URL instead of the data directory.
+    let storage: Vec<(String, String)> = if postgres::selected() {
+        vec![
+            ("FNHOST_STORAGE".into(), "postgres".into()),
+            ("FNHOST_POSTGRES_URL".into(), postgres::new_database()),
+        ]
+    } else {
+        Vec::new()
+    };
+    let created = admin_with(
         data.path(),
+        &storage,
         &["create-account", "--name", "offline", "--balance-usd", "3"],
     );
     let id = created["account_id"].as_str().unwrap().to_string();
-    let s = Server::builder().data(data).start();
+    let mut builder = Server::builder().data(data);
+    for (k, v) in &storage {
+        builder = builder.env(k, v);
+    }
+    let s = builder.start();
     // The server holds the database now; admin goes through its socket.
     s.admin(&[
         "top-up",

@@ -36,7 +36,14 @@ fn main() {
             ensure_browser();
             let python = ensure_python_tools();
             let mut cmd = cargo(&["test", "--workspace", "--no-fail-fast"]);
-            cmd.env("TEST_FNHOST_PYTHON", python);
+            cmd.env("TEST_FNHOST_PYTHON", &python);
+            run(cmd);
+            // The black-box suites once more, every server they start on
+            // PostgreSQL (a real server the test library starts) instead of redb.
+            println!("xtask: the black-box suites again, on PostgreSQL");
+            let mut cmd = cargo(&["test", "--package", "fnhost-tests", "--no-fail-fast"]);
+            cmd.env("TEST_FNHOST_PYTHON", &python)
+                .env("TEST_FNHOST_STORAGE", "postgres");
             run(cmd);
         }
         Some("plugins") => {
@@ -175,30 +182,54 @@ fn extra_components() -> Vec<&'static str> {
     found
 }
 
-/// The dashboard's browser test needs Debian's Chromium and playwright-core
-/// (pinned in tests/browser/package-lock.json): install them if missing.
-fn ensure_browser() {
-    if !Path::new("/usr/bin/chromium").exists() {
-        let root = Command::new("id")
-            .arg("-u")
-            .output()
-            .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
-            .unwrap_or(false);
-        let apt = |args: &[&str]| {
-            let mut cmd = if root {
-                Command::new("apt-get")
-            } else {
-                Command::new("sudo")
-            };
-            if !root {
-                cmd.args(["DEBIAN_FRONTEND=noninteractive", "apt-get"]);
-            }
-            cmd.args(args).env("DEBIAN_FRONTEND", "noninteractive");
-            cmd
+/// Install Debian packages (as root, or through sudo).
+fn apt_install(packages: &[&str]) {
+    let root = Command::new("id")
+        .arg("-u")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+        .unwrap_or(false);
+    let apt = |args: &[&str]| {
+        let mut cmd = if root {
+            Command::new("apt-get")
+        } else {
+            Command::new("sudo")
         };
-        run(apt(&["update"]));
-        run(apt(&["install", "-y", "chromium"]));
+        if !root {
+            cmd.args(["DEBIAN_FRONTEND=noninteractive", "apt-get"]);
+        }
+        cmd.args(args).env("DEBIAN_FRONTEND", "noninteractive");
+        cmd
+    };
+    run(apt(&["update"]));
+    let mut install = vec!["install", "-y"];
+    install.extend_from_slice(packages);
+    run(apt(&install));
+}
+
+/// The tests' system packages: Debian's Chromium (the dashboard's browser
+/// test) and PostgreSQL (the shared storage engine's tests start a server
+/// of their own with it), installed if missing.
+fn ensure_system_packages() {
+    let mut missing = Vec::new();
+    if !Path::new("/usr/bin/chromium").exists() {
+        missing.push("chromium");
     }
+    let has_postgres = std::fs::read_dir("/usr/lib/postgresql")
+        .map(|d| d.flatten().any(|v| v.path().join("bin/initdb").exists()))
+        .unwrap_or(false);
+    if !has_postgres {
+        missing.extend(["postgresql", "postgresql-client"]);
+    }
+    if !missing.is_empty() {
+        apt_install(&missing);
+    }
+}
+
+/// The dashboard's browser test needs playwright-core (pinned in
+/// tests/browser/package-lock.json): install it if missing.
+fn ensure_browser() {
+    ensure_system_packages();
     let dir = Path::new("tests/browser");
     if !dir.join("node_modules/playwright-core").exists() {
         let verb = if dir.join("package-lock.json").exists() {

@@ -1069,11 +1069,22 @@ pub fn end_in(tx: &Tx, s: &mut Session, outcome: Outcome, public_url: &str) -> a
     Ok(())
 }
 
-/// After a crash: end every run that was in flight as error (internal),
-/// settling exactly the receipts it committed and releasing the rest.
+/// After a crash: end every run this node had in flight as error
+/// (internal), settling exactly the receipts it committed and releasing the
+/// rest. On redb that is every running session; on a shared database, those
+/// marked with this node (other nodes' runs go by their leases).
 pub fn recover_orphans(store: &crate::store::Store, public_url: &str) -> anyhow::Result<usize> {
+    let shared = store.is_shared();
     store.write(|tx| -> anyhow::Result<usize> {
-        let orphans = super::running(tx)?;
+        let mine: std::collections::HashSet<String> = super::running_owners(tx)?
+            .into_iter()
+            .filter(|(_, node)| !shared || node == tx.node())
+            .map(|(id, _)| id)
+            .collect();
+        let orphans: Vec<Session> = super::running(tx)?
+            .into_iter()
+            .filter(|s| mine.contains(&s.id))
+            .collect();
         for mut s in orphans.clone() {
             end_in(
                 tx,

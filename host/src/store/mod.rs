@@ -273,46 +273,62 @@ struct Done {
 type Answer = Box<dyn FnOnce(Result<(), String>) + Send>;
 
 impl Store {
-    /// Open the store at `location`.
+    /// Open the store at `location`, as a node of a new id.
     pub fn open_at(location: &Location) -> anyhow::Result<Store> {
+        Store::open_as(location, &crate::ids::new_id("node"))
+    }
+
+    /// Open the store at `location` as node `node` (a server keeps its id
+    /// across restarts, so that it ends its own runs when it starts again).
+    pub fn open_as(location: &Location, node: &str) -> anyhow::Result<Store> {
         match location {
-            Location::Redb(path) => Store::open(path),
-            Location::Postgres(url) => Store::open_postgres(url),
+            Location::Redb(path) => Store::open_redb(path, node),
+            Location::Postgres(url) => {
+                let keys_generation = Arc::new(AtomicU64::new(0));
+                let pg = postgres::Pg::open(url, keys_generation.clone())?;
+                Store::start(Engine::Postgres(pg), keys_generation, node)
+            }
         }
     }
 
     /// Open (or create) the redb file and every table.
     pub fn open(path: &Path) -> anyhow::Result<Store> {
+        Store::open_redb(path, &crate::ids::new_id("node"))
+    }
+
+    fn open_redb(path: &Path, node: &str) -> anyhow::Result<Store> {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir)
                 .with_context(|| format!("failed to create {}", dir.display()))?;
         }
         let db = redb::Database::create(path)
             .with_context(|| format!("failed to open the database {}", path.display()))?;
-        Store::start_redb(db)
+        Store::start_redb(db, node)
     }
 
     /// A redb database in memory, for unit tests.
     pub fn in_memory() -> anyhow::Result<Store> {
         let db =
             redb::Database::builder().create_with_backend(redb::backends::InMemoryBackend::new())?;
-        Store::start_redb(db)
+        Store::start_redb(db, &crate::ids::new_id("node"))
     }
 
     /// Connect to PostgreSQL and bring its schema to this build's version.
     pub fn open_postgres(url: &str) -> anyhow::Result<Store> {
-        let keys_generation = Arc::new(AtomicU64::new(0));
-        let pg = postgres::Pg::open(url, keys_generation.clone())?;
-        Store::start(Engine::Postgres(pg), keys_generation)
+        Store::open_as(&Location::Postgres(url.into()), &crate::ids::new_id("node"))
     }
 
-    fn start_redb(db: redb::Database) -> anyhow::Result<Store> {
+    fn start_redb(db: redb::Database, node: &str) -> anyhow::Result<Store> {
         redb_engine::init(&db, ALL)?;
-        Store::start(Engine::Redb(Arc::new(db)), Arc::new(AtomicU64::new(0)))
+        Store::start(
+            Engine::Redb(Arc::new(db)),
+            Arc::new(AtomicU64::new(0)),
+            node,
+        )
     }
 
-    fn start(engine: Engine, keys_generation: Arc<AtomicU64>) -> anyhow::Result<Store> {
-        let node: Arc<str> = crate::ids::new_id("node").into();
+    fn start(engine: Engine, keys_generation: Arc<AtomicU64>, node: &str) -> anyhow::Result<Store> {
+        let node: Arc<str> = node.into();
         let stats = Arc::new(Counters::default());
         let (queue, jobs) = mpsc::channel();
         let writer = {

@@ -1,0 +1,185 @@
+//! The store's contract, checked the same way on both engines: redb (a
+//! file) and PostgreSQL (a real server started by the test library).
+//! Ordering, prefixes, paging both ways, the kinds of tables, rollback of a
+//! refused write, snapshot reads, and the ledger's money with several
+//! handles (several nodes) writing at once.
+
+use std::sync::Arc;
+
+use fnhost::accounts::Mode;
+use fnhost::ledger::{self, LedgerError};
+use fnhost::money::Micros;
+use fnhost::store::{Location, Store, Tx, COUNTERS, KEY_HASHES, LEDGER, META, SPEND_BY_DAY};
+use fnhost_tests::postgres;
+
+fn engines() -> Vec<(&'static str, Location, tempfile::TempDir)> {
+    let dir = tempfile::tempdir().unwrap();
+    let redb = Location::Redb(dir.path().join("fnhost.redb"));
+    let pg = Location::Postgres(postgres::new_database());
+    vec![
+        ("redb", redb, dir),
+        ("postgres", pg, tempfile::tempdir().unwrap()),
+    ]
+}
+
+#[test]
+fn keys_sort_by_their_bytes_and_scans_page_both_ways() {
+    for (name, at, _dir) in engines() {
+        let store = Store::open_at(&at).unwrap();
+        let keys = ["a:1", "a:10", "a:2", "a:é", "a:\u{10000}", "ab", "b"];
+        store
+            .write(|tx| -> anyhow::Result<()> {
+                for k in keys {
+                    tx.put_json(META, k, &k.to_string())?;
+                }
+                Ok(())
+            })
+            .unwrap();
+        store
+            .read(|tx| -> anyhow::Result<()> {
+                let all: Vec<(String, String)> = tx.scan_json(META, "a:", None, 100, false)?;
+                let got: Vec<&str> = all.iter().map(|(k, _)| k.as_str()).collect();
+                assert_eq!(got, ["a:1", "a:10", "a:2", "a:é", "a:\u{10000}"], "{name}");
+                let page: Vec<(String, String)> =
+                    tx.scan_json(META, "a:", Some("a:10"), 2, false)?;
+                assert_eq!(page[0].0, "a:2", "{name}");
+                assert_eq!(page.len(), 2, "{name}");
+                let back: Vec<(String, String)> =
+                    tx.scan_json(META, "a:", Some("a:é"), 10, true)?;
+                let got: Vec<&str> = back.iter().map(|(k, _)| k.as_str()).collect();
+                assert_eq!(got, ["a:2", "a:10", "a:1"], "{name}");
+                let newest: Vec<(String, String)> = tx.scan_json(META, "a:", None, 1, true)?;
+                assert_eq!(newest[0].0, "a:\u{10000}", "{name}");
+                assert_eq!(
+                    tx.get_json::<String>(META, "ab")?,
+                    Some("ab".into()),
+                    "{name}"
+                );
+                assert_eq!(tx.get_json::<String>(META, "zz")?, None, "{name}");
+                Ok(())
+            })
+            .unwrap();
+    }
+}
+
+#[test]
+fn every_kind_of_table_round_trips() {
+    for (name, at, _dir) in engines() {
+        let store = Store::open_at(&at).unwrap();
+        store
+            .write(|tx| -> anyhow::Result<()> {
+                tx.put_str(KEY_HASHES, "h1", "key_1")?;
+                tx.put_i64(SPEND_BY_DAY, "acct:live:2026-11-01", -5)?;
+                tx.put_i64(SPEND_BY_DAY, "acct:live:2026-11-02", 7)?;
+                tx.put_i64(COUNTERS, "x", i64::MAX)?;
+                for n in [1u64, 2, 300, 70_000] {
+                    tx.put_seq(LEDGER, n, &n)?;
+                }
+                tx.put_bytes(META, "raw", &[0, 255, 1])?;
+                Ok(())
+            })
+            .unwrap();
+        store
+            .read(|tx| -> anyhow::Result<()> {
+                assert_eq!(
+                    tx.get_str(KEY_HASHES, "h1")?.as_deref(),
+                    Some("key_1"),
+                    "{name}"
+                );
+                assert_eq!(
+                    tx.scan_i64(SPEND_BY_DAY, "acct:live:2026-11")?.len(),
+                    2,
+                    "{name}"
+                );
+                assert_eq!(
+                    tx.range_i64(SPEND_BY_DAY, "acct:live:2026-11-02", "acct:live:2026-11-30")?,
+                    vec![("acct:live:2026-11-02".to_string(), 7)],
+                    "{name}"
+                );
+                assert_eq!(tx.get_i64(COUNTERS, "x")?, Some(i64::MAX), "{name}");
+                assert_eq!(tx.last_seq(LEDGER)?, Some(70_000), "{name}");
+                let after: Vec<(u64, u64)> = tx.scan_seq(LEDGER, 2, 10)?;
+                assert_eq!(after, vec![(300, 300), (70_000, 70_000)], "{name}");
+                assert_eq!(tx.get_bytes(META, "raw")?, Some(vec![0, 255, 1]), "{name}");
+                Ok(())
+            })
+            .unwrap();
+        assert!(
+            store.write(|tx| tx.remove(KEY_HASHES, "h1")).unwrap(),
+            "{name}"
+        );
+        assert!(
+            !store.write(|tx| tx.remove(KEY_HASHES, "h1")).unwrap(),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn a_refused_write_leaves_nothing_and_reads_cannot_write() {
+    for (name, at, _dir) in engines() {
+        let store = Store::open_at(&at).unwrap();
+        let refused: anyhow::Result<()> = store.write(|tx| {
+            tx.put_json(META, "half", &1)?;
+            anyhow::bail!("refused")
+        });
+        assert!(refused.is_err(), "{name}");
+        let queued: anyhow::Result<()> =
+            futures::executor::block_on(store.write_async(|tx: &Tx| {
+                tx.put_json(META, "half-queued", &1)?;
+                anyhow::bail!("refused")
+            }));
+        assert!(queued.is_err(), "{name}");
+        let seen = store
+            .read(|tx| -> anyhow::Result<_> {
+                Ok((
+                    tx.get_json::<i64>(META, "half")?,
+                    tx.get_json::<i64>(META, "half-queued")?,
+                ))
+            })
+            .unwrap();
+        assert_eq!(seen, (None, None), "{name}");
+        let write_in_read: anyhow::Result<()> = store.read(|tx| tx.put_json(META, "x", &1));
+        assert!(write_in_read.is_err(), "{name}");
+    }
+}
+
+/// Three handles on one database (three nodes, on PostgreSQL; three
+/// threads of one node, on redb) race reservations against one balance:
+/// exactly what fits is reserved, and the audit is clean.
+#[test]
+fn reservations_raced_from_several_handles_never_overdraw() {
+    for (name, at, _dir) in engines() {
+        let handles: Vec<Store> = match &at {
+            Location::Postgres(_) => (0..3).map(|_| Store::open_at(&at).unwrap()).collect(),
+            Location::Redb(_) => vec![Store::open_at(&at).unwrap(); 3],
+        };
+        handles[0]
+            .write(|tx| ledger::top_up(tx, "acct_race", Mode::Live, Micros(10_000_000), "seed"))
+            .unwrap();
+        let handles = Arc::new(handles);
+        let accepted: usize = std::thread::scope(|scope| {
+            let tasks: Vec<_> = (0..60)
+                .map(|i| {
+                    let handles = handles.clone();
+                    scope.spawn(move || {
+                        let store = &handles[i % 3];
+                        let r = futures::executor::block_on(store.write_async(|tx| {
+                            ledger::reserve(tx, "acct_race", Mode::Live, Micros(1_000_000), "race")
+                        }));
+                        match r {
+                            Ok(_) => 1,
+                            Err(LedgerError::Insufficient(_)) => 0,
+                            Err(e) => panic!("{e}"),
+                        }
+                    })
+                })
+                .collect();
+            tasks.into_iter().map(|t| t.join().unwrap()).sum()
+        });
+        assert_eq!(accepted, 10, "{name}: exactly the ten that fit");
+        let audit = handles[1].read(ledger::audit).unwrap();
+        assert!(audit.problems.is_empty(), "{name}: {:?}", audit.problems);
+        assert_eq!(audit.reservations, 10, "{name}");
+    }
+}
