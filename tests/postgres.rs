@@ -102,10 +102,17 @@ fn cluster() -> &'static Cluster {
             String::from_utf8_lossy(&out.stderr)
         );
         let port = free_port();
+        // Tests run without fsync; the benchmarks (TEST_FNHOST_PG_FSYNC=on)
+        // with it, as a production server does.
+        let fsync = if std::env::var("TEST_FNHOST_PG_FSYNC").is_ok_and(|v| v == "on") {
+            "on"
+        } else {
+            "off"
+        };
         // The server goes when this test process goes: a shell waits on our
         // pid, then stops it fast.
         let script = format!(
-            "{postgres} -D {data} -p {port} -k {dir} -c listen_addresses=127.0.0.1 -c fsync=off \
+            "{postgres} -D {data} -p {port} -k {dir} -c listen_addresses=127.0.0.1 -c fsync={fsync} \
              -c max_connections=400 -c shared_buffers=64MB >{dir}/log 2>&1 & pg=$!; \
              while [ -d /proc/{me} ] && kill -0 $pg 2>/dev/null; do sleep 0.5; done; \
              kill -INT $pg 2>/dev/null; wait $pg; rm -rf {dir}",
@@ -113,6 +120,7 @@ fn cluster() -> &'static Cluster {
             data = data.display(),
             dir = dir.display(),
             me = std::process::id(),
+            fsync = fsync,
         );
         let mut sh = if is_root() {
             let mut c = Command::new("runuser");

@@ -413,3 +413,93 @@ fn bench_monitors() {
         peak_rss_mib(&s)
     );
 }
+
+/// One installation of `nodes` nodes: on redb (one node) or on one
+/// PostgreSQL database (the test library's server, with fsync on under
+/// `cargo xtask bench`).
+fn installation(postgres: bool, nodes: usize) -> Vec<Server> {
+    let url = postgres.then(postgres::new_database);
+    (0..nodes)
+        .map(|_| match &url {
+            Some(url) => fast_server_with(&[
+                ("FNHOST_STORAGE", "postgres"),
+                ("FNHOST_POSTGRES_URL", url.as_str()),
+            ]),
+            None => fast_server(),
+        })
+        .collect()
+}
+
+/// GET /balance and test-mode sessions per second, side by side in one
+/// run: one node on redb, one node on PostgreSQL, two nodes on PostgreSQL
+/// (requests spread over the nodes in turn).
+#[test]
+#[ignore = "a benchmark: cargo xtask bench"]
+fn bench_storage_engines() {
+    let setups = [
+        ("redb, 1 node", false, 1),
+        ("postgres, 1 node", true, 1),
+        ("postgres, 2 nodes", true, 2),
+    ];
+    let mut table = Vec::new();
+    for (label, pg, n) in setups {
+        let (mut rps, mut p99, mut sessions) = (vec![], vec![], vec![]);
+        for round in 1..=rounds() {
+            let nodes = installation(pg, n);
+            let a = nodes[0].account("100000");
+            let bases: Vec<String> = nodes.iter().map(|s| s.base.clone()).collect();
+            let turn = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+            let make = {
+                let (bases, key, turn) = (bases.clone(), a.test.clone(), turn.clone());
+                move |c: &reqwest::Client| {
+                    let i = turn.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    c.get(format!("{}/balance", bases[i % bases.len()]))
+                        .bearer_auth(&key)
+                }
+            };
+            load(64, 1, make.clone());
+            let (r, _, l99, errors) = load(64, 5, make);
+            // 400 test-mode sessions from 16 clients, spread over the nodes,
+            // from the first creation to the last answered.
+            let clients: Vec<Client> = nodes.iter().map(|s| s.client(&a.test)).collect();
+            let started = Instant::now();
+            let ids: Vec<(usize, String)> = std::thread::scope(|scope| {
+                let handles: Vec<_> = (0..16)
+                    .map(|i| {
+                        let clients = clients.clone();
+                        scope.spawn(move || {
+                            (i..400)
+                                .step_by(16)
+                                .map(|j| {
+                                    let node = j % clients.len();
+                                    let r = clients[node].post("/sessions", json!({"query": "tents under $200 from outdoor-gear.example", "max_spend_usd": 1}));
+                                    (node, r.json()["id"].as_str().unwrap().to_string())
+                                })
+                                .collect::<Vec<_>>()
+                        })
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .flat_map(|h| h.join().unwrap())
+                    .collect()
+            });
+            for (node, id) in &ids {
+                assert_eq!(result(&clients[*node], id)["status"], "answered");
+            }
+            let rate = ids.len() as f64 / started.elapsed().as_secs_f64();
+            println!("{label:<18} round {round}: GET /balance {r:>8.0} req/s (p99 {l99:.2} ms, errors {errors})  test-mode sessions {rate:>6.1}/s");
+            nodes[0].audit();
+            rps.push(r);
+            p99.push(l99);
+            sessions.push(rate);
+        }
+        table.push((label, median(rps), median(p99), median(sessions)));
+    }
+    println!("\nstorage engines, MEDIAN of {} rounds each:", rounds());
+    println!("| setup | GET /balance req/s | p99 ms | test-mode sessions/s |");
+    println!("|---|---|---|---|");
+    for (label, r, l99, s) in table {
+        println!("| {label} | {r:.0} | {l99:.2} | {s:.1} |");
+    }
+}

@@ -100,7 +100,8 @@ fn main() {
                     "--nocapture",
                     "--test-threads=1",
                 ]);
-                cmd.env("TEST_FNHOST_BIN", &server);
+                cmd.env("TEST_FNHOST_BIN", &server)
+                    .env("TEST_FNHOST_PG_FSYNC", "on");
                 run(cmd);
             }
             println!("xtask: figures above measured at commit {}", commit());

@@ -214,15 +214,32 @@ impl Pg {
     }
 
     /// Bump the local keys generation whenever another node moves the
-    /// shared one.
+    /// shared one. A lost connection is opened again; until it is, the
+    /// local generation moves every poll, so the cache reads keys afresh
+    /// rather than trust what it holds.
     fn watch_keys(&self, local: Arc<AtomicU64>) -> anyhow::Result<()> {
-        let client = self.client()?;
+        let url = self.url.clone();
         self.handle.spawn(async move {
             let mut seen: Option<Vec<u8>> = None;
             let mut tick = tokio::time::interval(KEYS_POLL);
+            let mut client: Option<Client> = None;
             loop {
                 tick.tick().await;
-                let row = client
+                if client.as_ref().is_none_or(Client::is_closed) {
+                    client = match tokio_postgres::connect(&url, NoTls).await {
+                        Ok((c, connection)) => {
+                            tokio::spawn(connection);
+                            Some(c)
+                        }
+                        Err(e) => {
+                            tracing::warn!(error = %e, "watching key changes: cannot connect; keys are read afresh at every poll until it can");
+                            local.fetch_add(1, Ordering::SeqCst);
+                            continue;
+                        }
+                    };
+                }
+                let Some(c) = &client else { continue };
+                let row = c
                     .query_opt(
                         "SELECT v FROM fnhost_kv WHERE tbl = $1 AND k = $2",
                         &[&COUNTERS.name, &KEYS_GENERATION.as_bytes()],
@@ -230,17 +247,16 @@ impl Pg {
                     .await;
                 match row {
                     Ok(row) => {
-                        let now = row.map(|r| r.get::<_, Vec<u8>>(0));
-                        if seen.is_some() && now != seen {
+                        let now = row.map(|r| r.get::<_, Vec<u8>>(0)).unwrap_or_default();
+                        if seen.as_ref().is_some_and(|s| *s != now) {
                             local.fetch_add(1, Ordering::SeqCst);
                         }
-                        seen = Some(now.unwrap_or_default());
+                        seen = Some(now);
                     }
                     Err(e) => {
-                        tracing::warn!(error = %e, "watching key changes failed; the cache may serve revoked keys until it works again");
-                        if client.is_closed() {
-                            return;
-                        }
+                        tracing::warn!(error = %e, "watching key changes failed; keys are read afresh at every poll until it works again");
+                        local.fetch_add(1, Ordering::SeqCst);
+                        client = None;
                     }
                 }
             }
