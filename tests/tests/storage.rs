@@ -183,3 +183,42 @@ fn reservations_raced_from_several_handles_never_overdraw() {
         assert_eq!(audit.reservations, 10, "{name}");
     }
 }
+
+/// A write transaction reads what it wrote (gets, removals and ranges),
+/// however the engine holds its writes until the commit.
+#[test]
+fn a_transaction_reads_its_own_writes() {
+    for (name, at, _dir) in engines() {
+        let store = Store::open_at(&at).unwrap();
+        store.write(|tx| tx.put_json(META, "w:kept", &0)).unwrap();
+        store
+            .write(|tx| -> anyhow::Result<()> {
+                tx.put_json(META, "w:a", &1)?;
+                tx.put_json(META, "w:a", &2)?;
+                assert_eq!(tx.get_json::<i64>(META, "w:a")?, Some(2), "{name}");
+                assert!(
+                    tx.remove(META, "w:kept")?,
+                    "{name}: removing a committed key"
+                );
+                assert!(!tx.remove(META, "w:kept")?, "{name}: removing it twice");
+                assert_eq!(tx.get_json::<i64>(META, "w:kept")?, None, "{name}");
+                tx.put_json(META, "w:b", &3)?;
+                assert!(
+                    tx.remove(META, "w:b")?,
+                    "{name}: removing a key written here"
+                );
+                tx.put_json(META, "w:c", &4)?;
+                let seen: Vec<(String, i64)> = tx.scan_json(META, "w:", None, 10, false)?;
+                assert_eq!(seen, vec![("w:a".into(), 2), ("w:c".into(), 4)], "{name}");
+                let n = tx.last_seq(LEDGER)?.unwrap_or(0);
+                tx.put_seq(LEDGER, n + 1, &"x")?;
+                assert_eq!(tx.last_seq(LEDGER)?, Some(n + 1), "{name}");
+                Ok(())
+            })
+            .unwrap();
+        let after: Vec<(String, i64)> = store
+            .read(|tx| tx.scan_json(META, "w:", None, 10, false))
+            .unwrap();
+        assert_eq!(after, vec![("w:a".into(), 2), ("w:c".into(), 4)], "{name}");
+    }
+}

@@ -2,7 +2,7 @@
 //! convert what came back. Nothing a plugin returns reaches the rest of the
 //! host before it passes through here.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 use wasmtime::{Store, Trap};
 
 use super::bindings::{differ, extractor, extractor_v2, planner, source};
@@ -206,6 +206,8 @@ fn check_estimate(
         Ok(_) => return Err(invalid("`parsed` is not a JSON object")),
         Err(e) => return Err(invalid(format!("`parsed` is not JSON: {e}"))),
     };
+    super::schemas::check(super::schemas::plan(), &parsed)
+        .map_err(|e| invalid(format!("`parsed` does not match plan.schema.json at {e}")))?;
     Ok(Estimate {
         would_run: out.would_run,
         parsed,
@@ -237,8 +239,17 @@ fn check_extraction(
         .iter()
         .enumerate()
         .map(|(i, record)| {
-            serde_json::from_str::<Map<String, Value>>(record)
-                .map_err(|e| invalid(format!("record {i} is not a JSON object: {e}")))
+            let value = serde_json::from_str::<Value>(record)
+                .map_err(|e| invalid(format!("record {i} is not JSON: {e}")))?;
+            super::schemas::check(super::schemas::record(), &value).map_err(|e| {
+                invalid(format!(
+                    "record {i} does not match record.schema.json at {e}"
+                ))
+            })?;
+            match value {
+                Value::Object(map) => Ok(map),
+                _ => Err(invalid(format!("record {i} is not a JSON object"))),
+            }
         })
         .collect::<Result<Vec<_>, _>>()?;
     Ok(Extraction {

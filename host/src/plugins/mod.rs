@@ -32,6 +32,7 @@ mod engine;
 pub mod manifest;
 mod memo;
 mod sandbox;
+pub mod schemas;
 mod types;
 
 use std::path::{Path, PathBuf};

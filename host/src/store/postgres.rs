@@ -15,13 +15,18 @@
 //! - Durable writes wait for PostgreSQL's own commit (its WAL flush);
 //!   relaxed ones commit with `synchronous_commit = off`.
 //!
+//! A write transaction keeps its puts and removes in memory (reads see
+//! them) and sends them as two statements, before its next range read and
+//! at its commit: a transaction of many small writes costs a few round
+//! trips, not one per write.
+//!
 //! The driver is tokio-postgres. Its connections are driven by a runtime of
 //! their own (one thread), and a transaction's statements are awaited with
 //! a plain executor on the calling thread, so the store's synchronous
 //! closures work unchanged, from any thread.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::ops::Bound;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
@@ -67,6 +72,9 @@ pub(super) struct Conn {
     del: Statement,
     ranges: RefCell<HashMap<(u8, u8, bool), Statement>>,
     in_tx: std::cell::Cell<bool>,
+    /// The open transaction's writes not sent yet: the value, or `None`
+    /// for a removal.
+    unsent: RefCell<BTreeMap<(&'static str, Vec<u8>), Option<Vec<u8>>>>,
 }
 
 /// The engine: a runtime for the connections, and a pool of them.
@@ -149,10 +157,14 @@ impl Pg {
         let prepare = |sql: &str| block_on(client.prepare(sql)).map_err(db_err);
         let get = prepare("SELECT v FROM fnhost_kv WHERE tbl = $1 AND k = $2")?;
         let put = prepare(
-            "INSERT INTO fnhost_kv (tbl, k, v) VALUES ($1, $2, $3) \
+            "INSERT INTO fnhost_kv (tbl, k, v) \
+             SELECT * FROM unnest($1::text[], $2::bytea[], $3::bytea[]) \
              ON CONFLICT (tbl, k) DO UPDATE SET v = EXCLUDED.v",
         )?;
-        let del = prepare("DELETE FROM fnhost_kv WHERE tbl = $1 AND k = $2")?;
+        let del = prepare(
+            "DELETE FROM fnhost_kv WHERE (tbl, k) IN \
+             (SELECT * FROM unnest($1::text[], $2::bytea[]))",
+        )?;
         Ok(Conn {
             client,
             get,
@@ -160,6 +172,7 @@ impl Pg {
             del,
             ranges: RefCell::new(HashMap::new()),
             in_tx: std::cell::Cell::new(false),
+            unsent: RefCell::new(BTreeMap::new()),
         })
     }
 
@@ -332,6 +345,7 @@ pub(super) fn write_on<R>(
         let n = tx.get_i64(COUNTERS, KEYS_GENERATION)?.unwrap_or(0);
         tx.put_i64(COUNTERS, KEYS_GENERATION, n + 1)?;
     }
+    conn.send_writes()?;
     conn.end("COMMIT")?;
     Ok(Written {
         out,
@@ -348,6 +362,7 @@ impl Conn {
         if self.in_tx.get() {
             self.end("ROLLBACK")?;
         }
+        self.unsent.borrow_mut().clear();
         block_on(self.client.batch_execute(sql)).map_err(db_err)?;
         self.in_tx.set(true);
         Ok(())
@@ -355,7 +370,45 @@ impl Conn {
 
     fn end(&self, sql: &str) -> anyhow::Result<()> {
         self.in_tx.set(false);
+        self.unsent.borrow_mut().clear();
         block_on(self.client.batch_execute(sql)).map_err(db_err)
+    }
+
+    /// Send the transaction's unsent writes: one statement for the puts,
+    /// one for the removals.
+    fn send_writes(&self) -> anyhow::Result<()> {
+        let unsent = std::mem::take(&mut *self.unsent.borrow_mut());
+        if unsent.is_empty() {
+            return Ok(());
+        }
+        let (mut put_t, mut put_k, mut put_v) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut del_t, mut del_k) = (Vec::new(), Vec::new());
+        for ((table, key), value) in unsent {
+            match value {
+                Some(v) => {
+                    put_t.push(table);
+                    put_k.push(key);
+                    put_v.push(v);
+                }
+                None => {
+                    del_t.push(table);
+                    del_k.push(key);
+                }
+            }
+        }
+        if !put_t.is_empty() {
+            block_on(self.client.execute(&self.put, &[&put_t, &put_k, &put_v])).map_err(db_err)?;
+        }
+        if !del_t.is_empty() {
+            block_on(self.client.execute(&self.del, &[&del_t, &del_k])).map_err(db_err)?;
+        }
+        Ok(())
+    }
+
+    fn get_sent(&self, table: Table, key: &[u8]) -> anyhow::Result<Option<Vec<u8>>> {
+        let row =
+            block_on(self.client.query_opt(&self.get, &[&table.name, &key])).map_err(db_err)?;
+        Ok(row.map(|r| r.get(0)))
     }
 
     fn range_statement(&self, lo: u8, hi: u8, rev: bool) -> anyhow::Result<Statement> {
@@ -392,19 +445,25 @@ fn bound_kind(b: &Bound<&[u8]>) -> u8 {
 
 impl Engine for Conn {
     fn get(&self, table: Table, key: &[u8]) -> anyhow::Result<Option<Vec<u8>>> {
-        let row =
-            block_on(self.client.query_opt(&self.get, &[&table.name, &key])).map_err(db_err)?;
-        Ok(row.map(|r| r.get(0)))
+        if let Some(v) = self.unsent.borrow().get(&(table.name, key.to_vec())) {
+            return Ok(v.clone());
+        }
+        self.get_sent(table, key)
     }
 
     fn put(&self, table: Table, key: &[u8], value: &[u8]) -> anyhow::Result<()> {
-        block_on(self.client.execute(&self.put, &[&table.name, &key, &value])).map_err(db_err)?;
+        self.unsent
+            .borrow_mut()
+            .insert((table.name, key.to_vec()), Some(value.to_vec()));
         Ok(())
     }
 
     fn remove(&self, table: Table, key: &[u8]) -> anyhow::Result<bool> {
-        let n = block_on(self.client.execute(&self.del, &[&table.name, &key])).map_err(db_err)?;
-        Ok(n > 0)
+        let existed = self.get(table, key)?.is_some();
+        self.unsent
+            .borrow_mut()
+            .insert((table.name, key.to_vec()), None);
+        Ok(existed)
     }
 
     fn range(
@@ -415,6 +474,8 @@ impl Engine for Conn {
         rev: bool,
         limit: usize,
     ) -> anyhow::Result<Vec<(Vec<u8>, Vec<u8>)>> {
+        // A range reads what the transaction wrote, so its writes go first.
+        self.send_writes()?;
         let statement = self.range_statement(bound_kind(&lo), bound_kind(&hi), rev)?;
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         let mut params: Vec<&(dyn ToSql + Sync)> = vec![&table.name];
