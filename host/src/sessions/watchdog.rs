@@ -43,18 +43,44 @@ async fn check(state: &AppState, suspects: &HashSet<String>) -> anyhow::Result<H
         .store
         .read_async(move |tx| -> anyhow::Result<_> {
             let mut orphans = Vec::new();
+            let mut running = HashSet::new();
             for (id, node) in super::running_owners(tx)? {
                 // Another node's run, while that node is alive, is its own business.
                 if node == tx.node() || !crate::nodes::is_alive(tx, &node, lease_ms)? {
-                    orphans.push(id);
+                    orphans.push(id.clone());
                 }
+                running.insert(id);
             }
-            let stops = tx.scan_str(crate::store::STOP_REQUESTS, "", None, usize::MAX, false)?;
+            let stops: Vec<(String, bool)> = tx
+                .scan_str(crate::store::STOP_REQUESTS, "", None, usize::MAX, false)?
+                .into_iter()
+                .map(|(id, _)| {
+                    let still_running = running.contains(&id);
+                    (id, still_running)
+                })
+                .collect();
             Ok((orphans, stops))
         })
         .await?;
-    for (id, _) in stops {
-        state.runs.stop(&id);
+    let mut stale = Vec::new();
+    for (id, still_running) in stops {
+        if still_running {
+            state.runs.stop(&id);
+        } else {
+            // Asked just as the session ended: nothing left to stop.
+            stale.push(id);
+        }
+    }
+    if !stale.is_empty() {
+        state
+            .store
+            .write_async(move |tx| -> anyhow::Result<()> {
+                for id in stale {
+                    tx.remove(crate::store::STOP_REQUESTS, &id)?;
+                }
+                Ok(())
+            })
+            .await?;
     }
     let mut next = HashSet::new();
     for id in running {
