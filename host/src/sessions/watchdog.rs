@@ -39,7 +39,7 @@ pub async fn watch(state: AppState) {
 /// One check: end the suspects still unclaimed, return the new suspects.
 async fn check(state: &AppState, suspects: &HashSet<String>) -> anyhow::Result<HashSet<String>> {
     let lease_ms = state.config.node_lease_ms;
-    let (running, stops) = state
+    let (ours, stops) = state
         .store
         .read_async(move |tx| -> anyhow::Result<_> {
             let mut orphans = Vec::new();
@@ -83,7 +83,7 @@ async fn check(state: &AppState, suspects: &HashSet<String>) -> anyhow::Result<H
             .await?;
     }
     let mut next = HashSet::new();
-    for id in running {
+    for id in ours {
         if state.runs.is_live(&id) {
             continue;
         }

@@ -95,13 +95,13 @@ pub const SESSION_INDEX: Table = Table::index("session_index");
 /// Sessions marked running, by id → the node running them: what the
 /// watchdog checks against the live runs without reading every session.
 pub const RUNNING_SESSIONS: Table = Table::index("running_sessions");
-/// A session's event log: `session_id:<seq, 10 digits>` → event.
+/// A session's event log: `session_id:<seq, 20 digits>` → event.
 pub const EVENTS: Table = Table::json("session_events");
-/// A session's rows: `session_id:<n, 10 digits>` → row.
+/// A session's rows: `session_id:<n, 20 digits>` → row.
 pub const ROWS: Table = Table::json("session_rows");
 /// Receipts by id.
 pub const RECEIPTS: Table = Table::json("receipts");
-/// A session's receipts: `session_id:<n, 10 digits>` → receipt id.
+/// A session's receipts: `session_id:<n, 20 digits>` → receipt id.
 pub const SESSION_RECEIPTS: Table = Table::index("session_receipts");
 /// Proposals for follow-up turns by id.
 pub const PROPOSALS: Table = Table::json("proposals");

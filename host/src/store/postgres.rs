@@ -72,6 +72,9 @@ pub(super) struct Conn {
     del: Statement,
     ranges: RefCell<HashMap<(u8, u8, bool), Statement>>,
     in_tx: std::cell::Cell<bool>,
+    /// The open transaction's opening statements, until they go out with
+    /// its first statement.
+    opening: RefCell<Option<String>>,
     /// The open transaction's writes not sent yet: the value, or `None`
     /// for a removal.
     unsent: RefCell<BTreeMap<(&'static str, Vec<u8>), Option<Vec<u8>>>>,
@@ -172,6 +175,7 @@ impl Pg {
             del,
             ranges: RefCell::new(HashMap::new()),
             in_tx: std::cell::Cell::new(false),
+            opening: RefCell::new(None),
             unsent: RefCell::new(BTreeMap::new()),
         })
     }
@@ -278,6 +282,16 @@ impl Pg {
     }
 }
 
+/// A transaction's unsent writes, as the arrays the batch statements take.
+#[derive(Default)]
+struct Unsent {
+    put_tables: Vec<&'static str>,
+    put_keys: Vec<Vec<u8>>,
+    put_values: Vec<Vec<u8>>,
+    del_tables: Vec<&'static str>,
+    del_keys: Vec<Vec<u8>>,
+}
+
 /// A pooled connection, given back when dropped (or closed, if broken).
 struct Pooled<'a> {
     pg: &'a Pg,
@@ -345,8 +359,7 @@ pub(super) fn write_on<R>(
         let n = tx.get_i64(COUNTERS, KEYS_GENERATION)?.unwrap_or(0);
         tx.put_i64(COUNTERS, KEYS_GENERATION, n + 1)?;
     }
-    conn.send_writes()?;
-    conn.end("COMMIT")?;
+    conn.commit()?;
     Ok(Written {
         out,
         committed: true,
@@ -358,56 +371,150 @@ impl Conn {
         self.client.is_closed()
     }
 
+    /// Open a transaction. Its opening statements go out with its first
+    /// statement, in the same round trip (the server runs them in order, so
+    /// that statement's snapshot is taken after the write lock is held).
     fn begin(&self, sql: &str) -> anyhow::Result<()> {
         if self.in_tx.get() {
             self.end("ROLLBACK")?;
         }
         self.unsent.borrow_mut().clear();
-        block_on(self.client.batch_execute(sql)).map_err(db_err)?;
+        *self.opening.borrow_mut() = Some(sql.to_string());
         self.in_tx.set(true);
         Ok(())
     }
 
+    /// End the transaction with `sql` (a transaction that sent nothing has
+    /// nothing to end).
     fn end(&self, sql: &str) -> anyhow::Result<()> {
         self.in_tx.set(false);
         self.unsent.borrow_mut().clear();
+        if self.opening.borrow_mut().take().is_some() {
+            return Ok(());
+        }
         block_on(self.client.batch_execute(sql)).map_err(db_err)
     }
 
-    /// Send the transaction's unsent writes: one statement for the puts,
-    /// one for the removals.
-    fn send_writes(&self) -> anyhow::Result<()> {
-        let unsent = std::mem::take(&mut *self.unsent.borrow_mut());
-        if unsent.is_empty() {
-            return Ok(());
+    /// Await one statement, preceded by the transaction's opening if it has
+    /// not gone out yet.
+    fn send<T>(
+        &self,
+        statement: impl std::future::Future<Output = Result<T, tokio_postgres::Error>>,
+    ) -> anyhow::Result<T> {
+        let opening = self.opening.borrow_mut().take();
+        match opening {
+            None => block_on(statement).map_err(db_err),
+            Some(open) => {
+                let (opened, out) = block_on(futures::future::join(
+                    self.client.batch_execute(&open),
+                    statement,
+                ));
+                opened.map_err(db_err)?;
+                out.map_err(db_err)
+            }
         }
-        let (mut put_t, mut put_k, mut put_v) = (Vec::new(), Vec::new(), Vec::new());
-        let (mut del_t, mut del_k) = (Vec::new(), Vec::new());
-        for ((table, key), value) in unsent {
+    }
+
+    /// The unsent writes as the arrays of the two batch statements.
+    fn take_unsent(&self) -> Unsent {
+        let mut out = Unsent::default();
+        for ((table, key), value) in std::mem::take(&mut *self.unsent.borrow_mut()) {
             match value {
                 Some(v) => {
-                    put_t.push(table);
-                    put_k.push(key);
-                    put_v.push(v);
+                    out.put_tables.push(table);
+                    out.put_keys.push(key);
+                    out.put_values.push(v);
                 }
                 None => {
-                    del_t.push(table);
-                    del_k.push(key);
+                    out.del_tables.push(table);
+                    out.del_keys.push(key);
                 }
             }
         }
-        if !put_t.is_empty() {
-            block_on(self.client.execute(&self.put, &[&put_t, &put_k, &put_v])).map_err(db_err)?;
+        out
+    }
+
+    /// Send the transaction's unsent writes: one statement for the puts,
+    /// one for the removals, in one round trip.
+    fn send_writes(&self) -> anyhow::Result<()> {
+        let w = self.take_unsent();
+        if w.put_tables.is_empty() && w.del_tables.is_empty() {
+            return Ok(());
         }
-        if !del_t.is_empty() {
-            block_on(self.client.execute(&self.del, &[&del_t, &del_k])).map_err(db_err)?;
-        }
+        let puts = async {
+            if w.put_tables.is_empty() {
+                return Ok(0);
+            }
+            let params: [&(dyn ToSql + Sync); 3] = [&w.put_tables, &w.put_keys, &w.put_values];
+            self.client.execute(&self.put, &params).await
+        };
+        let dels = async {
+            if w.del_tables.is_empty() {
+                return Ok(0);
+            }
+            let params: [&(dyn ToSql + Sync); 2] = [&w.del_tables, &w.del_keys];
+            self.client.execute(&self.del, &params).await
+        };
+        let (put, del) = self.send(async {
+            let (p, d) = futures::future::join(puts, dels).await;
+            Ok::<_, tokio_postgres::Error>((p, d))
+        })?;
+        put.map_err(db_err)?;
+        del.map_err(db_err)?;
         Ok(())
     }
 
+    /// Send the unsent writes and COMMIT, in one round trip.
+    fn commit(&self) -> anyhow::Result<()> {
+        if self.opening.borrow().is_some() && self.unsent.borrow().is_empty() {
+            // Nothing was read or written.
+            return self.end("COMMIT");
+        }
+        let sent = self.send_writes_then_commit();
+        self.in_tx.set(false);
+        sent
+    }
+
+    fn send_writes_then_commit(&self) -> anyhow::Result<()> {
+        let opening = self.opening.borrow_mut().take();
+        let w = self.take_unsent();
+        let open = async {
+            match &opening {
+                Some(sql) => self.client.batch_execute(sql).await,
+                None => Ok(()),
+            }
+        };
+        let puts = async {
+            if w.put_tables.is_empty() {
+                return Ok(0);
+            }
+            let params: [&(dyn ToSql + Sync); 3] = [&w.put_tables, &w.put_keys, &w.put_values];
+            self.client.execute(&self.put, &params).await
+        };
+        let dels = async {
+            if w.del_tables.is_empty() {
+                return Ok(0);
+            }
+            let params: [&(dyn ToSql + Sync); 2] = [&w.del_tables, &w.del_keys];
+            self.client.execute(&self.del, &params).await
+        };
+        // After a failed statement the server answers COMMIT by rolling
+        // back, so the first error below is the outcome.
+        let (opened, put, del, committed) = block_on(futures::future::join4(
+            open,
+            puts,
+            dels,
+            self.client.batch_execute("COMMIT"),
+        ));
+        opened.map_err(db_err)?;
+        put.map_err(db_err)?;
+        del.map_err(db_err)?;
+        committed.map_err(db_err)
+    }
+
     fn get_sent(&self, table: Table, key: &[u8]) -> anyhow::Result<Option<Vec<u8>>> {
-        let row =
-            block_on(self.client.query_opt(&self.get, &[&table.name, &key])).map_err(db_err)?;
+        let params: [&(dyn ToSql + Sync); 2] = [&table.name, &key];
+        let row = self.send(self.client.query_opt(&self.get, &params))?;
         Ok(row.map(|r| r.get(0)))
     }
 
@@ -489,7 +596,7 @@ impl Engine for Conn {
             params.push(&hi_key);
         }
         params.push(&limit);
-        let rows = block_on(self.client.query(&statement, &params)).map_err(db_err)?;
+        let rows = self.send(self.client.query(&statement, &params))?;
         Ok(rows.into_iter().map(|r| (r.get(0), r.get(1))).collect())
     }
 }
