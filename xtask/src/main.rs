@@ -39,9 +39,12 @@ fn main() {
             cmd.env("TEST_FNHOST_PYTHON", &python);
             run(cmd);
             // The black-box suites once more, every server they start on
-            // PostgreSQL (a real server the test library starts) instead of redb.
+            // PostgreSQL (a real server the test library starts) instead of
+            // redb. The whole workspace again, so that the build is the one
+            // above (a single package would resolve other features and
+            // rebuild); the other tests take seconds.
             println!("xtask: the black-box suites again, on PostgreSQL");
-            let mut cmd = cargo(&["test", "--package", "fnhost-tests", "--no-fail-fast"]);
+            let mut cmd = cargo(&["test", "--workspace", "--no-fail-fast"]);
             cmd.env("TEST_FNHOST_PYTHON", &python)
                 .env("TEST_FNHOST_STORAGE", "postgres");
             run(cmd);
