@@ -236,49 +236,63 @@ impl Pg {
     /// rather than trust what it holds.
     fn watch_keys(&self, local: Arc<AtomicU64>) -> anyhow::Result<()> {
         let url = self.url.clone();
+        // Watched: if the watch ever ends (a panic), it is logged and
+        // started again, and keys are read afresh meanwhile.
         self.handle.spawn(async move {
-            let mut seen: Option<Vec<u8>> = None;
-            let mut tick = tokio::time::interval(KEYS_POLL);
-            let mut client: Option<Client> = None;
             loop {
-                tick.tick().await;
-                if client.as_ref().is_none_or(Client::is_closed) {
-                    client = match tokio_postgres::connect(&url, NoTls).await {
-                        Ok((c, connection)) => {
-                            tokio::spawn(connection);
-                            Some(c)
-                        }
-                        Err(e) => {
-                            tracing::warn!(error = %e, "watching key changes: cannot connect; keys are read afresh at every poll until it can");
-                            local.fetch_add(1, Ordering::SeqCst);
-                            continue;
-                        }
-                    };
-                }
-                let Some(c) = &client else { continue };
-                let row = c
-                    .query_opt(
-                        "SELECT v FROM fnhost_kv WHERE tbl = $1 AND k = $2",
-                        &[&COUNTERS.name, &KEYS_GENERATION.as_bytes()],
-                    )
-                    .await;
-                match row {
-                    Ok(row) => {
-                        let now = row.map(|r| r.get::<_, Vec<u8>>(0)).unwrap_or_default();
-                        if seen.as_ref().is_some_and(|s| *s != now) {
-                            local.fetch_add(1, Ordering::SeqCst);
-                        }
-                        seen = Some(now);
-                    }
-                    Err(e) => {
-                        tracing::warn!(error = %e, "watching key changes failed; keys are read afresh at every poll until it works again");
-                        local.fetch_add(1, Ordering::SeqCst);
-                        client = None;
-                    }
-                }
+                let watch = tokio::spawn(watch_keys(url.clone(), local.clone()));
+                let ended = watch.await;
+                tracing::error!(?ended, "watching key changes stopped; starting it again");
+                local.fetch_add(1, Ordering::SeqCst);
+                tokio::time::sleep(KEYS_POLL).await;
             }
         });
         Ok(())
+    }
+}
+
+/// Poll the shared keys generation forever, moving the local one when it
+/// changes; reconnect when the connection is lost.
+async fn watch_keys(url: String, local: Arc<AtomicU64>) {
+    let mut seen: Option<Vec<u8>> = None;
+    let mut tick = tokio::time::interval(KEYS_POLL);
+    let mut client: Option<Client> = None;
+    loop {
+        tick.tick().await;
+        if client.as_ref().is_none_or(Client::is_closed) {
+            client = match tokio_postgres::connect(&url, NoTls).await {
+                Ok((c, connection)) => {
+                    tokio::spawn(connection);
+                    Some(c)
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "watching key changes: cannot connect; keys are read afresh at every poll until it can");
+                    local.fetch_add(1, Ordering::SeqCst);
+                    continue;
+                }
+            };
+        }
+        let Some(c) = &client else { continue };
+        let row = c
+            .query_opt(
+                "SELECT v FROM fnhost_kv WHERE tbl = $1 AND k = $2",
+                &[&COUNTERS.name, &KEYS_GENERATION.as_bytes()],
+            )
+            .await;
+        match row {
+            Ok(row) => {
+                let now = row.map(|r| r.get::<_, Vec<u8>>(0)).unwrap_or_default();
+                if seen.as_ref().is_some_and(|s| *s != now) {
+                    local.fetch_add(1, Ordering::SeqCst);
+                }
+                seen = Some(now);
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "watching key changes failed; keys are read afresh at every poll until it works again");
+                local.fetch_add(1, Ordering::SeqCst);
+                client = None;
+            }
+        }
     }
 }
 
