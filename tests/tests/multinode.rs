@@ -220,3 +220,29 @@ fn a_node_killed_mid_run_has_its_sessions_ended_by_another_with_the_money_exact(
     assert!(delivered >= ids.len());
     ns[1].audit();
 }
+
+#[test]
+fn the_runs_in_flight_cap_holds_across_nodes() {
+    let site = Site::start("outdoor-gear.example");
+    site.slow(20_000); // runs stay in flight
+    let (_, ns) = nodes(2, &[("FNHOST_MAX_RUNS_IN_FLIGHT", "2")]);
+    let a = ns[0].account("10");
+    let body = json!({"query": format!("tents from {}/", site.origin), "max_spend_usd": 1});
+    let (c0, c1) = (ns[0].client(&a.live), ns[1].client(&a.live));
+    let first = c0.post("/sessions", body.clone()).ok();
+    c1.post("/sessions", body.clone()).ok();
+    // Each node runs one: a third, on either node, is over the account's cap.
+    c0.post("/sessions", body.clone())
+        .error(429, "concurrency_cap");
+    let refused = c1.post("/sessions", body.clone());
+    let e = refused.error(429, "concurrency_cap");
+    assert_eq!(e["limit"], json!(2), "{e}");
+    assert_eq!(e["in_flight"], json!(2), "{e}");
+    assert_eq!(refused.header("retry-after").as_deref(), Some("1"));
+    // A place frees when a run ends, whichever node ran it.
+    let id = first["id"].as_str().unwrap();
+    c1.post(&format!("/sessions/{id}/stop"), json!({})).ok();
+    let third = c1.post("/sessions", body);
+    assert_eq!(third.status, 201, "{}", third.text);
+    ns[0].audit();
+}

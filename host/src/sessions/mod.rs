@@ -25,7 +25,9 @@ use serde_json::{json, Map, Value};
 
 use crate::accounts::Mode;
 use crate::money::Micros;
-use crate::store::{self, Tx, RUNNING_SESSIONS, SESSIONS, SESSION_INDEX, SESSION_RECEIPTS};
+use crate::store::{
+    self, Tx, RUNNING_BY_SCOPE, RUNNING_SESSIONS, SESSIONS, SESSION_INDEX, SESSION_RECEIPTS,
+};
 
 /// The states of SPEC §3.2.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -251,14 +253,26 @@ pub fn get(tx: &Tx, id: &str) -> anyhow::Result<Option<Session>> {
 pub fn put(tx: &Tx, s: &Session) -> anyhow::Result<()> {
     store::put_json(tx, SESSIONS, &s.id, s)?;
     tx.put_str(SESSION_INDEX, index_key(s).as_str(), s.id.as_str())?;
+    let by_scope = format!("{}:{}:{}", s.account, s.mode.as_str(), s.id);
     if s.is_running() {
         // Marked with the node whose transaction made it run: the node
         // running it, which its lease stands for.
         tx.put_str(RUNNING_SESSIONS, &s.id, tx.node())?;
+        tx.put_str(RUNNING_BY_SCOPE, &by_scope, tx.node())?;
     } else {
         tx.remove(RUNNING_SESSIONS, &s.id)?;
+        tx.remove(RUNNING_BY_SCOPE, &by_scope)?;
     }
     Ok(())
+}
+
+/// How many sessions and extractions of an account and mode are running,
+/// on whatever node.
+pub fn running_in(tx: &Tx, account: &str, mode: Mode) -> anyhow::Result<u64> {
+    let prefix = format!("{account}:{}:", mode.as_str());
+    Ok(tx
+        .scan_str(RUNNING_BY_SCOPE, &prefix, None, usize::MAX, false)?
+        .len() as u64)
 }
 
 /// The ids of a session's receipts, in the order they were signed.

@@ -138,6 +138,9 @@ pub const LEASES: Table = Table::json("leases");
 pub const PENDING_CLAIMS: Table = Table::index("idempotency_pending");
 /// Outbox entries being delivered: outbox key → the node delivering it, until when.
 pub const OUTBOX_CLAIMS: Table = Table::json("webhook_outbox_claims");
+/// Running sessions by account and mode: `account:mode:session id` → node
+/// (what the runs-in-flight cap counts across nodes).
+pub const RUNNING_BY_SCOPE: Table = Table::index("running_by_scope");
 /// Stops asked for runs on another node: session id → "".
 pub const STOP_REQUESTS: Table = Table::index("stop_requests");
 
@@ -175,6 +178,7 @@ const ALL: &[Table] = &[
     PENDING_CLAIMS,
     OUTBOX_CLAIMS,
     STOP_REQUESTS,
+    RUNNING_BY_SCOPE,
 ];
 
 /// Where an installation keeps its data.
