@@ -157,6 +157,17 @@ fn replay(status: u16, body: Value, request_id: &str) -> Response {
 impl Idem {
     /// Store the response inside the transaction that made its effects.
     pub fn complete_in(&self, tx: &Tx, status: StatusCode, body: &Value) -> anyhow::Result<()> {
+        // Still this request's claim: if it was released meanwhile (its
+        // node judged dead) and a retry claimed the key, these effects must
+        // not commit beside the retry's.
+        let ours = tx
+            .get_json::<Record>(IDEMPOTENCY, &self.table_key)?
+            .is_some_and(|r| r.request_id == self.request_id && r.response.is_none());
+        anyhow::ensure!(
+            ours,
+            "the Idempotency-Key claim of request {} was released before it finished",
+            self.request_id
+        );
         let record = Record {
             fingerprint: self.fingerprint.clone(),
             request_id: self.request_id.clone(),
@@ -196,7 +207,7 @@ pub async fn respond(
         .write_async(move |tx| -> anyhow::Result<()> {
             match stored {
                 Some((status, body)) => idem.complete_in(tx, status, &body),
-                None => release(tx, &idem.table_key),
+                None => release_own(tx, &idem),
             }
         })
         .await;
@@ -218,6 +229,17 @@ pub fn release(tx: &Tx, table_key: &str) -> anyhow::Result<()> {
         .is_some_and(|r| r.response.is_none())
     {
         tx.remove(IDEMPOTENCY, table_key)?;
+    }
+    Ok(())
+}
+
+/// Free this request's own claim (a 5xx or 429), and nobody else's.
+fn release_own(tx: &Tx, idem: &Idem) -> anyhow::Result<()> {
+    let ours = tx
+        .get_json::<Record>(IDEMPOTENCY, &idem.table_key)?
+        .is_some_and(|r| r.request_id == idem.request_id && r.response.is_none());
+    if ours {
+        release(tx, &idem.table_key)?;
     }
     Ok(())
 }

@@ -31,6 +31,16 @@ pub const MONITOR_SCHEDULER: &str = "monitor-scheduler";
 struct Node {
     heartbeat_ms: i64,
     started_at: String,
+    /// The process writing the heartbeats (a node id is kept across
+    /// restarts; two live processes must never share one).
+    #[serde(default)]
+    instance: String,
+}
+
+/// This process, among the lives of its node.
+fn instance() -> &'static str {
+    static INSTANCE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    INSTANCE.get_or_init(|| crate::ids::new_id("inst"))
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -66,6 +76,7 @@ pub fn beat(tx: &Tx) -> anyhow::Result<()> {
         &Node {
             heartbeat_ms: now,
             started_at,
+            instance: instance().to_string(),
         },
     )?;
     let nodes: Vec<(String, Node)> = tx.scan_json(NODES, "", None, usize::MAX, false)?;
@@ -77,12 +88,14 @@ pub fn beat(tx: &Tx) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Take or renew the singleton lease `name` for `lease_ms`; true while this
-/// node holds it.
+/// Take or renew the singleton lease `name`; true while this node holds it.
+/// It passes to another node only when its holder is dead (not when a
+/// slow tick let it run out), so a job is never handed over mid-way by a
+/// live holder.
 pub fn hold(tx: &Tx, name: &str, lease_ms: u64) -> anyhow::Result<bool> {
     let now = now_ms();
     if let Some(l) = tx.get_json::<Lease>(LEASES, name)? {
-        if l.node != tx.node() && l.until_ms > now && is_alive(tx, &l.node, lease_ms)? {
+        if l.node != tx.node() && is_alive(tx, &l.node, lease_ms)? {
             return Ok(false);
         }
     }
@@ -122,6 +135,39 @@ pub fn release_own_claims(tx: &Tx) -> anyhow::Result<usize> {
         }
     }
     Ok(n)
+}
+
+/// At start-up on a shared database: wait until no other process still
+/// beats under this node's id (a previous life killed a moment ago stops
+/// within `lease_ms`); refuse to start if one goes on beating, since two
+/// processes sharing a node id would end each other's runs.
+pub fn wait_for_previous_life(store: &crate::store::Store, lease_ms: u64) -> anyhow::Result<()> {
+    let read = || -> anyhow::Result<Option<Node>> {
+        store.read(|tx| tx.get_json::<Node>(NODES, tx.node()))
+    };
+    let Some(first) = read()? else { return Ok(()) };
+    if first.instance == instance() || first.heartbeat_ms + (lease_ms as i64) < now_ms() {
+        return Ok(());
+    }
+    tracing::info!(
+        node = store.node(),
+        "waiting for this node's previous life to stop beating"
+    );
+    let started = std::time::Instant::now();
+    let lease = Duration::from_millis(lease_ms);
+    loop {
+        std::thread::sleep(Duration::from_millis(250));
+        let Some(now) = read()? else { return Ok(()) };
+        if now.heartbeat_ms != first.heartbeat_ms {
+            anyhow::bail!(
+                "node id {} is in use by another running fnhost; give each node its own data directory (it holds the node's id in `node-id`)",
+                store.node()
+            );
+        }
+        if started.elapsed() >= lease {
+            return Ok(());
+        }
+    }
 }
 
 /// The heartbeat loop of a node on a shared database (run under `supervise`).

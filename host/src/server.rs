@@ -29,6 +29,7 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
         // Other nodes may be mid-request and mid-run: only what this node
         // left is released now; what other dead nodes left goes by the
         // lease rules (`crate::nodes`).
+        crate::nodes::wait_for_previous_life(&store, config.node_lease_ms)?;
         store.write(crate::nodes::beat)?;
         let freed = store.write(crate::nodes::release_own_claims)?;
         if freed > 0 {

@@ -27,7 +27,8 @@ use crate::idempotency;
 use crate::money::Micros;
 use crate::openapi::schemas;
 use crate::sessions::api::{
-    all_rows, check_caps, owned, parse_seq, receipt_ids, reserve, sse, wait_until_done, MAX_WAIT_S,
+    all_rows, check_caps, check_runs_in_flight, owned, parse_seq, receipt_ids, reserve, sse,
+    wait_until_done, MAX_WAIT_S,
 };
 use crate::sessions::{events, run, Kind, Session, Status};
 use crate::state::AppState;
@@ -241,6 +242,7 @@ async fn refresh(
     let (stored, answer) = state
         .store
         .write_async(move |tx| -> Result<(Session, Value), ApiError> {
+            check_runs_in_flight(tx, &st, &caller_c)?;
             check_caps(tx, &caller_c, max_spend)?;
             let r = reserve(tx, &st, &caller_c, max_spend, &fresh.id)?;
             fresh.reservation = r.id;
@@ -450,6 +452,7 @@ pub(crate) async fn open(
     let (stored, answer) = state
         .store
         .write_async(move |tx| -> Result<(Vec<Session>, Value), ApiError> {
+            check_runs_in_flight(tx, &st, &caller_c)?;
             let mut stored = Vec::with_capacity(extractions.len());
             let total = Micros(extractions.iter().map(|e| e.max_spend.0).sum());
             for mut e in extractions {

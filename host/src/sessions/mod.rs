@@ -255,10 +255,13 @@ pub fn put(tx: &Tx, s: &Session) -> anyhow::Result<()> {
     tx.put_str(SESSION_INDEX, index_key(s).as_str(), s.id.as_str())?;
     let by_scope = format!("{}:{}:{}", s.account, s.mode.as_str(), s.id);
     if s.is_running() {
-        // Marked with the node whose transaction made it run: the node
-        // running it, which its lease stands for.
-        tx.put_str(RUNNING_SESSIONS, &s.id, tx.node())?;
-        tx.put_str(RUNNING_BY_SCOPE, &by_scope, tx.node())?;
+        // Marked, when it starts to run, with the node whose transaction
+        // made it run: the node running it, which its lease stands for.
+        // Later writes (its pages, a proposal read elsewhere) keep the mark.
+        if tx.get_str(RUNNING_SESSIONS, &s.id)?.is_none() {
+            tx.put_str(RUNNING_SESSIONS, &s.id, tx.node())?;
+            tx.put_str(RUNNING_BY_SCOPE, &by_scope, tx.node())?;
+        }
     } else {
         tx.remove(RUNNING_SESSIONS, &s.id)?;
         tx.remove(RUNNING_BY_SCOPE, &by_scope)?;
@@ -282,6 +285,11 @@ pub fn receipt_ids(tx: &Tx, id: &str) -> anyhow::Result<Vec<String>> {
         .into_iter()
         .map(|(_, rid)| rid)
         .collect())
+}
+
+/// The node running a session, if it is running.
+pub fn runner(tx: &Tx, id: &str) -> anyhow::Result<Option<String>> {
+    tx.get_str(RUNNING_SESSIONS, id)
 }
 
 /// Running sessions and the node each runs on.

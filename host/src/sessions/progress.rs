@@ -130,6 +130,11 @@ fn apply(tx: &Tx, id: &str, effects: Vec<Effect>) -> anyhow::Result<()> {
     if !s.is_running() {
         anyhow::bail!("session {id} is no longer running");
     }
+    // Fenced: a run another node has taken over (this node was judged
+    // dead) writes nothing more into it.
+    if super::runner(tx, id)?.as_deref() != Some(tx.node()) {
+        anyhow::bail!("session {id} is no longer run by this node");
+    }
     for effect in effects {
         match effect {
             Effect::Event { phase, data } => {

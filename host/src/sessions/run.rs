@@ -204,7 +204,7 @@ pub fn spawn(state: AppState, session: Session, slot: Arc<RunSlot>, claim: RunCl
             _ = stop_signal.wait_for(|stop| *stop) => Outcome::Stopped { stop: StopReason::Requested, reason: "stopped on request".into() },
         };
         drop(run);
-        if let Err(e) = finish(&state, &id, outcome).await {
+        if let Err(e) = finish_own(&state, &id, outcome).await {
             // The watchdog ends it once the claim is gone.
             tracing::error!(session = %id, error = %e, "failed to end a run; the watchdog will");
         }
@@ -899,6 +899,25 @@ fn identity_of(record: &Map<String, Value>, page_url: &str) -> String {
 /// End a run: settle its receipts, release the rest, set the status, append
 /// the terminal event and enqueue the notification, in one transaction.
 pub async fn finish(state: &AppState, session_id: &str, outcome: Outcome) -> anyhow::Result<()> {
+    end_run(state, session_id, outcome, false).await
+}
+
+/// A run's own end: only while this node still runs the session (if it was
+/// judged dead and another node ended it, perhaps a new turn runs now).
+pub async fn finish_own(
+    state: &AppState,
+    session_id: &str,
+    outcome: Outcome,
+) -> anyhow::Result<()> {
+    end_run(state, session_id, outcome, true).await
+}
+
+async fn end_run(
+    state: &AppState,
+    session_id: &str,
+    outcome: Outcome,
+    own_only: bool,
+) -> anyhow::Result<()> {
     let id = session_id.to_string();
     let public_url = state.config.public_url();
     let ended = state
@@ -908,6 +927,9 @@ pub async fn finish(state: &AppState, session_id: &str, outcome: Outcome) -> any
                 return Ok(false);
             };
             if !s.is_running() {
+                return Ok(false);
+            }
+            if own_only && super::runner(tx, &id)?.as_deref() != Some(tx.node()) {
                 return Ok(false);
             }
             end_in(tx, &mut s, outcome, &public_url)?;

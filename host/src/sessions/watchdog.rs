@@ -76,7 +76,10 @@ async fn check(state: &AppState, suspects: &HashSet<String>) -> anyhow::Result<H
             .store
             .write_async(move |tx| -> anyhow::Result<()> {
                 for id in stale {
-                    tx.remove(crate::store::STOP_REQUESTS, &id)?;
+                    // Still not running now (not a new turn begun since the read).
+                    if super::runner(tx, &id)?.is_none() {
+                        tx.remove(crate::store::STOP_REQUESTS, &id)?;
+                    }
                 }
                 Ok(())
             })

@@ -699,24 +699,31 @@ fn postgres_writer(
         let c = conn.as_ref().expect("connected");
         let durable = job.durable;
         let run = job.run;
+        // The caller's answer, kept here once the closure has run, so that a
+        // failed commit is answered with its error.
+        let mut answer: Option<Answer> = None;
         let written = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             postgres::write_on(c, node, durable, |tx| {
                 let done = run(tx);
-                (done.commit, (done, tx.touched_keys()))
+                let commit = done.commit;
+                answer = Some(done.answer);
+                (commit, tx.touched_keys())
             })
         }));
         match written {
             Err(_) => {
-                // The write panicked: its transaction is rolled back with the connection.
+                // The write panicked: its transaction is rolled back with the
+                // connection, and its caller sees an error.
                 conn = None;
             }
             Ok(Err(e)) => {
-                // The transaction failed before its closure ran or at its
-                // commit; the reply is dropped with the job when it did not run.
                 tracing::error!(error = ?e, "a database write failed");
+                if let Some(answer) = answer {
+                    answer(Err(format!("database write failed: {e:#}")));
+                }
             }
             Ok(Ok(w)) => {
-                let (done, touched) = w.out;
+                let touched = w.out;
                 if w.committed {
                     stats.commits.fetch_add(1, Ordering::Relaxed);
                     if durable {
@@ -726,7 +733,9 @@ fn postgres_writer(
                         keys_generation.fetch_add(1, Ordering::SeqCst);
                     }
                 }
-                (done.answer)(Ok(()));
+                if let Some(answer) = answer {
+                    answer(Ok(()));
+                }
             }
         }
     }

@@ -64,6 +64,42 @@ pub fn schema_version() -> i32 {
     MIGRATIONS.last().map(|m| m.0).unwrap_or(0)
 }
 
+/// The URL's settings, with the bounds a shared database needs unless the
+/// URL sets its own: a node that freezes or vanishes while it holds the
+/// write lock must not stop every other node's writes for long.
+///
+/// - a transaction idle for 30 s is ended by the server (its lock freed);
+/// - a statement runs at most 60 s, waiting for the write lock included;
+/// - a connection is given 10 s to open, and TCP keepalives notice a peer
+///   gone silent within about a minute.
+fn connection_config(url: &str) -> anyhow::Result<tokio_postgres::Config> {
+    let mut config: tokio_postgres::Config = url
+        .parse()
+        .context("postgres_url is not a PostgreSQL connection string")?;
+    let options = config.get_options().unwrap_or("").to_string();
+    let mut add = Vec::new();
+    for (name, value) in [
+        ("idle_in_transaction_session_timeout", "30s"),
+        ("statement_timeout", "60s"),
+    ] {
+        if !options.contains(name) {
+            add.push(format!("-c {name}={value}"));
+        }
+    }
+    if !add.is_empty() {
+        config.options(format!("{options} {}", add.join(" ")).trim());
+    }
+    if config.get_connect_timeout().is_none() {
+        config.connect_timeout(Duration::from_secs(10));
+    }
+    config
+        .keepalives(true)
+        .keepalives_idle(Duration::from_secs(30))
+        .keepalives_interval(Duration::from_secs(10))
+        .keepalives_retries(3);
+    Ok(config)
+}
+
 /// One connection and its prepared statements.
 pub(super) struct Conn {
     client: Client,
@@ -75,6 +111,10 @@ pub(super) struct Conn {
     /// The open transaction's opening statements, until they go out with
     /// its first statement.
     opening: RefCell<Option<String>>,
+    /// A statement of the open transaction failed: the server has aborted
+    /// it, and it must not be reported committed (PostgreSQL answers the
+    /// COMMIT of an aborted transaction with a rollback, not an error).
+    failed: std::cell::Cell<bool>,
     /// The open transaction's writes not sent yet: the value, or `None`
     /// for a removal.
     unsent: RefCell<BTreeMap<(&'static str, Vec<u8>), Option<Vec<u8>>>>,
@@ -140,9 +180,9 @@ impl Pg {
 
     /// A bare client whose connection runs on the engine's runtime.
     fn client(&self) -> anyhow::Result<Client> {
-        let url = self.url.clone();
+        let config = connection_config(&self.url)?;
         let connected = block_on(self.handle.spawn(async move {
-            let (client, connection) = tokio_postgres::connect(&url, NoTls).await?;
+            let (client, connection) = config.connect(NoTls).await?;
             tokio::spawn(async move {
                 if let Err(e) = connection.await {
                     tracing::warn!(error = %e, "a PostgreSQL connection ended");
@@ -176,6 +216,7 @@ impl Pg {
             ranges: RefCell::new(HashMap::new()),
             in_tx: std::cell::Cell::new(false),
             opening: RefCell::new(None),
+            failed: std::cell::Cell::new(false),
             unsent: RefCell::new(BTreeMap::new()),
         })
     }
@@ -186,6 +227,11 @@ impl Pg {
         let mut pool = self.pool.lock().unwrap_or_else(|p| p.into_inner());
         loop {
             if let Some(conn) = pool.pop() {
+                if conn.is_closed() {
+                    // Lost while idle: open another instead.
+                    self.open.fetch_sub(1, Ordering::SeqCst);
+                    continue;
+                }
                 return Ok(Pooled {
                     pg: self,
                     conn: Some(conn),
@@ -201,6 +247,7 @@ impl Pg {
                     }),
                     Err(e) => {
                         self.open.fetch_sub(1, Ordering::SeqCst);
+                        self.returned.notify_one();
                         Err(e)
                     }
                 };
@@ -260,7 +307,14 @@ async fn watch_keys(url: String, local: Arc<AtomicU64>) {
     loop {
         tick.tick().await;
         if client.as_ref().is_none_or(Client::is_closed) {
-            client = match tokio_postgres::connect(&url, NoTls).await {
+            let config = match connection_config(&url) {
+                Ok(c) => c,
+                Err(e) => {
+                    tracing::error!(error = ?e, "watching key changes: bad postgres_url");
+                    return;
+                }
+            };
+            client = match config.connect(NoTls).await {
                 Ok((c, connection)) => {
                     tokio::spawn(connection);
                     Some(c)
@@ -394,6 +448,7 @@ impl Conn {
         }
         self.unsent.borrow_mut().clear();
         *self.opening.borrow_mut() = Some(sql.to_string());
+        self.failed.set(false);
         self.in_tx.set(true);
         Ok(())
     }
@@ -416,17 +471,20 @@ impl Conn {
         statement: impl std::future::Future<Output = Result<T, tokio_postgres::Error>>,
     ) -> anyhow::Result<T> {
         let opening = self.opening.borrow_mut().take();
-        match opening {
+        let out = match opening {
             None => block_on(statement).map_err(db_err),
             Some(open) => {
                 let (opened, out) = block_on(futures::future::join(
                     self.client.batch_execute(&open),
                     statement,
                 ));
-                opened.map_err(db_err)?;
-                out.map_err(db_err)
+                opened.map_err(db_err).and_then(|()| out.map_err(db_err))
             }
+        };
+        if out.is_err() {
+            self.failed.set(true);
         }
+        out
     }
 
     /// The unsent writes as the arrays of the two batch statements.
@@ -480,6 +538,10 @@ impl Conn {
 
     /// Send the unsent writes and COMMIT, in one round trip.
     fn commit(&self) -> anyhow::Result<()> {
+        if self.failed.get() {
+            self.end("ROLLBACK")?;
+            anyhow::bail!("a statement of the transaction failed; it was rolled back");
+        }
         if self.opening.borrow().is_some() && self.unsent.borrow().is_empty() {
             // Nothing was read or written.
             return self.end("COMMIT");

@@ -206,7 +206,7 @@ impl Worker {
         if candidates.is_empty() {
             return Ok(next);
         }
-        let until = now + self.timeout.as_millis() as i64 + CLAIM_MARGIN_MS;
+        let hold_ms = self.timeout.as_millis() as i64 + CLAIM_MARGIN_MS;
         let batch = self
             .state
             .store
@@ -219,9 +219,10 @@ impl Worker {
                     {
                         continue;
                     }
+                    // From the moment of the claim, not of the read before it.
                     let claim = Claim {
                         node: tx.node().to_string(),
-                        until_ms: until,
+                        until_ms: now_ms() + hold_ms,
                     };
                     tx.put_json(OUTBOX_CLAIMS, &key, &claim)?;
                     claimed.push((key, entry));

@@ -1,7 +1,7 @@
 //! Estimating and creating a session: the planner's reading, the price, and
 //! `open_session`, where a session's caps, reservation and first events commit.
 
-use super::{check_caps, reserve, sse, MAX_GUIDANCE_CHARS, MAX_QUERY_CHARS};
+use super::{check_caps, check_runs_in_flight, reserve, sse, MAX_GUIDANCE_CHARS, MAX_QUERY_CHARS};
 use crate::accounts::Mode;
 use crate::auth::Caller;
 use crate::http::middleware::RequestId;
@@ -326,6 +326,7 @@ pub(crate) async fn open_session(
     let session = state
         .store
         .write_async(move |tx| -> Result<Session, ApiError> {
+            check_runs_in_flight(tx, &st, &caller)?;
             check_caps(tx, &caller, max_spend)?;
             let r = reserve(tx, &st, &caller, max_spend, &session.id)?;
             session.reservation = r.id;

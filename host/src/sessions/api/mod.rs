@@ -87,9 +87,29 @@ pub(crate) fn check_caps(tx: &Tx, caller: &Caller, amount: Micros) -> Result<(),
     Ok(())
 }
 
-/// The opening of every run's money: on a shared database, the account's
-/// runs in flight across every node against the cap (each node's own slots
-/// only see its own runs); then the reservation.
+/// On a shared database, the account's runs in flight on every node
+/// against the cap (each node's own slots see only its own runs), checked
+/// once at the start of the transaction that opens a run (or a batch).
+pub(crate) fn check_runs_in_flight(
+    tx: &Tx,
+    state: &AppState,
+    caller: &Caller,
+) -> Result<(), ApiError> {
+    if !state.store.is_shared() {
+        return Ok(());
+    }
+    let limit = state.config.max_runs_in_flight as u64;
+    let in_flight = crate::sessions::running_in(tx, &caller.account.id, caller.mode())?;
+    if in_flight >= limit {
+        return Err(ApiError::ConcurrencyCap {
+            retry_after_s: 1,
+            limit,
+            in_flight,
+        });
+    }
+    Ok(())
+}
+
 pub(crate) fn reserve(
     tx: &Tx,
     state: &AppState,
@@ -97,17 +117,6 @@ pub(crate) fn reserve(
     amount: Micros,
     purpose: &str,
 ) -> Result<ledger::Reservation, ApiError> {
-    if state.store.is_shared() {
-        let limit = state.config.max_runs_in_flight as u64;
-        let in_flight = crate::sessions::running_in(tx, &caller.account.id, caller.mode())?;
-        if in_flight >= limit {
-            return Err(ApiError::ConcurrencyCap {
-                retry_after_s: 1,
-                limit,
-                in_flight,
-            });
-        }
-    }
     let before = ledger::balance(tx, &caller.account.id, caller.mode())?;
     let r = ledger::reserve(tx, &caller.account.id, caller.mode(), amount, purpose).map_err(
         |e| match e {

@@ -48,7 +48,14 @@ pub(super) async fn stop(
             let sid = id.clone();
             state
                 .store
-                .write_async(move |tx| tx.put_str(crate::store::STOP_REQUESTS, &sid, ""))
+                .write_async(move |tx| -> anyhow::Result<()> {
+                    // Only for the run in flight now: one that has ended
+                    // takes no stop, and its next turn none of its.
+                    if crate::sessions::runner(tx, &sid)?.is_some() {
+                        tx.put_str(crate::store::STOP_REQUESTS, &sid, "")?;
+                    }
+                    Ok(())
+                })
                 .await?;
         } else {
             // The run is between its commit and its end; it is ending anyway.

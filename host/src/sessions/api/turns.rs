@@ -17,7 +17,7 @@ use axum::Extension;
 use serde_json::{json, Value};
 
 use super::create::{plan, price};
-use super::{check_caps, own, reserve, PROPOSAL_TTL_MIN};
+use super::{check_caps, check_runs_in_flight, own, reserve, PROPOSAL_TTL_MIN};
 use crate::sessions::intent::Intent;
 
 /// A priced follow-up turn, waiting for confirmation.
@@ -217,6 +217,7 @@ pub(super) async fn add_turn(
             if s.turn + 1 != p.turn {
                 return Err(ApiError::invalid("proposal", "this proposal is for another turn"));
             }
+            check_runs_in_flight(tx, &st, &caller)?;
             check_caps(tx, &caller, max_spend)?;
             let r = reserve(tx, &st, &caller, max_spend, &s.id)?;
             p.used = true;
