@@ -157,12 +157,13 @@ fn replay(status: u16, body: Value, request_id: &str) -> Response {
 impl Idem {
     /// Store the response inside the transaction that made its effects.
     pub fn complete_in(&self, tx: &Tx, status: StatusCode, body: &Value) -> anyhow::Result<()> {
-        // Still this request's claim: if it was released meanwhile (its
-        // node judged dead) and a retry claimed the key, these effects must
-        // not commit beside the retry's.
+        // Still this request's claim (its answer may be stored already, by
+        // the transaction of its effects): if it was released meanwhile
+        // (its node judged dead) and a retry claimed the key, these effects
+        // must not commit beside the retry's.
         let ours = tx
             .get_json::<Record>(IDEMPOTENCY, &self.table_key)?
-            .is_some_and(|r| r.request_id == self.request_id && r.response.is_none());
+            .is_some_and(|r| r.request_id == self.request_id);
         anyhow::ensure!(
             ours,
             "the Idempotency-Key claim of request {} was released before it finished",

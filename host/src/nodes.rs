@@ -1,9 +1,13 @@
 //! Nodes and their leases: what lets several fnhost processes share one
 //! database.
 //!
-//! Every process is a node with a fresh id (`Store::node`). It writes a
-//! heartbeat every [`HEARTBEAT`]; a node whose last heartbeat is older than
-//! `node_lease_ms` has lost its lease, and with it:
+//! Every process is a node, with the id its data directory keeps
+//! (`Store::node`). It writes a heartbeat every [`HEARTBEAT`], on a
+//! connection of its own and without the write lock, so that neither its
+//! own queued writes nor other nodes' transactions delay it. A node whose
+//! heartbeat another node has watched standing still for `node_lease_ms`
+//! (by the watcher's own clock: clocks are never compared) has lost its
+//! lease, and with it:
 //!
 //! - its runs: sessions it marked running are ended by the watchdog of any
 //!   other node, settling exactly their committed receipts, as a restart
@@ -12,9 +16,14 @@
 //!   so the client's retry runs);
 //! - its singleton jobs (the monitor scheduler), taken over by another node.
 //!
+//! A node judged dead that was only slow is fenced: its runs' page writes
+//! and ends check that the session is still marked with it.
+//!
 //! On redb there is one node, and a restart does all of this at start-up.
 
-use std::time::Duration;
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
@@ -53,19 +62,38 @@ fn now_ms() -> i64 {
     chrono::Utc::now().timestamp_millis()
 }
 
-/// Is `node` alive: this node, or one whose heartbeat is within the lease?
+/// What this process has seen of other nodes' heartbeats: the last value
+/// read, and when (by this process's own clock) it was first read. A node
+/// is judged by whether its heartbeat moves, never by comparing its clock
+/// with ours.
+fn seen() -> &'static Mutex<HashMap<String, (i64, Instant)>> {
+    static SEEN: OnceLock<Mutex<HashMap<String, (i64, Instant)>>> = OnceLock::new();
+    SEEN.get_or_init(Default::default)
+}
+
+/// Is `node` alive: this node, or one whose heartbeat has moved within the
+/// lease as this process watched it? A node first seen now counts as alive
+/// for a lease: it has to be watched standing still before it is dead.
 pub fn is_alive(tx: &Tx, node: &str, lease_ms: u64) -> anyhow::Result<bool> {
     if node == tx.node() {
         return Ok(true);
     }
-    Ok(tx
-        .get_json::<Node>(NODES, node)?
-        .is_some_and(|n| n.heartbeat_ms + lease_ms as i64 > now_ms()))
+    let Some(n) = tx.get_json::<Node>(NODES, node)? else {
+        // Never beat, or forgotten long ago.
+        return Ok(false);
+    };
+    let mut seen = seen().lock().unwrap_or_else(|p| p.into_inner());
+    let entry = seen
+        .entry(node.to_string())
+        .or_insert((n.heartbeat_ms, Instant::now()));
+    if entry.0 != n.heartbeat_ms {
+        *entry = (n.heartbeat_ms, Instant::now());
+    }
+    Ok(entry.1.elapsed() < Duration::from_millis(lease_ms))
 }
 
-/// Write this node's heartbeat, and forget nodes long gone.
+/// Write this node's heartbeat (a row only this node writes).
 pub fn beat(tx: &Tx) -> anyhow::Result<()> {
-    let now = now_ms();
     let started_at = tx
         .get_json::<Node>(NODES, tx.node())?
         .map(|n| n.started_at)
@@ -74,14 +102,19 @@ pub fn beat(tx: &Tx) -> anyhow::Result<()> {
         NODES,
         tx.node(),
         &Node {
-            heartbeat_ms: now,
+            heartbeat_ms: now_ms(),
             started_at,
             instance: instance().to_string(),
         },
-    )?;
+    )
+}
+
+/// Forget nodes gone for a day.
+fn forget_long_gone(tx: &Tx) -> anyhow::Result<()> {
+    let now = now_ms();
     let nodes: Vec<(String, Node)> = tx.scan_json(NODES, "", None, usize::MAX, false)?;
     for (id, n) in nodes {
-        if n.heartbeat_ms + FORGET_AFTER_MS < now {
+        if id != tx.node() && n.heartbeat_ms + FORGET_AFTER_MS < now {
             tx.remove(NODES, &id)?;
         }
     }
@@ -172,22 +205,40 @@ pub fn wait_for_previous_life(store: &crate::store::Store, lease_ms: u64) -> any
 
 /// The heartbeat loop of a node on a shared database (run under `supervise`).
 pub async fn heartbeat(state: crate::state::AppState) {
+    loop {
+        // The heartbeat itself, on a connection of its own: it waits
+        // neither for this node's queued writes nor for the write lock.
+        let store = state.store.clone();
+        let beaten = tokio::task::spawn_blocking(move || store.write_own_rows(beat)).await;
+        match beaten {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => tracing::error!(error = ?e, "node heartbeat failed"),
+            Err(e) => tracing::error!(error = %e, "node heartbeat task failed"),
+        }
+        tokio::time::sleep(HEARTBEAT).await;
+    }
+}
+
+/// Release what dead nodes left (their pending Idempotency-Key claims),
+/// and forget nodes gone for a day: once a second, apart from the
+/// heartbeat so that neither waits for the other (run under `supervise`).
+pub async fn reap(state: crate::state::AppState) {
     let lease_ms = state.config.node_lease_ms;
     loop {
-        let beat = state
+        let reaped = state
             .store
             .write_async(move |tx| -> anyhow::Result<usize> {
-                beat(tx)?;
+                forget_long_gone(tx)?;
                 release_dead_claims(tx, lease_ms)
             })
             .await;
-        match beat {
+        match reaped {
             Ok(0) => {}
             Ok(n) => tracing::info!(
                 released = n,
                 "released idempotency keys of a dead node's unfinished requests"
             ),
-            Err(e) => tracing::error!(error = ?e, "node heartbeat failed"),
+            Err(e) => tracing::error!(error = ?e, "releasing dead nodes' claims failed"),
         }
         tokio::time::sleep(HEARTBEAT).await;
     }

@@ -98,6 +98,8 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
         // Keeps this node's lease, and releases what dead nodes left.
         let s = state.clone();
         crate::supervise::supervise("node heartbeat", move || crate::nodes::heartbeat(s.clone()));
+        let s = state.clone();
+        crate::supervise::supervise("dead nodes' claims", move || crate::nodes::reap(s.clone()));
         // Events committed by other nodes wake no one here: look for them
         // at this pace (SSE streams and long-polls on any node).
         let bus = state.bus.clone();

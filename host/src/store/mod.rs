@@ -494,6 +494,26 @@ impl Store {
         Ok(out)
     }
 
+    /// A durable write of rows that only this node writes (its heartbeat),
+    /// on the calling thread: on PostgreSQL it does not take the write
+    /// lock, so it never waits behind other nodes' transactions. Anything
+    /// another node may write goes through `write` or `write_async`.
+    pub fn write_own_rows<R, E>(&self, f: impl FnOnce(&Tx) -> Result<R, E>) -> Result<R, E>
+    where
+        E: From<anyhow::Error>,
+    {
+        match &self.inner.engine {
+            Engine::Redb(_) => self.write(f),
+            Engine::Postgres(pg) => {
+                let written = pg.write_unlocked(&self.inner.node, |tx| {
+                    let out = f(tx);
+                    (out.is_ok(), out)
+                })?;
+                written.out
+            }
+        }
+    }
+
     /// `write_relaxed` through the writer thread, queued now and awaited
     /// later (or polled): writes queued one after another apply in that
     /// order, whatever their callers do meanwhile.

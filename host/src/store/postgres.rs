@@ -277,6 +277,30 @@ impl Pg {
         write_on(conn.get(), node, durable, f)
     }
 
+    /// A write that does not take the write lock: only for rows no other
+    /// node writes (a node's own heartbeat), so that it never waits behind
+    /// other nodes' transactions.
+    pub(super) fn write_unlocked<R>(
+        &self,
+        node: &str,
+        f: impl FnOnce(&Tx) -> (bool, R),
+    ) -> anyhow::Result<Written<R>> {
+        let conn = self.checkout()?;
+        let conn = conn.get();
+        conn.begin("BEGIN")?;
+        let tx = Tx::new(conn, true, node);
+        let (commit, out) = f(&tx);
+        if commit {
+            conn.commit()?;
+        } else {
+            conn.end("ROLLBACK")?;
+        }
+        Ok(Written {
+            out,
+            committed: commit,
+        })
+    }
+
     /// Bump the local keys generation whenever another node moves the
     /// shared one. A lost connection is opened again; until it is, the
     /// local generation moves every poll, so the cache reads keys afresh
