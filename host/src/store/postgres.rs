@@ -530,13 +530,9 @@ impl Conn {
         out
     }
 
-    /// Send the transaction's unsent writes: one statement for the puts,
-    /// one for the removals, in one round trip.
-    fn send_writes(&self) -> anyhow::Result<()> {
-        let w = self.take_unsent();
-        if w.put_tables.is_empty() && w.del_tables.is_empty() {
-            return Ok(());
-        }
+    /// The two batch statements of `w` (the puts, then the removals),
+    /// pipelined on the connection when awaited.
+    async fn write_batches(&self, w: &Unsent) -> Result<(), tokio_postgres::Error> {
         let puts = async {
             if w.put_tables.is_empty() {
                 return Ok(0);
@@ -551,13 +547,17 @@ impl Conn {
             let params: [&(dyn ToSql + Sync); 2] = [&w.del_tables, &w.del_keys];
             self.client.execute(&self.del, &params).await
         };
-        let (put, del) = self.send(async {
-            let (p, d) = futures::future::join(puts, dels).await;
-            Ok::<_, tokio_postgres::Error>((p, d))
-        })?;
-        put.map_err(db_err)?;
-        del.map_err(db_err)?;
-        Ok(())
+        let (put, del) = futures::future::join(puts, dels).await;
+        put.and(del).map(|_| ())
+    }
+
+    /// Send the transaction's unsent writes, in one round trip.
+    fn send_writes(&self) -> anyhow::Result<()> {
+        let w = self.take_unsent();
+        if w.put_tables.is_empty() && w.del_tables.is_empty() {
+            return Ok(());
+        }
+        self.send(self.write_batches(&w))
     }
 
     /// Send the unsent writes and COMMIT, in one round trip.
@@ -570,12 +570,7 @@ impl Conn {
             // Nothing was read or written.
             return self.end("COMMIT");
         }
-        let sent = self.send_writes_then_commit();
         self.in_tx.set(false);
-        sent
-    }
-
-    fn send_writes_then_commit(&self) -> anyhow::Result<()> {
         let opening = self.opening.borrow_mut().take();
         let w = self.take_unsent();
         let open = async {
@@ -584,31 +579,15 @@ impl Conn {
                 None => Ok(()),
             }
         };
-        let puts = async {
-            if w.put_tables.is_empty() {
-                return Ok(0);
-            }
-            let params: [&(dyn ToSql + Sync); 3] = [&w.put_tables, &w.put_keys, &w.put_values];
-            self.client.execute(&self.put, &params).await
-        };
-        let dels = async {
-            if w.del_tables.is_empty() {
-                return Ok(0);
-            }
-            let params: [&(dyn ToSql + Sync); 2] = [&w.del_tables, &w.del_keys];
-            self.client.execute(&self.del, &params).await
-        };
         // After a failed statement the server answers COMMIT by rolling
         // back, so the first error below is the outcome.
-        let (opened, put, del, committed) = block_on(futures::future::join4(
+        let (opened, written, committed) = block_on(futures::future::join3(
             open,
-            puts,
-            dels,
+            self.write_batches(&w),
             self.client.batch_execute("COMMIT"),
         ));
         opened.map_err(db_err)?;
-        put.map_err(db_err)?;
-        del.map_err(db_err)?;
+        written.map_err(db_err)?;
         committed.map_err(db_err)
     }
 
