@@ -155,17 +155,22 @@ fn replay(status: u16, body: Value, request_id: &str) -> Response {
 }
 
 impl Idem {
+    /// Is the key's record still this request's (not released and claimed
+    /// again by a retry)?
+    fn still_ours(&self, tx: &Tx) -> anyhow::Result<bool> {
+        Ok(tx
+            .get_json::<Record>(IDEMPOTENCY, &self.table_key)?
+            .is_some_and(|r| r.request_id == self.request_id))
+    }
+
     /// Store the response inside the transaction that made its effects.
     pub fn complete_in(&self, tx: &Tx, status: StatusCode, body: &Value) -> anyhow::Result<()> {
         // Still this request's claim (its answer may be stored already, by
         // the transaction of its effects): if it was released meanwhile
         // (its node judged dead) and a retry claimed the key, these effects
         // must not commit beside the retry's.
-        let ours = tx
-            .get_json::<Record>(IDEMPOTENCY, &self.table_key)?
-            .is_some_and(|r| r.request_id == self.request_id);
         anyhow::ensure!(
-            ours,
+            self.still_ours(tx)?,
             "the Idempotency-Key claim of request {} was released before it finished",
             self.request_id
         );
@@ -236,10 +241,8 @@ pub fn release(tx: &Tx, table_key: &str) -> anyhow::Result<()> {
 
 /// Free this request's own claim (a 5xx or 429), and nobody else's.
 fn release_own(tx: &Tx, idem: &Idem) -> anyhow::Result<()> {
-    let ours = tx
-        .get_json::<Record>(IDEMPOTENCY, &idem.table_key)?
-        .is_some_and(|r| r.request_id == idem.request_id && r.response.is_none());
-    if ours {
+    // `release` frees only a claim without an answer.
+    if idem.still_ours(tx)? {
         release(tx, &idem.table_key)?;
     }
     Ok(())

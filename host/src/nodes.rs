@@ -145,24 +145,23 @@ pub fn hold(tx: &Tx, name: &str, lease_ms: u64) -> anyhow::Result<bool> {
 
 /// Release the Idempotency-Key claims of dead nodes' unfinished requests.
 pub fn release_dead_claims(tx: &Tx, lease_ms: u64) -> anyhow::Result<usize> {
-    let pending = tx.scan_str(PENDING_CLAIMS, "", None, usize::MAX, false)?;
-    let mut n = 0;
-    for (key, node) in pending {
-        if !is_alive(tx, &node, lease_ms)? {
-            crate::idempotency::release(tx, &key)?;
-            n += 1;
-        }
-    }
-    Ok(n)
+    release_claims_of(tx, |node| Ok(!is_alive(tx, node, lease_ms)?))
 }
 
 /// At start-up: release the claims this node left unfinished in its
 /// previous life.
 pub fn release_own_claims(tx: &Tx) -> anyhow::Result<usize> {
-    let pending = tx.scan_str(PENDING_CLAIMS, "", None, usize::MAX, false)?;
+    release_claims_of(tx, |node| Ok(node == tx.node()))
+}
+
+/// Release the pending claims of the nodes `whose` picks; how many.
+fn release_claims_of(
+    tx: &Tx,
+    whose: impl Fn(&str) -> anyhow::Result<bool>,
+) -> anyhow::Result<usize> {
     let mut n = 0;
-    for (key, node) in pending {
-        if node == tx.node() {
+    for (key, node) in tx.scan_str(PENDING_CLAIMS, "", None, usize::MAX, false)? {
+        if whose(&node)? {
             crate::idempotency::release(tx, &key)?;
             n += 1;
         }
