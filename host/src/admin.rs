@@ -130,7 +130,7 @@ pub fn execute(store: &Store, op: AdminOp) -> anyhow::Result<Value> {
                 account_of(tx, &account)?;
                 let cap = optional_cap("session_cap_usd", &session_cap_usd)?.flatten();
                 let (key, secret) = keys::create(tx, &account, mode, &name, scopes, cap)?;
-                let mut v = key.to_json();
+                let mut v = serde_json::to_value(key.to_wire())?;
                 v["key"] = secret.into();
                 Ok(v)
             }
@@ -138,7 +138,7 @@ pub fn execute(store: &Store, op: AdminOp) -> anyhow::Result<Value> {
                 let acct = account_of(tx, &account)?;
                 let b = ledger::top_up(tx, &account, mode, usd("amount_usd", &amount_usd)?, "top-up")
                     .map_err(|e| anyhow::anyhow!("{e}"))?;
-                Ok(crate::platform::balance_json(&acct, mode, &b))
+                Ok(serde_json::to_value(crate::platform::balance_wire(&acct, mode, &b))?)
             }
             AdminOp::SetCaps { account, monthly_cap_usd, key, session_cap_usd } => {
                 let mut acct = account_of(tx, &account)?;
@@ -153,7 +153,7 @@ pub fn execute(store: &Store, op: AdminOp) -> anyhow::Result<Value> {
                         k.session_cap = cap;
                         keys::put(tx, &k)?;
                     }
-                    out["key"] = k.to_json();
+                    out["key"] = serde_json::to_value(k.to_wire())?;
                 }
                 Ok(out)
             }

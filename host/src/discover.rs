@@ -15,7 +15,6 @@ use std::collections::{BTreeMap, HashSet};
 
 use axum::extract::State;
 use axum::Json;
-use serde_json::{json, Value};
 use url::Url;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -23,10 +22,10 @@ use utoipa_axum::routes;
 use crate::accounts::Mode;
 use crate::auth::Caller;
 use crate::http::{ApiError, Body};
-use crate::openapi::schemas;
 use crate::plugins::{ExtractRequest, Page, PageKind};
 use crate::sessions::sources::{self, normalize, sitemap_urls, Robots};
 use crate::state::AppState;
+use crate::wire;
 
 /// The most candidates one answer lists.
 pub const MAX_CANDIDATES: usize = 50;
@@ -63,13 +62,13 @@ impl Candidate {
 /// Finds a site's catalog pages: listings, sitemaps and product pages.
 #[utoipa::path(post, path = "/discover", operation_id = "discover", tag = "discover",
     description = "Scope: sessions:write. Preview (switch `discover`). Costs $0 and writes nothing. Reads robots.txt, the sitemaps it names (or /sitemap.xml), the page at `url` and the catalog pages it links to (at most 25 pages, one at a time, robots.txt obeyed; test keys read the recordings), classifies each with the extractor, and answers at most 50 candidates, best first: listings (most products first), then sitemaps, then product pages, ties by URL. `signals` say why: `home`, `nav-link`, `sitemap`, `sitemap:category`, `sitemap:index`, `robots.txt`, `jsonld:ItemList`, `structured-data`, `embedded-state`, `repeated-cards`, `pagination`, `products-on-page:N`.",
-    request_body(content = schemas::DiscoverRequest, example = json!({ "url": "https://outdoor-gear.example/" })),
-    responses((status = 200, description = "The candidates, best first", body = schemas::DiscoverList)))]
+    request_body(content = wire::DiscoverRequest, example = json!({ "url": "https://outdoor-gear.example/" })),
+    responses((status = 200, description = "The candidates, best first", body = wire::DiscoverList)))]
 async fn discover(
     State(state): State<AppState>,
     caller: Caller,
     body: Body,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<wire::DiscoverList>, ApiError> {
     caller.require("sessions:write")?;
     let url = body.required_str("url")?;
     body.only(&["url"])?;
@@ -92,11 +91,18 @@ async fn discover(
             .map_err(|e| ApiError::invalid("url", e.to_string()))?;
     }
     let found = explore(&state, caller.mode(), &start).await;
-    let data: Vec<Value> = found
-        .iter()
-        .map(|c| json!({ "url": c.url, "kind": c.kind, "signals": c.signals }))
+    let data = found
+        .into_iter()
+        .map(|c| wire::DiscoverCandidate {
+            url: c.url,
+            kind: c.kind.to_string(),
+            signals: c.signals,
+        })
         .collect();
-    Ok(Json(json!({ "object": "list", "data": data })))
+    Ok(Json(wire::DiscoverList {
+        object: "list",
+        data,
+    }))
 }
 
 /// Reads the site and returns its candidates, best first.

@@ -164,7 +164,12 @@ impl Idem {
     }
 
     /// Store the response inside the transaction that made its effects.
-    pub fn complete_in(&self, tx: &Tx, status: StatusCode, body: &Value) -> anyhow::Result<()> {
+    pub fn complete_in(
+        &self,
+        tx: &Tx,
+        status: StatusCode,
+        body: &impl serde::Serialize,
+    ) -> anyhow::Result<()> {
         // Still this request's claim (its answer may be stored already, by
         // the transaction of its effects): if it was released meanwhile
         // (its node judged dead) and a retry claimed the key, these effects
@@ -178,7 +183,7 @@ impl Idem {
             fingerprint: self.fingerprint.clone(),
             request_id: self.request_id.clone(),
             created_at: crate::time::now(),
-            response: Some((status.as_u16(), body.clone())),
+            response: Some((status.as_u16(), serde_json::to_value(body)?)),
         };
         tx.remove(PENDING_CLAIMS, &self.table_key)?;
         store::put_json(tx, IDEMPOTENCY, &self.table_key, &record)
@@ -187,11 +192,15 @@ impl Idem {
 
 /// Answer a create operation, storing its response under its key: success
 /// and 4xx are replayed later; 5xx and 429 release the key for a retry.
-pub async fn respond(
+pub async fn respond<T: serde::Serialize>(
     state: &AppState,
     idem: Option<Idem>,
-    result: Result<(StatusCode, Value), ApiError>,
+    result: Result<(StatusCode, T), ApiError>,
 ) -> Response {
+    let result = result.and_then(|(status, body)| {
+        let body = serde_json::to_value(body).map_err(|e| ApiError::Internal(e.into()))?;
+        Ok((status, body))
+    });
     let Some(idem) = idem else {
         return match result {
             Ok((status, body)) => (status, axum::Json(body)).into_response(),

@@ -1,7 +1,6 @@
 //! API keys: creation (shown once), lookup by hash, scopes, rename, revoke.
 
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
 use crate::accounts::Mode;
@@ -45,18 +44,18 @@ impl Key {
     }
 
     /// The key as the API shows it.
-    pub fn to_json(&self) -> Value {
-        json!({
-            "id": self.id,
-            "object": "key",
-            "name": self.name,
-            "prefix": self.prefix,
-            "livemode": self.mode.livemode(),
-            "scopes": self.scopes,
-            "session_cap_usd": self.session_cap.map(|c| c.to_json()),
-            "created_at": self.created_at,
-            "revoked_at": self.revoked_at,
-        })
+    pub fn to_wire(&self) -> crate::wire::Key {
+        crate::wire::Key {
+            id: self.id.clone(),
+            object: "key",
+            name: self.name.clone(),
+            prefix: self.prefix.clone(),
+            livemode: self.mode.livemode(),
+            scopes: self.scopes.clone(),
+            session_cap_usd: self.session_cap.map(crate::wire::Usd),
+            created_at: self.created_at.clone(),
+            revoked_at: self.revoked_at.clone(),
+        }
     }
 }
 

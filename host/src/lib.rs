@@ -35,3 +35,4 @@ pub mod supervise;
 pub mod targets;
 pub mod time;
 pub mod webhooks;
+pub mod wire;

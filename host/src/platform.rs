@@ -4,7 +4,6 @@ use axum::extract::{Path, State};
 use axum::Json;
 use chrono::{Duration, NaiveDate, Utc};
 use serde::Deserialize;
-use serde_json::{json, Value};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
@@ -14,8 +13,8 @@ use crate::http::{ApiError, Body, Page, Query};
 use crate::keys;
 use crate::ledger;
 use crate::money::Micros;
-use crate::openapi::schemas;
 use crate::state::AppState;
+use crate::wire::{self, Usd};
 
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -30,50 +29,56 @@ pub fn routes() -> OpenApiRouter<AppState> {
 /// The caller's account and the key it called with.
 #[utoipa::path(get, path = "/me", operation_id = "getMe", tag = "platform",
     description = "Scope: account:read.",
-    responses((status = 200, description = "The account", body = schemas::Account)))]
+    responses((status = 200, description = "The account", body = wire::Account)))]
 
-async fn me(State(_): State<AppState>, caller: Caller) -> Result<Json<Value>, ApiError> {
+async fn me(State(_): State<AppState>, caller: Caller) -> Result<Json<wire::Account>, ApiError> {
     caller.require("account:read")?;
     let a = &caller.account;
-    Ok(Json(json!({
-        "object": "account",
-        "id": a.id,
-        "name": a.name,
-        "created_at": a.created_at,
-        "livemode": caller.mode().livemode(),
-        "fn_version": a.fn_version,
-        "monthly_cap_usd": a.monthly_cap.map(Micros::to_json),
-        "key": { "id": caller.key.id, "name": caller.key.name, "scopes": caller.key.scopes },
-    })))
+    Ok(Json(wire::Account {
+        object: "account",
+        id: a.id.clone(),
+        name: a.name.clone(),
+        created_at: a.created_at.clone(),
+        livemode: caller.mode().livemode(),
+        fn_version: a.fn_version.clone(),
+        monthly_cap_usd: a.monthly_cap.map(Usd),
+        key: wire::CallerKey {
+            id: caller.key.id.clone(),
+            name: caller.key.name.clone(),
+            scopes: caller.key.scopes.clone(),
+        },
+    }))
 }
 
 /// The balance object of an account in one mode.
-pub fn balance_json(
+pub fn balance_wire(
     account: &crate::accounts::Account,
     mode: crate::accounts::Mode,
     b: &ledger::Balance,
-) -> Value {
-    json!({
-        "object": "balance",
-        "livemode": mode.livemode(),
-        "balance_usd": b.balance.to_json(),
-        "open_reserves_usd": b.open_reserves.to_json(),
-        "available_usd": b.available().to_json(),
-        "low_balance_threshold_usd": account.low_balance_threshold.to_json(),
-        // Automatic recharge needs a payment provider, which is not configured.
-        "auto_recharge": { "enabled": false, "amount_usd": 0 },
-    })
+) -> wire::Balance {
+    wire::Balance {
+        object: "balance",
+        livemode: mode.livemode(),
+        balance_usd: Usd(b.balance),
+        open_reserves_usd: Usd(b.open_reserves),
+        available_usd: Usd(b.available()),
+        low_balance_threshold_usd: Usd(account.low_balance_threshold),
+        auto_recharge: wire::AutoRecharge::DISABLED,
+    }
 }
 
 /// The balance of the caller's account in the caller's mode.
 #[utoipa::path(get, path = "/balance", operation_id = "getBalance", tag = "platform",
     description = "Scope: account:read. A fn_test_ key sees the test balance, a fn_live_ key the live one.",
-    responses((status = 200, description = "The balance", body = schemas::Balance)))]
-async fn balance(State(state): State<AppState>, caller: Caller) -> Result<Json<Value>, ApiError> {
+    responses((status = 200, description = "The balance", body = wire::Balance)))]
+async fn balance(
+    State(state): State<AppState>,
+    caller: Caller,
+) -> Result<Json<wire::Balance>, ApiError> {
     caller.require("account:read")?;
     let (id, mode) = (caller.account.id.clone(), caller.mode());
     let b = state.store.read(|tx| ledger::balance(tx, &id, mode))?;
-    Ok(Json(balance_json(&caller.account, mode, &b)))
+    Ok(Json(balance_wire(&caller.account, mode, &b)))
 }
 
 #[derive(Deserialize)]
@@ -93,13 +98,13 @@ fn parse_date(name: &str, v: &Option<String>, default: NaiveDate) -> Result<Naiv
 /// Settled spend per UTC day.
 #[utoipa::path(get, path = "/usage", operation_id = "getUsage", tag = "platform",
     description = "Scope: account:read. The period defaults to the last 30 days and spans at most 366.",
-    params(schemas::UsageParams),
-    responses((status = 200, description = "The usage", body = schemas::Usage)))]
+    params(wire::UsageParams),
+    responses((status = 200, description = "The usage", body = wire::Usage)))]
 async fn usage(
     State(state): State<AppState>,
     caller: Caller,
     Query(q): Query<UsageQuery>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<wire::Usage>, ApiError> {
     caller.require("account:read")?;
     let today = Utc::now().date_naive();
     let to = parse_date("to", &q.to, today)?;
@@ -120,34 +125,39 @@ async fn usage(
         .read_async(move |tx| ledger::spend_by_day(tx, &id, mode, &f, &t))
         .await?;
     let total: Micros = days.iter().map(|(_, m)| *m).sum();
-    Ok(Json(json!({
-        "object": "usage",
-        "livemode": mode.livemode(),
-        "from": from.to_string(),
-        "to": to.to_string(),
-        "total_usd": total.to_json(),
-        "by_day": days.iter().map(|(d, m)| json!({ "date": d, "spend_usd": m.to_json() })).collect::<Vec<_>>(),
-    })))
+    Ok(Json(wire::Usage {
+        object: "usage",
+        livemode: mode.livemode(),
+        from: from.to_string(),
+        to: to.to_string(),
+        total_usd: Usd(total),
+        by_day: days
+            .into_iter()
+            .map(|(date, spend)| wire::UsageDay {
+                date,
+                spend_usd: Usd(spend),
+            })
+            .collect(),
+    }))
 }
 
 /// The account's keys of the caller's mode, newest first; never their text.
 #[utoipa::path(get, path = "/keys", operation_id = "listKeys", tag = "platform",
     description = "Scope: keys:read.",
-    params(schemas::PageParams),
-    responses((status = 200, description = "A page of keys", body = schemas::KeyList)))]
+    params(wire::PageParams),
+    responses((status = 200, description = "A page of keys", body = wire::KeyList)))]
 async fn list_keys(
     State(state): State<AppState>,
     caller: Caller,
     Query(q): Query<PageQuery>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<wire::KeyList>, ApiError> {
     caller.require("keys:read")?;
     let page = Page::from_query(&q)?;
     let (id, mode) = (caller.account.id.clone(), caller.mode());
     let mut all = state.store.read(|tx| keys::of_account(tx, &id, mode))?;
     all.reverse();
-    Ok(Json(
-        page.slice(all.iter().map(keys::Key::to_json).collect())?,
-    ))
+    let keys = page.slice(all.iter().map(keys::Key::to_wire).collect(), |k| &k.id)?;
+    Ok(Json(wire::KeyList::cut(&page, keys)))
 }
 
 /// A key of the caller's account and mode, or 404.
@@ -165,15 +175,15 @@ fn own_key(state: &AppState, caller: &Caller, id: &str) -> Result<keys::Key, Api
 /// Renames a key.
 #[utoipa::path(patch, path = "/keys/{id}", operation_id = "renameKey", tag = "platform",
     description = "Scope: keys:write.",
-    params(schemas::KeyId),
-    request_body = schemas::KeyRename,
-    responses((status = 200, description = "The key", body = schemas::Key)))]
+    params(wire::KeyId),
+    request_body = wire::KeyRename,
+    responses((status = 200, description = "The key", body = wire::Key)))]
 async fn rename_key(
     State(state): State<AppState>,
     caller: Caller,
     Path(id): Path<String>,
     body: Body,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<wire::Key>, ApiError> {
     caller.require("keys:write")?;
     let name = body.required_str("name")?;
     if name.chars().count() > 100 {
@@ -193,19 +203,19 @@ async fn rename_key(
             Ok(key)
         })
         .await?;
-    Ok(Json(key.to_json()))
+    Ok(Json(key.to_wire()))
 }
 
 /// Revokes a key at once; revoking twice keeps the first time.
 #[utoipa::path(post, path = "/keys/{id}/revoke", operation_id = "revokeKey", tag = "platform",
     description = "Scope: keys:write. The key fails with 401 key_revoked from the next request on.",
-    params(schemas::KeyId),
-    responses((status = 200, description = "The key, with revoked_at", body = schemas::Key)))]
+    params(wire::KeyId),
+    responses((status = 200, description = "The key, with revoked_at", body = wire::Key)))]
 async fn revoke_key(
     State(state): State<AppState>,
     caller: Caller,
     Path(id): Path<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<wire::Key>, ApiError> {
     caller.require("keys:write")?;
     own_key(&state, &caller, &id)?;
     let key = state
@@ -220,5 +230,5 @@ async fn revoke_key(
             Ok(key)
         })
         .await?;
-    Ok(Json(key.to_json()))
+    Ok(Json(key.to_wire()))
 }

@@ -10,7 +10,7 @@ use axum::Json;
 use base64::Engine;
 use ed25519_dalek::{Signer as _, SigningKey, VerifyingKey};
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::Value;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
@@ -19,6 +19,7 @@ use crate::http::ApiError;
 use crate::money::Micros;
 use crate::state::AppState;
 use crate::store::{self, META};
+use crate::wire;
 
 const B64: base64::engine::GeneralPurpose = base64::engine::general_purpose::STANDARD;
 
@@ -77,8 +78,12 @@ impl ReceiptSigner {
         }
         let message = canonical(&receipt);
         let sig = self.key.sign(message.as_bytes());
-        receipt["signature"] =
-            json!({ "alg": "ed25519", "key_id": self.key_id, "value": B64.encode(sig.to_bytes()) });
+        let signature = wire::ReceiptSignature {
+            alg: "ed25519",
+            key_id: self.key_id.clone(),
+            value: B64.encode(sig.to_bytes()),
+        };
+        receipt["signature"] = serde_json::to_value(signature).expect("a signature serializes");
         receipt
     }
 }
@@ -109,11 +114,17 @@ pub fn verify(receipt: &Value, public_key: &VerifyingKey) -> bool {
         .is_ok()
 }
 
+/// What a receipt was issued for: its `session_id` or `extraction_id`.
+#[derive(Debug, Clone, Copy)]
+pub enum Owner<'a> {
+    Session(&'a str),
+    Extraction(&'a str),
+}
+
 /// The facts a receipt states.
 pub struct Facts<'a> {
     /// `session_id` or `extraction_id`: what the receipt was issued for.
-    pub owner_field: &'static str,
-    pub session_id: &'a str,
+    pub owner: Owner<'a>,
     pub turn: u32,
     pub url: &'a str,
     pub fetched_at: &'a str,
@@ -130,25 +141,31 @@ pub struct Facts<'a> {
 
 /// A new signed receipt.
 pub fn issue(signer: &ReceiptSigner, facts: &Facts) -> Value {
-    let mut receipt = json!({
-        "id": crate::ids::new_id("rcpt"),
-        "object": "receipt",
-        "livemode": facts.livemode,
-        "turn": facts.turn,
-        "url": facts.url,
-        "fetched_at": facts.fetched_at,
-        "http_status": facts.http_status,
-        "content_sha256": facts.content_sha256,
-        "bytes": facts.bytes,
-        "records": facts.records,
-        "claim": facts.claim,
-        "cost_usd": facts.cost.to_json(),
-        "extractor": facts.extractor,
-        "source": if facts.replayed { "replay" } else { "fetch" },
-        "issued_at": crate::time::now(),
-    });
-    receipt[facts.owner_field] = json!(facts.session_id);
-    signer.sign(receipt)
+    let (session_id, extraction_id) = match facts.owner {
+        Owner::Session(id) => (Some(id.to_string()), None),
+        Owner::Extraction(id) => (None, Some(id.to_string())),
+    };
+    let receipt = wire::Receipt {
+        id: crate::ids::new_id("rcpt"),
+        object: "receipt",
+        livemode: facts.livemode,
+        session_id,
+        turn: Some(facts.turn),
+        extraction_id,
+        url: facts.url.to_string(),
+        fetched_at: facts.fetched_at.to_string(),
+        http_status: facts.http_status,
+        content_sha256: facts.content_sha256.to_string(),
+        bytes: facts.bytes as u64,
+        records: facts.records as u64,
+        claim: facts.claim.to_string(),
+        cost_usd: wire::Usd(facts.cost),
+        extractor: facts.extractor.to_string(),
+        source: if facts.replayed { "replay" } else { "fetch" },
+        issued_at: crate::time::now(),
+        signature: None,
+    };
+    signer.sign(serde_json::to_value(receipt).expect("a receipt serializes"))
 }
 
 pub fn routes() -> OpenApiRouter<AppState> {
@@ -170,7 +187,7 @@ pub fn lookup_routes() -> OpenApiRouter<AppState> {
     summary = "One signed receipt (preview: receipts)",
     description = "Scope: sessions:read. The same verifiable object as in a session's or an extraction's receipt list.",
     params(("id" = String, Path, description = "A receipt id (rcpt_...)")),
-    responses((status = 200, description = "The receipt", body = crate::openapi::schemas::Receipt))
+    responses((status = 200, description = "The receipt", body = crate::wire::Receipt))
 )]
 async fn lookup(
     State(state): State<AppState>,
@@ -202,6 +219,17 @@ pub fn find(state: &AppState, caller: &Caller, id: &str) -> Result<Value, ApiErr
     receipt.ok_or(ApiError::NotFound)
 }
 
+/// The stored receipts of `ids` that exist, in that order.
+pub fn get_many(tx: &crate::store::Tx, ids: &[String]) -> anyhow::Result<Vec<Value>> {
+    let mut out = Vec::with_capacity(ids.len());
+    for id in ids {
+        if let Some(r) = tx.get_json::<Value>(store::RECEIPTS, id)? {
+            out.push(r);
+        }
+    }
+    Ok(out)
+}
+
 /// GET /signing-keys: the public keys that verify receipts.
 #[utoipa::path(
     get,
@@ -209,30 +237,31 @@ pub fn find(state: &AppState, caller: &Caller, id: &str) -> Result<Value, ApiErr
     operation_id = "listSigningKeys",
     tag = "sessions",
     summary = "The Ed25519 public keys that verify receipts",
-    responses((status = 200, description = "The signing keys", body = crate::openapi::schemas::SigningKeyList))
+    responses((status = 200, description = "The signing keys", body = crate::wire::SigningKeyList))
 )]
 async fn signing_keys(
     State(state): State<AppState>,
     caller: Caller,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<wire::SigningKeyList>, ApiError> {
     caller.require("sessions:read")?;
     let s = &state.signer;
-    Ok(Json(json!({
-        "object": "list",
-        "has_more": false,
-        "data": [{
-            "id": s.key_id,
-            "object": "signing_key",
-            "alg": "ed25519",
-            "public_key": B64.encode(s.public_key().to_bytes()),
-            "created_at": s.created_at,
+    Ok(Json(wire::SigningKeyList {
+        object: "list",
+        has_more: false,
+        data: vec![wire::SigningKey {
+            id: s.key_id.clone(),
+            object: "signing_key",
+            alg: "ed25519",
+            public_key: B64.encode(s.public_key().to_bytes()),
+            created_at: s.created_at.clone(),
         }],
-    })))
+    }))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn signed_receipts_verify_and_tampering_breaks_them() {
@@ -241,8 +270,7 @@ mod tests {
         let again = ReceiptSigner::load_or_create(&store).unwrap();
         assert_eq!(signer.key_id, again.key_id, "the key is created once");
         let facts = Facts {
-            owner_field: "session_id",
-            session_id: "ses_1",
+            owner: Owner::Session("ses_1"),
             turn: 1,
             url: "https://shop.example/p/1",
             fetched_at: "2026-11-21T00:00:00.000Z",

@@ -14,25 +14,24 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::json;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::{to_json, Spec, MAX_BATCH, MAX_ENTITY_CHARS};
+use super::{Spec, MAX_BATCH, MAX_ENTITY_CHARS};
 use crate::auth::Caller;
 use crate::http::middleware::RequestId;
 use crate::http::pagination::PageQuery;
 use crate::http::{ApiError, Body, Page, Query};
 use crate::idempotency;
 use crate::money::Micros;
-use crate::openapi::schemas;
 use crate::sessions::api::{
-    all_rows, check_caps, check_runs_in_flight, owned, parse_seq, receipt_ids, reserve, sse,
-    wait_until_done, MAX_WAIT_S,
+    all_rows, check_caps, check_runs_in_flight, event_page, ndjson, owned, receipt_ids, reserve,
+    split_rows, sse, wait_until_done, EventsQuery, MAX_WAIT_S,
 };
 use crate::sessions::{events, run, Kind, Session, Status};
 use crate::state::AppState;
-use crate::store::{self, ROWS};
+use crate::wire::{self, Usd};
 
 /// The longest `guidance` (SPEC §8).
 const MAX_GUIDANCE_CHARS: usize = 2000;
@@ -93,9 +92,9 @@ fn last_delivery(
 /// Re-reads an extraction's page as a new extraction (preview: refresh).
 #[utoipa::path(post, path = "/extractions/{id}/refresh", operation_id = "refreshExtraction", tag = "extractions",
     description = "Scope: sessions:write. Preview (switches `extractions` and `refresh`). A new extraction of the same URL with `refresh_of` set. When the latest delivery of that URL is younger than `max_age_s`, it is served from that record at $0 (`served_from: record`, no fetch); otherwise the page is read again and `diff` counts the rows added, removed and changed against the refreshed-from extraction, or the latest delivery when that one was not delivered (the differ plugin). `max_spend_usd` defaults to the refreshed extraction's.",
-    params(schemas::ExtractionId, schemas::IdempotencyHeader),
-    request_body(content = schemas::ExtractionRefreshBody),
-    responses((status = 201, description = "The refresh", body = schemas::Extraction)))]
+    params(wire::ExtractionId, wire::IdempotencyHeader),
+    request_body(content = wire::ExtractionRefreshBody),
+    responses((status = 201, description = "The refresh", body = wire::Extraction)))]
 async fn refresh_extraction(
     State(state): State<AppState>,
     caller: Caller,
@@ -128,7 +127,7 @@ async fn refresh(
     id: &str,
     body: &Body,
     idem: Option<&idempotency::Idem>,
-) -> Result<Value, ApiError> {
+) -> Result<wire::Extraction, ApiError> {
     body.only(&["max_age_s", "max_spend_usd"])?;
     let max_age_s = match body.get("max_age_s") {
         None => None,
@@ -189,14 +188,8 @@ async fn refresh(
         // Served from the record: its rows copied, no fetch, no money.
         let answer = state
             .store
-            .write_async(move |tx| -> Result<Value, ApiError> {
-                let rows: Vec<(String, Value)> =
-                    tx.scan_json(ROWS, &format!("{}:", record.id), None, usize::MAX, false)?;
-                for (n, (_, row)) in rows.iter().enumerate() {
-                    let key = format!("{}:{}", fresh.id, store::pad(n as u64 + 1));
-                    store::put_json(tx, ROWS, &key, row)?;
-                }
-                fresh.row_count = rows.len() as u64;
+            .write_async(move |tx| -> Result<wire::Extraction, ApiError> {
+                fresh.row_count = crate::sessions::copy_rows(tx, &record.id, &fresh.id)?;
                 fresh.records = record.records;
                 fresh.qualified = record.qualified;
                 fresh.unchecked = record.unchecked;
@@ -217,14 +210,10 @@ async fn refresh(
                     &fresh.account,
                     fresh.mode,
                     "extraction.delivered",
-                    json!({
-                        "extraction_id": fresh.id, "url": fresh.url, "status": "delivered",
-                        "records": fresh.records, "claim": fresh.claim, "receipt_id": fresh.receipt_id,
-                        "spend_usd": 0,
-                    }),
+                    crate::extractions::ended_data(&fresh),
                     fresh.webhook_url.as_deref(),
                 )?;
-                let answer = to_json(&fresh, &public_url);
+                let answer = fresh.to_extraction_wire(&public_url);
                 if let Some(idem) = &idem {
                     idem.complete_in(tx, StatusCode::CREATED, &answer)?;
                 }
@@ -241,7 +230,7 @@ async fn refresh(
     let (caller_c, st) = (caller.clone(), state.clone());
     let (stored, answer) = state
         .store
-        .write_async(move |tx| -> Result<(Session, Value), ApiError> {
+        .write_async(move |tx| -> Result<(Session, wire::Extraction), ApiError> {
             check_runs_in_flight(tx, &st, &caller_c)?;
             check_caps(tx, &caller_c, max_spend)?;
             let r = reserve(tx, &st, &caller_c, max_spend, &fresh.id)?;
@@ -249,7 +238,7 @@ async fn refresh(
             let started = json!({ "url": fresh.url, "refresh_of": fresh.refresh_of, "reserved_usd": max_spend.to_json() });
             events::append(tx, &mut fresh, "started", started)?;
             crate::sessions::put(tx, &fresh)?;
-            let answer = to_json(&fresh, &public_url);
+            let answer = fresh.to_extraction_wire(&public_url);
             if let Some(idem) = &idem {
                 idem.complete_in(tx, StatusCode::CREATED, &answer)?;
             }
@@ -264,27 +253,27 @@ async fn refresh(
 /// Erases a finished extraction's customer data (preview: redaction).
 #[utoipa::path(delete, path = "/extractions/{id}", operation_id = "redactExtraction", tag = "extractions",
     description = "Scope: sessions:write. Preview (switches `extractions` and `redaction`). Erases the entity, guidance, metadata, webhook URL, rows and event payloads of a finished extraction; keeps its money, counts and receipt whole. A running one is 409 session_busy.",
-    params(schemas::ExtractionId),
-    responses((status = 200, description = "The extraction, redacted", body = schemas::Extraction)))]
+    params(wire::ExtractionId),
+    responses((status = 200, description = "The extraction, redacted", body = wire::Extraction)))]
 async fn redact(
     State(state): State<AppState>,
     caller: Caller,
     Path(id): Path<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<wire::Extraction>, ApiError> {
     let e = crate::sessions::redaction::delete(&state, &caller, &id, Kind::Extraction).await?;
-    Ok(Json(to_json(&e, &state.config.public_url())))
+    Ok(Json(e.to_extraction_wire(&state.config.public_url())))
 }
 
 /// Starts one extraction per URL, each reserving `max_spend_usd`.
 #[utoipa::path(post, path = "/extractions", operation_id = "createExtraction", tag = "extractions",
     description = "Scope: sessions:write. Preview (switch `extractions`). Exactly one of `url` and `urls` (both or neither: 400 naming `url`). A batch is validated whole and its reservations commit together or not at all. With `Accept: text/event-stream` the single form's 201 body is the run's event stream.",
-    params(schemas::IdempotencyHeader),
-    request_body(content = schemas::ExtractionCreate,
+    params(wire::IdempotencyHeader),
+    request_body(content = wire::ExtractionCreate,
         example = json!({ "url": "https://outdoor-gear.example/tents/", "entity": "tent", "max_spend_usd": 0.05 })),
     responses(
         (status = 201, description = "A running extraction, or a batch of them", content(
-            (schemas::ExtractionCreated = "application/json"),
-            (schemas::SseEvent = "text/event-stream"),
+            (wire::ExtractionCreated = "application/json"),
+            (wire::SseEvent = "text/event-stream"),
         )),
     ))]
 async fn create(
@@ -314,14 +303,14 @@ async fn create(
         .is_some_and(|a| a.contains("text/event-stream"));
     let created = create_extractions(&state, &caller, &body, idem.as_ref()).await;
     match created {
-        Ok((answer, first)) if wants_stream && answer["object"] == "extraction" => {
+        Ok((answer @ wire::ExtractionCreated::One(_), first)) if wants_stream => {
             let _ = idempotency::respond(&state, idem, Ok((StatusCode::CREATED, answer))).await;
             (StatusCode::CREATED, sse(state, first, 0)).into_response()
         }
         Ok((answer, _)) => {
             idempotency::respond(&state, idem, Ok((StatusCode::CREATED, answer))).await
         }
-        Err(e) => idempotency::respond(&state, idem, Err(e)).await,
+        Err(e) => idempotency::respond(&state, idem, Err::<(StatusCode, ()), _>(e)).await,
     }
 }
 
@@ -379,7 +368,7 @@ async fn create_extractions(
     caller: &Caller,
     body: &Body,
     idem: Option<&idempotency::Idem>,
-) -> Result<(Value, String), ApiError> {
+) -> Result<(wire::ExtractionCreated, String), ApiError> {
     let (urls, batch) = urls_of(body)?;
     let entity = body.required_str("entity")?;
     if entity.chars().count() > MAX_ENTITY_CHARS {
@@ -438,7 +427,7 @@ pub(crate) async fn open(
     extractions: Vec<Session>,
     batch: bool,
     idem: Option<&idempotency::Idem>,
-) -> Result<(Vec<Session>, Value), ApiError> {
+) -> Result<(Vec<Session>, wire::ExtractionCreated), ApiError> {
     // A batch counts as one run in flight: its runs share one slot, freed
     // when the last of them ends.
     let slot = std::sync::Arc::new(state.run_slots.acquire(caller.scope_key())?);
@@ -451,7 +440,7 @@ pub(crate) async fn open(
     let (caller_c, st, idem) = (caller.clone(), state.clone(), idem.cloned());
     let (stored, answer) = state
         .store
-        .write_async(move |tx| -> Result<(Vec<Session>, Value), ApiError> {
+        .write_async(move |tx| -> Result<(Vec<Session>, wire::ExtractionCreated), ApiError> {
             check_runs_in_flight(tx, &st, &caller_c)?;
             let mut stored = Vec::with_capacity(extractions.len());
             let total = Micros(extractions.iter().map(|e| e.max_spend.0).sum());
@@ -466,13 +455,16 @@ pub(crate) async fn open(
                 stored.push(e);
             }
             let answer = if batch {
-                json!({
-                    "object": "extraction_batch",
-                    "data": stored.iter().map(|e| to_json(e, &public_url)).collect::<Vec<_>>(),
-                    "total_reserved_usd": total.to_json(),
+                wire::ExtractionCreated::Batch(wire::ExtractionBatch {
+                    object: "extraction_batch",
+                    data: stored
+                        .iter()
+                        .map(|e| e.to_extraction_wire(&public_url))
+                        .collect(),
+                    total_reserved_usd: Usd(total),
                 })
             } else {
-                to_json(&stored[0], &public_url)
+                wire::ExtractionCreated::One(Box::new(stored[0].to_extraction_wire(&public_url)))
             };
             if let Some(idem) = &idem {
                 idem.complete_in(tx, StatusCode::CREATED, &answer)?;
@@ -490,13 +482,13 @@ pub(crate) async fn open(
 /// The extractions of the caller's account and mode, newest first.
 #[utoipa::path(get, path = "/extractions", operation_id = "listExtractions", tag = "extractions",
     description = "Scope: sessions:read. Preview (switch `extractions`).",
-    params(schemas::PageParams),
-    responses((status = 200, description = "A page of extractions", body = schemas::ExtractionList)))]
+    params(wire::PageParams),
+    responses((status = 200, description = "A page of extractions", body = wire::ExtractionList)))]
 async fn list(
     State(state): State<AppState>,
     caller: Caller,
     Query(q): Query<PageQuery>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<wire::ExtractionList>, ApiError> {
     caller.require("sessions:read")?;
     let page = Page::from_query(&q)?;
     let after = match &page.starting_after {
@@ -516,66 +508,44 @@ async fn list(
         })
         .await?;
     let public_url = state.config.public_url();
-    Ok(Json(page.answer(
-        found.iter().map(|e| to_json(e, &public_url)).collect(),
+    Ok(Json(wire::ExtractionList::cut(
+        &page,
+        found
+            .iter()
+            .map(|e| e.to_extraction_wire(&public_url))
+            .collect(),
     )))
 }
 
 /// One extraction.
 #[utoipa::path(get, path = "/extractions/{id}", operation_id = "getExtraction", tag = "extractions",
     description = "Scope: sessions:read. Preview (switch `extractions`).",
-    params(schemas::ExtractionId),
-    responses((status = 200, description = "The extraction", body = schemas::Extraction)))]
+    params(wire::ExtractionId),
+    responses((status = 200, description = "The extraction", body = wire::Extraction)))]
 async fn read(
     State(state): State<AppState>,
     caller: Caller,
     Path(id): Path<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<wire::Extraction>, ApiError> {
     caller.require("sessions:read")?;
     let e = owned(&state, &caller, &id, Kind::Extraction)?;
-    Ok(Json(to_json(&e, &state.config.public_url())))
-}
-
-#[derive(Deserialize)]
-struct EventsQuery {
-    after: Option<String>,
-    limit: Option<String>,
+    Ok(Json(e.to_extraction_wire(&state.config.public_url())))
 }
 
 /// A page of the extraction's event log (the same entries as a session's).
 #[utoipa::path(get, path = "/extractions/{id}/events", operation_id = "listExtractionEvents", tag = "extractions",
     description = "Scope: sessions:read. Preview (switch `extractions`).",
-    params(schemas::ExtractionId, schemas::EventsParams),
-    responses((status = 200, description = "A page of events", body = schemas::SessionEventList)))]
+    params(wire::ExtractionId, wire::EventsParams),
+    responses((status = 200, description = "A page of events", body = wire::SessionEventList)))]
 async fn events_page(
     State(state): State<AppState>,
     caller: Caller,
     Path(id): Path<String>,
     Query(q): Query<EventsQuery>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<wire::SessionEventList>, ApiError> {
     caller.require("sessions:read")?;
     owned(&state, &caller, &id, Kind::Extraction)?;
-    let after = match &q.after {
-        None => 0,
-        Some(s) => parse_seq(s).ok_or_else(|| {
-            ApiError::invalid("after", "after must be an event seq (an integer from 0)")
-        })?,
-    };
-    let page = Page::from_query(&PageQuery {
-        limit: q.limit.clone(),
-        starting_after: None,
-    })?;
-    let limit = page.limit;
-    let mut list = state
-        .store
-        .read_async(move |tx| events::after(tx, &id, after, limit + 1))
-        .await?;
-    let has_more = list.len() > limit;
-    list.truncate(limit);
-    let next = list.last().map(|e| e.seq).unwrap_or(after);
-    Ok(Json(
-        json!({ "object": "list", "data": list, "has_more": has_more, "next_after": next }),
-    ))
+    event_page(&state, id, &q).await.map(Json)
 }
 
 #[derive(Deserialize)]
@@ -587,13 +557,13 @@ struct ResultQuery {
 /// The extraction's rows once it has ended (long poll).
 #[utoipa::path(get, path = "/extractions/{id}/result", operation_id = "getExtractionResult", tag = "extractions",
     description = "Scope: sessions:read. Preview (switch `extractions`). `wait` (0–600 s) long-polls: 200 with the result once the extraction has ended, else 202 with the extraction. `format=ndjson` gives one row per line, then the summary.",
-    params(schemas::ExtractionId, schemas::ResultParams),
+    params(wire::ExtractionId, wire::ResultParams),
     responses(
         (status = 200, description = "The result; with format=ndjson one row per line, then the summary line", content(
-            (schemas::ExtractionResult = "application/json"),
+            (wire::ExtractionResult = "application/json"),
             (String = "application/x-ndjson"),
         )),
-        (status = 202, description = "Still running after the wait", body = schemas::Extraction),
+        (status = 202, description = "Still running after the wait", body = wire::Extraction),
     ))]
 async fn result(
     State(state): State<AppState>,
@@ -615,7 +585,7 @@ async fn result(
             }
         },
     };
-    let ndjson = match q.format.as_deref() {
+    let as_ndjson = match q.format.as_deref() {
         None | Some("json") => false,
         Some("ndjson") => true,
         Some(_) => return Err(ApiError::invalid("format", "format must be json or ndjson")),
@@ -624,39 +594,25 @@ async fn result(
     if e.is_running() {
         return Ok((
             StatusCode::ACCEPTED,
-            Json(to_json(&e, &state.config.public_url())),
+            Json(e.to_extraction_wire(&state.config.public_url())),
         )
             .into_response());
     }
-    let rows = all_rows(&state, &id)?;
-    let (unchecked, checked): (Vec<Value>, Vec<Value>) =
-        rows.into_iter().partition(|r| r.get("unchecked").is_some());
-    let summary = json!({
-        "object": "result",
-        "extraction_id": e.id,
-        "status": e.status_str(),
-        "claim": e.claim,
-        "qualified": e.qualified,
-        "records": e.records,
-        "spend_usd": e.settled.to_json(),
-        "receipts": receipt_ids(&state, &id)?,
-    });
-    if ndjson {
-        let mut out = String::new();
-        for r in checked.iter().chain(unchecked.iter()) {
-            out.push_str(&r.to_string());
-            out.push('\n');
-        }
-        out.push_str(&summary.to_string());
-        out.push('\n');
-        return Ok((
-            [(axum::http::header::CONTENT_TYPE, "application/x-ndjson")],
-            out,
-        )
-            .into_response());
+    let (rows, unchecked) = split_rows(all_rows(&state, &id)?);
+    let result = wire::ExtractionResult {
+        object: "result",
+        extraction_id: e.id.clone(),
+        status: e.status_str(),
+        claim: e.claim.clone(),
+        qualified: e.qualified,
+        records: e.records,
+        spend_usd: Usd(e.settled),
+        receipts: receipt_ids(&state, &id)?,
+        rows,
+        unchecked,
+    };
+    if as_ndjson {
+        return ndjson(&result);
     }
-    let mut body = summary;
-    body["rows"] = json!(checked);
-    body["unchecked"] = json!(unchecked);
-    Ok(Json(body).into_response())
+    Ok(Json(result).into_response())
 }

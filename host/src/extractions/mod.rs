@@ -80,59 +80,17 @@ pub fn new_extraction(caller: &Caller, url: &str, entity: &str, spec: Spec) -> S
     }
 }
 
-/// An extraction as the API shows it (SPEC §2.1).
-pub fn to_json(s: &Session, public_url: &str) -> Value {
-    debug_assert_eq!(s.kind, Kind::Extraction);
-    let mut v = json!({
-        "id": s.id,
-        "object": "extraction",
-        "livemode": s.mode.livemode(),
-        "status": s.status_str(),
-        "url": s.url,
-        "entity": s.entity,
-        "claim": s.claim,
-        "records": s.records,
-        "qualified": s.qualified,
-        "spend_usd": (s.settled + s.pending_spend()).to_json(),
-        "max_spend_usd": s.max_spend.to_json(),
-        "reserved_usd": if s.is_running() { s.max_spend.to_json() } else { json!(0) },
-        "settled_usd": s.settled.to_json(),
-        "released_usd": s.released.to_json(),
-        "receipt_id": s.receipt_id,
-        "result_url": format!("{public_url}/v1/extractions/{}/result", s.id),
-        "created_at": s.created_at,
-        "updated_at": s.updated_at,
-        "ended_at": s.ended_at,
-    });
-    if let Some(stop) = &s.stop {
-        v["stop"] = json!(stop);
+/// The payload of extraction.delivered / extraction.failed (SPEC §6.3).
+pub fn ended_data(s: &Session) -> crate::wire::ExtractionEndedData {
+    let delivered = s.status == crate::sessions::Status::Answered;
+    crate::wire::ExtractionEndedData {
+        extraction_id: s.id.clone(),
+        url: s.url.clone(),
+        status: s.status_str(),
+        records: s.records,
+        claim: s.claim.clone(),
+        receipt_id: s.receipt_id.clone(),
+        spend_usd: crate::wire::Usd(s.settled),
+        reason: s.reason.clone().filter(|_| !delivered),
     }
-    if let Some((code, message)) = &s.error {
-        v["error"] = json!({ "code": code, "message": message });
-    }
-    if let Some(reason) = &s.reason {
-        v["reason"] = json!(reason);
-    }
-    if let Some(g) = &s.guidance {
-        v["guidance"] = json!(g);
-    }
-    if let Some(m) = &s.metadata {
-        v["metadata"] = Value::Object(m.clone());
-    }
-    if let Some(w) = &s.webhook_url {
-        v["webhook_url"] = json!(w);
-    }
-    if let Some(r) = &s.refresh_of {
-        v["refresh_of"] = json!(r);
-    }
-    if let Some(f) = &s.served_from {
-        v["served_from"] = json!(f);
-    }
-    if let Some(d) = &s.diff {
-        v["diff"] = d.clone();
-    }
-    if s.redacted {
-        v["redacted"] = json!(true);
-    }
-    v
 }

@@ -34,7 +34,7 @@ pub enum ApiError {
     #[error("no such resource")]
     NotFound,
     #[error("this turn needs confirmation: send the proposal id back to run it")]
-    ProposalRequired { proposal: Value },
+    ProposalRequired { proposal: crate::wire::Proposal },
     #[error(
         "this Idempotency-Key was used with a different request, or that request is still running"
     )]

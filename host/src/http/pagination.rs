@@ -1,9 +1,8 @@
 //! Lists paginate one way everywhere: `limit` (1..100, default 20) and
 //! `starting_after` (the last id of the previous page); newest first.
-//! The answer is `{object: "list", data, has_more}`.
+//! The answer is `{object: "list", data, has_more}` (see `wire::list_of`).
 
 use serde::Deserialize;
-use serde_json::{json, Value};
 
 use super::error::ApiError;
 
@@ -41,20 +40,15 @@ impl Page {
         })
     }
 
-    /// Cut a list (fetched with one extra item) into the answer.
-    pub fn answer(&self, mut items: Vec<Value>) -> Value {
-        let has_more = items.len() > self.limit;
-        items.truncate(self.limit);
-        json!({ "object": "list", "data": items, "has_more": has_more })
-    }
-
-    /// Paginate an in-memory list already ordered, by each item's `id`.
-    pub fn slice(&self, items: Vec<Value>) -> Result<Value, ApiError> {
+    /// The page of an in-memory list already ordered, found by each
+    /// item's id, with one extra item when more follow (the list types'
+    /// `cut` makes the answer of it).
+    pub fn slice<T>(&self, items: Vec<T>, id: impl Fn(&T) -> &str) -> Result<Vec<T>, ApiError> {
         let start = match &self.starting_after {
             None => 0,
             Some(after) => items
                 .iter()
-                .position(|v| v["id"] == after.as_str())
+                .position(|v| id(v) == after.as_str())
                 .map(|i| i + 1)
                 .ok_or_else(|| {
                     ApiError::invalid(
@@ -63,6 +57,6 @@ impl Page {
                     )
                 })?,
         };
-        Ok(self.answer(items.into_iter().skip(start).take(self.limit + 1).collect()))
+        Ok(items.into_iter().skip(start).take(self.limit + 1).collect())
     }
 }

@@ -7,7 +7,7 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use axum::{Extension, Json};
-use serde_json::{json, Value};
+use serde_json::Value;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
@@ -19,8 +19,8 @@ use crate::http::pagination::PageQuery;
 use crate::http::{ApiError, Body, Page, Query};
 use crate::idempotency;
 use crate::money::Micros;
-use crate::openapi::schemas;
 use crate::state::AppState;
+use crate::wire;
 
 const MAX_NAME_CHARS: usize = 200;
 const MAX_TEXT_CHARS: usize = 2000;
@@ -188,11 +188,11 @@ async fn check_webhook(state: &AppState, body: &Body) -> Result<Option<Option<St
 /// Creates a monitor; its first run is due at once.
 #[utoipa::path(post, path = "/monitors", operation_id = "createMonitor", tag = "monitors",
     description = "Scope: sessions:write. Preview (switch `monitors`). `watch` is `{urls: [1..20 URLs], entity, guidance?}` (each URL read as an extraction, the cap split evenly between them) or `{query, guidance?}` (run as a session). `cadence_s` from 60 to 2592000. `worst_case_monthly_usd` (runs in 30 days × `max_spend_usd_per_run`) must fit the account's monthly cap (403 monthly_cap_exceeded) and the per-run cap the key's session cap (403 session_cap_exceeded). The first run is due at once. Creating a monitor moves no money: each run reserves its cap, settles its receipts and releases the rest.",
-    params(schemas::IdempotencyHeader),
-    request_body(content = schemas::MonitorCreate, example = json!({
+    params(wire::IdempotencyHeader),
+    request_body(content = wire::MonitorCreate, example = json!({
         "watch": { "urls": ["https://outdoor-gear.example/tents/"], "entity": "tent" },
         "cadence_s": 3600, "max_spend_usd_per_run": 0.05 })),
-    responses((status = 201, description = "The monitor", body = schemas::Monitor)))]
+    responses((status = 201, description = "The monitor", body = wire::Monitor)))]
 async fn create(
     State(state): State<AppState>,
     caller: Caller,
@@ -223,7 +223,7 @@ async fn create_monitor(
     caller: &Caller,
     body: &Body,
     idem: Option<&idempotency::Idem>,
-) -> Result<Value, ApiError> {
+) -> Result<wire::Monitor, ApiError> {
     let watch = parse_watch(body)?;
     let cadence_s = parse_cadence(body)?.ok_or_else(|| ApiError::missing("cadence_s"))?;
     let per_run = body
@@ -267,32 +267,30 @@ async fn create_monitor(
         created_us: chrono::Utc::now().timestamp_micros(),
         updated_at: now,
     };
-    let answer = m.to_json();
     let idem = idem.cloned();
-    let answer_c = answer.clone();
     state
         .store
-        .write_async(move |tx| -> Result<(), ApiError> {
+        .write_async(move |tx| -> Result<wire::Monitor, ApiError> {
             super::put(tx, &m)?;
+            let answer = m.to_wire();
             if let Some(idem) = &idem {
-                idem.complete_in(tx, StatusCode::CREATED, &answer_c)?;
+                idem.complete_in(tx, StatusCode::CREATED, &answer)?;
             }
-            Ok(())
+            Ok(answer)
         })
-        .await?;
-    Ok(answer)
+        .await
 }
 
 /// The caller's monitors, newest first.
 #[utoipa::path(get, path = "/monitors", operation_id = "listMonitors", tag = "monitors",
     description = "Scope: sessions:read. Preview (switch `monitors`).",
-    params(schemas::PageParams),
-    responses((status = 200, description = "A page of monitors", body = schemas::MonitorList)))]
+    params(wire::PageParams),
+    responses((status = 200, description = "A page of monitors", body = wire::MonitorList)))]
 async fn list(
     State(state): State<AppState>,
     caller: Caller,
     Query(q): Query<PageQuery>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<wire::MonitorList>, ApiError> {
     caller.require("sessions:read")?;
     let page = Page::from_query(&q)?;
     let mut mine: Vec<Monitor> = state
@@ -316,37 +314,35 @@ async fn list(
         None => 0,
     };
     let rest = &mine[start.min(mine.len())..];
-    let data: Vec<Value> = rest.iter().take(page.limit).map(Monitor::to_json).collect();
-    Ok(Json(
-        json!({ "object": "list", "data": data, "has_more": rest.len() > page.limit }),
-    ))
+    let data = rest.iter().take(page.limit + 1).map(Monitor::to_wire);
+    Ok(Json(wire::MonitorList::cut(&page, data.collect())))
 }
 
 #[utoipa::path(get, path = "/monitors/{id}", operation_id = "getMonitor", tag = "monitors",
     description = "Scope: sessions:read. Preview (switch `monitors`).",
-    params(schemas::MonitorId),
-    responses((status = 200, description = "The monitor", body = schemas::Monitor)))]
+    params(wire::MonitorId),
+    responses((status = 200, description = "The monitor", body = wire::Monitor)))]
 async fn read(
     State(state): State<AppState>,
     caller: Caller,
     Path(id): Path<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<wire::Monitor>, ApiError> {
     caller.require("sessions:read")?;
-    Ok(Json(owned(&state, &caller, &id)?.to_json()))
+    Ok(Json(owned(&state, &caller, &id)?.to_wire()))
 }
 
 /// Pauses, resumes or retunes a monitor (SPEC §4.3).
 #[utoipa::path(patch, path = "/monitors/{id}", operation_id = "updateMonitor", tag = "monitors",
     description = "Scope: sessions:write. Preview (switch `monitors`). At least one of: `paused` (true pauses, false resumes with the next run a cadence from now and the failure count reset), `cadence_s` (60 to 2592000; the next run comes no later than a cadence from now), `max_spend_usd_per_run`, `webhook_url` (null clears), `name`. The caps are checked as at creation. A run in flight finishes either way.",
-    params(schemas::MonitorId),
-    request_body(content = schemas::MonitorUpdate),
-    responses((status = 200, description = "The monitor", body = schemas::Monitor)))]
+    params(wire::MonitorId),
+    request_body(content = wire::MonitorUpdate),
+    responses((status = 200, description = "The monitor", body = wire::Monitor)))]
 async fn update(
     State(state): State<AppState>,
     caller: Caller,
     Path(id): Path<String>,
     body: Body,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<wire::Monitor>, ApiError> {
     caller.require("sessions:write")?;
     let current = owned(&state, &caller, &id)?;
     let paused = body.optional_bool("paused")?;
@@ -417,19 +413,19 @@ async fn update(
             Ok(m)
         })
         .await?;
-    Ok(Json(updated.to_json()))
+    Ok(Json(updated.to_wire()))
 }
 
 /// Deletes a monitor: no further runs; a run in flight ends and settles.
 #[utoipa::path(delete, path = "/monitors/{id}", operation_id = "deleteMonitor", tag = "monitors",
     description = "Scope: sessions:write. Preview (switch `monitors`). No run starts afterwards; a run in flight ends on its own and settles its receipts. Its runs' extractions or sessions, receipts and ledger entries are kept.",
-    params(schemas::MonitorId),
-    responses((status = 200, description = "Deleted", body = schemas::MonitorDeleted)))]
+    params(wire::MonitorId),
+    responses((status = 200, description = "Deleted", body = wire::MonitorDeleted)))]
 async fn remove(
     State(state): State<AppState>,
     caller: Caller,
     Path(id): Path<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<wire::MonitorDeleted>, ApiError> {
     caller.require("sessions:write")?;
     owned(&state, &caller, &id)?;
     let id_c = id.clone();
@@ -437,22 +433,24 @@ async fn remove(
         .store
         .write_async(move |tx| -> Result<(), ApiError> { Ok(super::delete(tx, &id_c)?) })
         .await?;
-    Ok(Json(
-        json!({ "id": id, "object": "monitor", "deleted": true }),
-    ))
+    Ok(Json(wire::MonitorDeleted {
+        id,
+        object: "monitor",
+        deleted: true,
+    }))
 }
 
 /// A monitor's runs, newest first.
 #[utoipa::path(get, path = "/monitors/{id}/runs", operation_id = "listMonitorRuns", tag = "monitors",
     description = "Scope: sessions:read. Preview (switch `monitors`). Each run: `id` (`run_…`), `outcome` (running, changed, unchanged, failed), `rows`, `added`, `removed`, `changed`, `price_moves`, `cost_usd`, `receipt_id`, the `extraction_ids` or `session_id` it ran, `reason` when failed, and the `webhook` it sent. `starting_after` is a run id.",
-    params(schemas::MonitorId, schemas::PageParams),
-    responses((status = 200, description = "A page of runs", body = schemas::MonitorRunList)))]
+    params(wire::MonitorId, wire::PageParams),
+    responses((status = 200, description = "A page of runs", body = wire::MonitorRunList)))]
 async fn runs(
     State(state): State<AppState>,
     caller: Caller,
     Path(id): Path<String>,
     Query(q): Query<PageQuery>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<wire::MonitorRunList>, ApiError> {
     caller.require("sessions:read")?;
     let page = Page::from_query(&q)?;
     let m = owned(&state, &caller, &id)?;
@@ -479,8 +477,9 @@ async fn runs(
         None => 0,
     };
     let rest = &all[start.min(all.len())..];
-    let data: Vec<Value> = rest.iter().take(page.limit).map(|r| r.to_json()).collect();
-    Ok(Json(
-        json!({ "object": "list", "data": data, "has_more": rest.len() > page.limit }),
-    ))
+    let data = rest
+        .iter()
+        .take(page.limit + 1)
+        .map(super::MonitorRun::to_wire);
+    Ok(Json(wire::MonitorRunList::cut(&page, data.collect())))
 }

@@ -13,11 +13,11 @@ pub mod api;
 pub mod scheduler;
 
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
 
 use crate::accounts::Mode;
 use crate::money::Micros;
 use crate::store::{self, Tx, MONITORS, MONITOR_RUNS};
+use crate::wire::Usd;
 
 /// The shortest and longest cadence, in seconds.
 pub const MIN_CADENCE_S: u64 = 60;
@@ -28,18 +28,8 @@ pub const MAX_WATCH_URLS: usize = 20;
 pub const AUTO_PAUSE_AFTER: u32 = 3;
 
 /// What a monitor watches: catalog URLs (each read as an extraction of
-/// `entity`), or a query (run as a session).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Watch {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub urls: Option<Vec<String>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub entity: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub guidance: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub query: Option<String>,
-}
+/// `entity`), or a query (run as a session); stored as the API shows it.
+pub use crate::wire::MonitorWatch as Watch;
 
 /// active, failing (the last run failed) or paused (SPEC §3.3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -115,31 +105,31 @@ pub struct MonitorRun {
 }
 
 impl MonitorRun {
-    pub fn to_json(&self) -> Value {
-        let (extractions, session) = if self.runs.iter().any(|r| r.starts_with("ses_")) {
+    pub fn to_wire(&self) -> crate::wire::MonitorRun {
+        let (extraction_ids, session_id) = if self.runs.iter().any(|r| r.starts_with("ses_")) {
             (Vec::new(), self.runs.first().cloned())
         } else {
             (self.runs.clone(), None)
         };
-        json!({
-            "id": self.id,
-            "object": "monitor_run",
-            "monitor_id": self.monitor_id,
-            "outcome": self.outcome,
-            "fired_at": self.fired_at,
-            "started_at": self.started_at,
-            "rows": self.rows,
-            "added": self.added,
-            "removed": self.removed,
-            "changed": self.changed,
-            "price_moves": self.price_moves,
-            "cost_usd": self.cost.to_json(),
-            "receipt_id": self.receipt_id,
-            "extraction_ids": extractions,
-            "session_id": session,
-            "reason": self.reason,
-            "webhook": self.webhook,
-        })
+        crate::wire::MonitorRun {
+            id: self.id.clone(),
+            object: "monitor_run",
+            monitor_id: self.monitor_id.clone(),
+            outcome: self.outcome.clone(),
+            started_at: self.started_at.clone(),
+            fired_at: self.fired_at.clone(),
+            rows: self.rows,
+            added: self.added,
+            removed: self.removed,
+            changed: self.changed,
+            price_moves: self.price_moves,
+            cost_usd: Usd(self.cost),
+            receipt_id: self.receipt_id.clone(),
+            extraction_ids,
+            session_id,
+            reason: self.reason.clone(),
+            webhook: self.webhook.clone(),
+        }
     }
 }
 
@@ -151,27 +141,30 @@ impl Monitor {
         Micros(cap.0.saturating_mul(runs as i64))
     }
 
-    pub fn to_json(&self) -> Value {
-        json!({
-            "id": self.id,
-            "object": "monitor",
-            "livemode": self.mode == Mode::Live,
-            "status": self.status.as_str(),
-            "name": self.name,
-            "watch": self.watch,
-            "cadence_s": self.cadence_s,
-            "max_spend_usd_per_run": self.max_spend_per_run.to_json(),
-            "worst_case_monthly_usd": Monitor::worst_case_monthly(self.cadence_s, self.max_spend_per_run).to_json(),
-            "webhook_url": self.webhook_url,
-            "last_run": self.last_run.as_ref().map(MonitorRun::to_json),
-            "running": self.running.as_ref().map(|r| r.id.clone()),
-            "next_run_at": self.next_run_ms.map(crate::time::from_millis),
-            "consecutive_failures": self.consecutive_failures,
-            "lifetime_spend_usd": self.lifetime_spend.to_json(),
-            "runs": self.runs,
-            "created_at": self.created_at,
-            "updated_at": self.updated_at,
-        })
+    pub fn to_wire(&self) -> crate::wire::Monitor {
+        crate::wire::Monitor {
+            id: self.id.clone(),
+            object: "monitor",
+            livemode: self.mode == Mode::Live,
+            status: self.status.as_str(),
+            name: self.name.clone(),
+            watch: self.watch.clone(),
+            cadence_s: self.cadence_s,
+            max_spend_usd_per_run: Usd(self.max_spend_per_run),
+            worst_case_monthly_usd: Usd(Monitor::worst_case_monthly(
+                self.cadence_s,
+                self.max_spend_per_run,
+            )),
+            webhook_url: self.webhook_url.clone(),
+            last_run: self.last_run.as_ref().map(MonitorRun::to_wire),
+            running: self.running.as_ref().map(|r| r.id.clone()),
+            next_run_at: self.next_run_ms.map(crate::time::from_millis),
+            consecutive_failures: self.consecutive_failures,
+            lifetime_spend_usd: Usd(self.lifetime_spend),
+            runs: self.runs,
+            created_at: self.created_at.clone(),
+            updated_at: self.updated_at.clone(),
+        }
     }
 }
 

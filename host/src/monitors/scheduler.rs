@@ -381,13 +381,19 @@ async fn end(state: &AppState, id: &str, failure: Option<String>) -> anyhow::Res
             m.running = None;
             m.lifetime_spend = m.lifetime_spend + cost;
             m.updated_at = crate::time::now();
-            let base = |run: &MonitorRun| {
-                json!({
-                    "monitor_id": run.monitor_id, "run_id": run.id,
-                    "added": run.added, "removed": run.removed, "price_moves": run.price_moves,
-                    "changed": run.changed, "rows": run.rows,
-                    "cost_usd": run.cost.to_json(), "receipt_id": run.receipt_id,
-                })
+            let base = |run: &MonitorRun| crate::wire::MonitorRunData {
+                monitor_id: run.monitor_id.clone(),
+                run_id: run.id.clone(),
+                added: run.added,
+                removed: run.removed,
+                changed: run.changed,
+                price_moves: run.price_moves,
+                rows: run.rows,
+                cost_usd: crate::wire::Usd(run.cost),
+                receipt_id: run.receipt_id.clone(),
+                reason: None,
+                consecutive_failures: None,
+                paused: None,
             };
             match diff {
                 Ok((rows, d)) => {
@@ -426,12 +432,12 @@ async fn end(state: &AppState, id: &str, failure: Option<String>) -> anyhow::Res
                     m.consecutive_failures += 1;
                     let pause = m.consecutive_failures >= AUTO_PAUSE_AFTER;
                     let mut data = base(&run);
-                    data["reason"] = json!(reason);
-                    data["consecutive_failures"] = json!(m.consecutive_failures);
+                    data.reason = Some(reason);
+                    data.consecutive_failures = Some(m.consecutive_failures);
                     if pause {
                         m.status = MonitorStatus::Paused;
                         m.next_run_ms = None;
-                        data["paused"] = json!(true);
+                        data.paused = Some(true);
                     } else if m.status != MonitorStatus::Paused {
                         m.status = MonitorStatus::Failing;
                     }

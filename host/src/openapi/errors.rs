@@ -202,7 +202,12 @@ mod tests {
             },
             ApiError::NotFound,
             ApiError::ProposalRequired {
-                proposal: json!({"id": "prop_1"}),
+                proposal: crate::wire::Proposal {
+                    id: "prop_1".into(),
+                    estimated_usd: crate::wire::Usd(Micros(50_000)),
+                    passes: 2,
+                    expires_at: "2026-01-01T00:15:00Z".into(),
+                },
             },
             ApiError::IdempotencyConflict {
                 original_request_id: "req_1".into(),

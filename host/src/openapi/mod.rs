@@ -1,6 +1,6 @@
 //! The OpenAPI 3.1 document, generated from the code: the routes come from
 //! the same annotated handlers the router serves (utoipa-axum), the shapes
-//! from `schemas`, the error envelopes from `errors`. A finishing pass adds
+//! from `wire`, the error envelopes from `errors`. A finishing pass adds
 //! what every operation shares (the version and request-id headers, the
 //! error responses, the rate limit's Retry-After), the planned routes from
 //! their one table, and the webhook payloads.
@@ -9,7 +9,6 @@
 //! docs/openapi.json, which a test keeps equal to this.
 
 mod errors;
-pub mod schemas;
 
 use std::sync::OnceLock;
 
@@ -19,6 +18,7 @@ use serde_json::{json, Map, Value};
 use utoipa::OpenApi;
 
 use crate::accounts::CURRENT_VERSION;
+use crate::wire;
 
 #[derive(OpenApi)]
 #[openapi(
@@ -36,18 +36,19 @@ does not parse, or is over 1 MB, is treated as empty. Planned routes answer 501 
     servers((url = "/v1", description = "The API, relative to the server's address")),
     security(("bearer" = [])),
     components(schemas(
-        schemas::Account, schemas::CallerKey, schemas::Balance, schemas::AutoRecharge,
-        schemas::Usage, schemas::UsageDay, schemas::Key, schemas::KeyList, schemas::KeyRename,
-        schemas::EstimateRequest, schemas::Estimate, schemas::SessionCreate, schemas::Session,
-        schemas::SessionError, schemas::SessionList, schemas::SessionEvent,
-        schemas::SessionEventList, schemas::SseEvent, schemas::Row, schemas::RowSource, schemas::RowList,
-        schemas::SessionResult, schemas::Receipt, schemas::ReceiptSignature, schemas::ReceiptList,
-        schemas::SigningKey, schemas::SigningKeyList, schemas::Proposal, schemas::TurnCreate,
-        schemas::WebhookEndpoint, schemas::WebhookEndpointCreated, schemas::WebhookEndpointCreate,
-        schemas::WebhookEndpointUpdate, schemas::WebhookEndpointList,
-        schemas::WebhookEndpointDeleted, schemas::WebhookAttempt, schemas::WebhookAttemptList,
-        schemas::WebhookSecret, schemas::LastDelivery, schemas::SessionAnsweredData,
-        schemas::SessionEndedData, schemas::SessionProposalData, schemas::BalanceLowData,
+        wire::Account, wire::CallerKey, wire::Balance, wire::AutoRecharge,
+        wire::Usage, wire::UsageDay, wire::Key, wire::KeyList, wire::KeyRename,
+        wire::EstimateRequest, wire::Estimate, wire::SessionCreate, wire::Session,
+        wire::SessionError, wire::SessionList, wire::SessionEvent,
+        wire::SessionEventList, wire::SseEvent, wire::Row, wire::RowSource, wire::RowList,
+        wire::SessionResult, wire::Receipt, wire::ReceiptSignature, wire::ReceiptList,
+        wire::SigningKey, wire::SigningKeyList, wire::Proposal, wire::TurnCreate,
+        wire::WebhookEndpoint, wire::WebhookEndpointCreated, wire::WebhookEndpointCreate,
+        wire::WebhookEndpointUpdate, wire::WebhookEndpointList,
+        wire::WebhookEndpointDeleted, wire::WebhookAttempt, wire::WebhookAttemptList,
+        wire::WebhookSecret, wire::LastDelivery, wire::SessionAnsweredData,
+        wire::SessionEndedData, wire::SessionProposalData, wire::BalanceLowData,
+        wire::ExtractionEndedData, wire::MonitorRunData,
     )),
     modifiers(&BearerAuth),
     tags(
@@ -137,7 +138,7 @@ pub fn build(open: &[String]) -> Value {
     add_planned(&mut doc, open);
     finish_operations(&mut doc);
     add_links(&mut doc);
-    doc["webhooks"] = webhooks();
+    doc["webhooks"] = webhooks(open);
     doc
 }
 
@@ -390,40 +391,81 @@ fn add_links(doc: &mut Value) {
 /// The webhook payloads (OpenAPI 3.1 `webhooks`): what a registered
 /// endpoint, or a session's webhook_url, receives, signed per Standard
 /// Webhooks.
-fn webhooks() -> Value {
+/// The webhook payloads: those emitted today, and those of the preview
+/// surfaces the operator opened.
+fn webhooks(open: &[String]) -> Value {
     let mut out = Map::new();
-    for (event, data, summary) in [
+    for (event, data, summary, surface) in [
         (
             "session.answered",
             "SessionAnsweredData",
             "A session ended answered",
+            None,
         ),
         (
             "session.abstained",
             "SessionEndedData",
             "A session ended abstained ($0 settled)",
+            None,
         ),
         (
             "session.error",
             "SessionEndedData",
             "A session's run failed",
+            None,
         ),
         (
             "session.stopped",
             "SessionEndedData",
             "A session was stopped (spend-budget, query-budget or stopped)",
+            None,
         ),
         (
             "session.proposal",
             "SessionProposalData",
             "A follow-up turn was priced and waits for confirmation",
+            None,
+        ),
+        (
+            "extraction.delivered",
+            "ExtractionEndedData",
+            "An extraction read its page (preview: extractions)",
+            Some("extractions"),
+        ),
+        (
+            "extraction.failed",
+            "ExtractionEndedData",
+            "An extraction ended without its page (preview: extractions)",
+            Some("extractions"),
+        ),
+        (
+            "monitor.changed",
+            "MonitorRunData",
+            "A monitor run found rows added, removed or changed (preview: monitors)",
+            Some("monitors"),
+        ),
+        (
+            "monitor.unchanged",
+            "MonitorRunData",
+            "A monitor run found nothing changed; only to endpoints subscribed to it (preview: monitors)",
+            Some("monitors"),
+        ),
+        (
+            "monitor.failed",
+            "MonitorRunData",
+            "A monitor run failed; the third in a row pauses the monitor (preview: monitors)",
+            Some("monitors"),
         ),
         (
             "balance.low",
             "BalanceLowData",
             "The available balance crossed below the account's threshold",
+            None,
         ),
     ] {
+        if surface.is_some_and(|surface| !open.iter().any(|o| o == surface)) {
+            continue;
+        }
         let envelope = json!({
             "type": "object",
             "required": ["id", "type", "created", "data"],
@@ -495,6 +537,17 @@ mod tests {
             doc["webhooks"].as_object().unwrap().len(),
             crate::webhooks::EMITTED_EVENTS.len()
         );
+    }
+
+    #[test]
+    fn opened_surfaces_document_their_event_payloads() {
+        let doc = build(&["extractions".into(), "monitors".into()]);
+        for event in crate::webhooks::PLANNED_EVENTS {
+            let data = &doc["webhooks"][*event]["post"]["requestBody"]["content"]
+                ["application/json"]["schema"]["properties"]["data"]["$ref"];
+            let name = data.as_str().unwrap().rsplit('/').next().unwrap();
+            assert!(doc["components"]["schemas"][name].is_object(), "{event}");
+        }
     }
 
     #[test]

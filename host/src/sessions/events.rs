@@ -14,11 +14,17 @@ use crate::store::{self, Tx, EVENTS};
 /// Phases after which no event follows in a turn.
 pub const TERMINAL: &[&str] = &["answered", "delivered", "abstain", "error", "stopped"];
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// One entry of a run's event log.
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
+#[schema(as = SessionEvent)]
 pub struct Event {
+    /// Increasing from 1 within the session; the SSE `id`.
     pub seq: u64,
+    /// started, parsed, source, fetch_failed, extract_failed, skipped,
+    /// proposal, and the terminal answered, abstain, error, stopped (open enum).
     pub phase: String,
     pub at: String,
+    #[schema(value_type = Object)]
     pub data: Value,
 }
 

@@ -26,7 +26,7 @@ use serde_json::{json, Map, Value};
 use crate::accounts::Mode;
 use crate::money::Micros;
 use crate::store::{
-    self, Tx, RUNNING_BY_SCOPE, RUNNING_SESSIONS, SESSIONS, SESSION_INDEX, SESSION_RECEIPTS,
+    self, Tx, ROWS, RUNNING_BY_SCOPE, RUNNING_SESSIONS, SESSIONS, SESSION_INDEX, SESSION_RECEIPTS,
 };
 
 /// The states of SPEC §3.2.
@@ -167,56 +167,100 @@ impl Session {
         }
     }
 
+    /// Held now: the turn's cap while it runs, else nothing.
+    pub fn reserved(&self) -> Micros {
+        if self.is_running() {
+            self.max_spend
+        } else {
+            Micros::ZERO
+        }
+    }
+
+    /// Settled plus the signed spend of the running turn.
+    pub fn spend(&self) -> Micros {
+        self.settled + self.pending_spend()
+    }
+
+    fn error_wire(&self) -> Option<crate::wire::SessionError> {
+        self.error
+            .as_ref()
+            .map(|(code, message)| crate::wire::SessionError {
+                code: code.clone(),
+                message: message.clone(),
+            })
+    }
+
     /// The session as the API shows it.
-    pub fn to_json(&self, public_url: &str) -> Value {
-        let mut v = json!({
-            "id": self.id,
-            "object": "session",
-            "livemode": self.mode.livemode(),
-            "status": self.status.as_str(),
-            "turn": self.turn,
-            "query": self.query,
-            "parsed": self.parsed,
-            "max_spend_usd": self.max_spend.to_json(),
-            "spend_usd": (self.settled + self.pending_spend()).to_json(),
-            "reserved_usd": if self.is_running() { self.max_spend.to_json() } else { json!(0) },
-            "settled_usd": self.settled.to_json(),
-            "released_usd": self.released.to_json(),
-            "records": self.records,
-            "qualified": self.qualified,
-            "unchecked": self.unchecked,
-            "sources": self.sources,
-            "receipts_signed": self.receipts_signed,
-            "result_url": format!("{public_url}/v1/sessions/{}/result", self.id),
-            "created_at": self.created_at,
-            "updated_at": self.updated_at,
-            "ended_at": self.ended_at,
-        });
-        if let Some(stop) = &self.stop {
-            v["stop"] = json!(stop);
+    pub fn to_wire(&self, public_url: &str) -> crate::wire::Session {
+        use crate::wire::Usd;
+        crate::wire::Session {
+            id: self.id.clone(),
+            object: "session",
+            livemode: self.mode.livemode(),
+            status: self.status.as_str(),
+            stop: self.stop.clone(),
+            error: self.error_wire(),
+            reason: self.reason.clone(),
+            turn: self.turn,
+            query: self.query.clone(),
+            parsed: self.parsed.clone(),
+            guidance: self.guidance.clone(),
+            metadata: self.metadata.clone(),
+            webhook_url: self.webhook_url.clone(),
+            max_spend_usd: Usd(self.max_spend),
+            reserved_usd: Usd(self.reserved()),
+            spend_usd: Usd(self.spend()),
+            settled_usd: Usd(self.settled),
+            released_usd: Usd(self.released),
+            records: self.records,
+            qualified: self.qualified,
+            unchecked: self.unchecked,
+            sources: self.sources,
+            receipts_signed: self.receipts_signed,
+            result_url: format!("{public_url}/v1/sessions/{}/result", self.id),
+            created_at: self.created_at.clone(),
+            updated_at: self.updated_at.clone(),
+            ended_at: self.ended_at.clone(),
+            diff: self.diff.clone(),
+            redacted: self.redacted.then_some(true),
         }
-        if let Some((code, message)) = &self.error {
-            v["error"] = json!({ "code": code, "message": message });
+    }
+
+    /// The extraction as the API shows it (SPEC §2.1).
+    pub fn to_extraction_wire(&self, public_url: &str) -> crate::wire::Extraction {
+        use crate::wire::Usd;
+        debug_assert_eq!(self.kind, Kind::Extraction);
+        crate::wire::Extraction {
+            id: self.id.clone(),
+            object: "extraction",
+            livemode: self.mode.livemode(),
+            status: self.status_str(),
+            url: self.url.clone(),
+            entity: self.entity.clone(),
+            claim: self.claim.clone(),
+            records: self.records,
+            qualified: self.qualified,
+            spend_usd: Usd(self.spend()),
+            max_spend_usd: Usd(self.max_spend),
+            reserved_usd: Usd(self.reserved()),
+            settled_usd: Usd(self.settled),
+            released_usd: Usd(self.released),
+            receipt_id: self.receipt_id.clone(),
+            refresh_of: self.refresh_of.clone(),
+            served_from: self.served_from.clone(),
+            diff: self.diff.clone(),
+            redacted: self.redacted.then_some(true),
+            stop: self.stop.clone(),
+            error: self.error_wire(),
+            reason: self.reason.clone(),
+            guidance: self.guidance.clone(),
+            metadata: self.metadata.clone(),
+            webhook_url: self.webhook_url.clone(),
+            result_url: format!("{public_url}/v1/extractions/{}/result", self.id),
+            created_at: self.created_at.clone(),
+            updated_at: self.updated_at.clone(),
+            ended_at: self.ended_at.clone(),
         }
-        if let Some(reason) = &self.reason {
-            v["reason"] = json!(reason);
-        }
-        if let Some(g) = &self.guidance {
-            v["guidance"] = json!(g);
-        }
-        if let Some(m) = &self.metadata {
-            v["metadata"] = Value::Object(m.clone());
-        }
-        if let Some(w) = &self.webhook_url {
-            v["webhook_url"] = json!(w);
-        }
-        if let Some(d) = &self.diff {
-            v["diff"] = d.clone();
-        }
-        if self.redacted {
-            v["redacted"] = json!(true);
-        }
-        v
     }
 }
 
@@ -276,6 +320,45 @@ pub fn running_in(tx: &Tx, account: &str, mode: Mode) -> anyhow::Result<u64> {
     Ok(tx
         .scan_str(RUNNING_BY_SCOPE, &prefix, None, usize::MAX, false)?
         .len() as u64)
+}
+
+/// A session's rows in the order first seen: after row number `after`
+/// (0 for the first), at most `limit`.
+pub fn rows(tx: &Tx, id: &str, after: u64, limit: usize) -> anyhow::Result<Vec<crate::wire::Row>> {
+    let start = progress::row_key(id, after);
+    let stored: Vec<(String, Value)> =
+        tx.scan_json(ROWS, &format!("{id}:"), Some(&start), limit, false)?;
+    stored
+        .into_iter()
+        .map(|(key, mut row)| {
+            // Rows stored by earlier versions do not hold their id.
+            row["id"] = json!(row_id(&key));
+            Ok(serde_json::from_value(row)?)
+        })
+        .collect()
+}
+
+/// A row's id: `row_<n>`, its place in the run, from its storage key.
+pub fn row_id(key: &str) -> String {
+    let n = key
+        .rsplit(':')
+        .next()
+        .unwrap_or("0")
+        .trim_start_matches('0');
+    format!("row_{}", if n.is_empty() { "0" } else { n })
+}
+
+/// Copy the rows of run `from` to run `to` (a refresh served from an
+/// earlier delivery): the same rows, numbered from 1. Returns how many.
+pub fn copy_rows(tx: &Tx, from: &str, to: &str) -> anyhow::Result<u64> {
+    let rows: Vec<(String, Value)> =
+        tx.scan_json(ROWS, &format!("{from}:"), None, usize::MAX, false)?;
+    for (n, (_, mut row)) in rows.iter().cloned().enumerate() {
+        let key = progress::row_key(to, n as u64 + 1);
+        row["id"] = json!(row_id(&key));
+        store::put_json(tx, ROWS, &key, &row)?;
+    }
+    Ok(rows.len() as u64)
 }
 
 /// The ids of a session's receipts, in the order they were signed.

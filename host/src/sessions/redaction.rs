@@ -77,9 +77,10 @@ pub async fn delete(
             }
             redact(tx, &mut s)?;
             let shown = match s.kind {
-                super::Kind::Session => s.to_json(&public_url),
-                super::Kind::Extraction => crate::extractions::to_json(&s, &public_url),
-            };
+                super::Kind::Session => serde_json::to_value(s.to_wire(&public_url)),
+                super::Kind::Extraction => serde_json::to_value(s.to_extraction_wire(&public_url)),
+            }
+            .map_err(|e| ApiError::Internal(e.into()))?;
             crate::idempotency::scrub(tx, &scope, &s.id, &shown)?;
             Ok(s)
         })

@@ -29,6 +29,7 @@ use crate::limits::RunSlot;
 use crate::money::Micros;
 use crate::plugins::{ExtractRequest, Page, PageKind};
 use crate::state::AppState;
+use crate::wire::{self, Usd};
 
 /// How a run ended.
 #[derive(Debug, Clone, PartialEq)]
@@ -746,11 +747,10 @@ impl Run {
         let receipt = crate::receipts::issue(
             &self.state.signer,
             &crate::receipts::Facts {
-                owner_field: match self.session.kind {
-                    Kind::Session => "session_id",
-                    Kind::Extraction => "extraction_id",
+                owner: match self.session.kind {
+                    Kind::Session => crate::receipts::Owner::Session(&self.session.id),
+                    Kind::Extraction => crate::receipts::Owner::Extraction(&self.session.id),
                 },
-                session_id: &self.session.id,
                 turn: self.session.turn,
                 url: &page.url,
                 fetched_at: &page.fetched_at,
@@ -773,30 +773,31 @@ impl Run {
         let mut writes = Vec::with_capacity(rows.len());
         let mut page_qualified = 0;
         for (identity, record) in &rows {
-            let mut row = json!({
-                "turn": self.session.turn,
-                "source": { "domain": domain, "url": page.url, "receipt_id": receipt_id },
-                "record": record,
-            });
-            let (qualified, unchecked) = match constraints::check(record, intent) {
+            let (fulfillment, qualified, unchecked) = match constraints::check(record, intent) {
                 Check::Checked {
                     fulfillment,
                     qualified,
-                } => {
-                    row["fulfillment"] = fulfillment;
-                    row["qualified"] = json!(qualified);
-                    (qualified, false)
-                }
+                } => (fulfillment, qualified, None),
                 Check::Unchecked {
                     fulfillment,
                     reason,
-                } => {
-                    row["fulfillment"] = fulfillment;
-                    row["qualified"] = json!(false);
-                    row["unchecked"] = json!(reason);
-                    (false, true)
-                }
+                } => (fulfillment, false, Some(reason)),
             };
+            let mut row = wire::Row {
+                id: String::new(), // its place in the run, set below
+
+                turn: self.session.turn,
+                source: wire::RowSource {
+                    domain: domain.clone(),
+                    url: page.url.clone(),
+                    receipt_id: receipt_id.clone(),
+                },
+                record: record.clone(),
+                fulfillment,
+                qualified,
+                unchecked,
+            };
+            let unchecked = row.unchecked.is_some();
             if qualified {
                 page_qualified += 1;
             }
@@ -821,10 +822,11 @@ impl Run {
                     (key, true, (false, false))
                 }
             };
+            row.id = super::row_id(&key);
             let delta = |now: bool, before: bool| i64::from(now) - i64::from(before);
             writes.push(RowWrite {
                 key,
-                row,
+                row: serde_json::to_value(&row)?,
                 new,
                 qualified_delta: delta(qualified, before.0),
                 unchecked_delta: delta(unchecked, before.1),
@@ -1026,66 +1028,55 @@ pub fn end_in(tx: &Tx, s: &mut Session, outcome: Outcome, public_url: &str) -> a
         } else {
             "extraction.failed"
         };
-        let mut note = json!({
-            "extraction_id": s.id,
-            "url": s.url,
-            "status": s.status_str(),
-            "records": s.records,
-            "claim": s.claim,
-            "receipt_id": s.receipt_id,
-            "spend_usd": s.settled.to_json(),
-        });
-        if let Some(reason) = s.reason.clone().filter(|_| s.status != Status::Answered) {
-            note["reason"] = json!(reason);
-        }
         crate::webhooks::emit(
             tx,
             &s.account,
             s.mode,
             event_type,
-            note,
+            crate::extractions::ended_data(s),
             s.webhook_url.as_deref(),
         )?;
         let after = crate::ledger::balance(tx, &s.account, s.mode)?;
         return crate::webhooks::balance_changed(tx, &s.account, s.mode, &before, &after);
     }
     // The notification carries summaries and ids, never rows.
-    let mut note = json!({
-        "session_id": s.id,
-        "status": s.status.as_str(),
-        "records": s.records,
-        "settled_usd": r.settled.to_json(),
-        "released_usd": r.released.to_json(),
-    });
+    let own_url = s.webhook_url.as_deref();
     match s.status {
-        Status::Answered => {
-            note = json!({
-                "session_id": s.id,
-                "status": "answered",
-                "turn": s.turn,
-                "qualified": s.qualified,
-                "records": s.records,
-                "sources": s.sources,
-                "receipts_signed": s.receipts_signed,
-                "spend_usd": s.settled.to_json(),
-                "result_url": format!("{public_url}/v1/sessions/{}/result", s.id),
-            });
-        }
-        _ => {
-            note["reason"] = json!(s.reason.clone().unwrap_or_default());
-            if let Some(stop) = &s.stop {
-                note["stop"] = json!(stop);
-            }
-        }
+        Status::Answered => crate::webhooks::emit(
+            tx,
+            &s.account,
+            s.mode,
+            event_type,
+            wire::SessionAnsweredData {
+                session_id: s.id.clone(),
+                status: "answered",
+                turn: s.turn,
+                qualified: s.qualified,
+                records: s.records,
+                sources: s.sources,
+                receipts_signed: s.receipts_signed,
+                spend_usd: Usd(s.settled),
+                result_url: format!("{public_url}/v1/sessions/{}/result", s.id),
+            },
+            own_url,
+        )?,
+        _ => crate::webhooks::emit(
+            tx,
+            &s.account,
+            s.mode,
+            event_type,
+            wire::SessionEndedData {
+                session_id: s.id.clone(),
+                status: s.status.as_str(),
+                reason: s.reason.clone().unwrap_or_default(),
+                settled_usd: Usd(r.settled),
+                released_usd: Usd(r.released),
+                records: s.records,
+                stop: s.stop.clone(),
+            },
+            own_url,
+        )?,
     }
-    crate::webhooks::emit(
-        tx,
-        &s.account,
-        s.mode,
-        event_type,
-        note,
-        s.webhook_url.as_deref(),
-    )?;
     let after = crate::ledger::balance(tx, &s.account, s.mode)?;
     crate::webhooks::balance_changed(tx, &s.account, s.mode, &before, &after)?;
     Ok(())

@@ -5,7 +5,6 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use axum::{Extension, Json};
-use serde_json::Value;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
@@ -15,9 +14,9 @@ use crate::http::middleware::RequestId;
 use crate::http::pagination::PageQuery;
 use crate::http::{ApiError, Body, Page, Query};
 use crate::idempotency;
-use crate::openapi::schemas;
 use crate::state::AppState;
 use crate::store::{self, ATTEMPTS, ATTEMPT_KEYS, WEBHOOKS, WEBHOOK_INDEX};
+use crate::wire;
 
 /// The longest URL accepted.
 const MAX_URL_LEN: usize = 2048;
@@ -95,9 +94,9 @@ fn valid_version(param: &str, v: &str) -> Result<String, ApiError> {
 /// Registers an endpoint; its secret is shown in this response only.
 #[utoipa::path(post, path = "/webhooks", operation_id = "createWebhookEndpoint", tag = "webhooks",
     description = "Scope: webhooks:write. The URL must be https and resolve to public unicast addresses; private, loopback, link-local and metadata ranges are refused with invalid_param. The endpoint pins the request's fn-version (or the account pin).",
-    params(schemas::IdempotencyHeader),
-    request_body = schemas::WebhookEndpointCreate,
-    responses((status = 201, description = "The endpoint with its secret", body = schemas::WebhookEndpointCreated)))]
+    params(wire::IdempotencyHeader),
+    request_body = wire::WebhookEndpointCreate,
+    responses((status = 201, description = "The endpoint with its secret", body = wire::WebhookEndpointCreated)))]
 async fn create(
     State(state): State<AppState>,
     caller: Caller,
@@ -128,7 +127,7 @@ async fn create_endpoint(
     caller: &Caller,
     headers: &HeaderMap,
     body: &Body,
-) -> Result<(StatusCode, Value), ApiError> {
+) -> Result<(StatusCode, wire::WebhookEndpointCreated), ApiError> {
     body.only(&["url", "events", "description"])?;
     let url = valid_url(state, &body.required_str("url")?).await?;
     let events = valid_events(
@@ -172,10 +171,12 @@ async fn create_endpoint(
             Ok(())
         })
         .await?;
-    let mut out = ep.to_json();
-    // Shown this once.
-    out["secret"] = Value::String(ep.secret.clone());
-    Ok((StatusCode::CREATED, out))
+    // The secret is shown this once.
+    let created = wire::WebhookEndpointCreated {
+        endpoint: ep.to_wire(),
+        secret: ep.secret,
+    };
+    Ok((StatusCode::CREATED, created))
 }
 
 /// The caller's endpoint, or 404 for an unknown one, another account's or
@@ -195,13 +196,13 @@ async fn own(state: &AppState, caller: &Caller, id: &str) -> Result<Endpoint, Ap
 /// The endpoints of the caller's account and mode.
 #[utoipa::path(get, path = "/webhooks", operation_id = "listWebhookEndpoints", tag = "webhooks",
     description = "Scope: webhooks:read.",
-    params(schemas::PageParams),
-    responses((status = 200, description = "A page of endpoints", body = schemas::WebhookEndpointList)))]
+    params(wire::PageParams),
+    responses((status = 200, description = "A page of endpoints", body = wire::WebhookEndpointList)))]
 async fn list(
     State(state): State<AppState>,
     caller: Caller,
     Query(q): Query<PageQuery>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<wire::WebhookEndpointList>, ApiError> {
     caller.require("webhooks:read")?;
     let page = Page::from_query(&q)?;
     let after = match &page.starting_after {
@@ -233,38 +234,39 @@ async fn list(
             Ok(out)
         })
         .await?;
-    Ok(Json(
-        page.answer(endpoints.iter().map(Endpoint::to_json).collect()),
-    ))
+    Ok(Json(wire::WebhookEndpointList::cut(
+        &page,
+        endpoints.iter().map(Endpoint::to_wire).collect(),
+    )))
 }
 
 /// One endpoint (never its secret).
 #[utoipa::path(get, path = "/webhooks/{id}", operation_id = "getWebhookEndpoint", tag = "webhooks",
     description = "Scope: webhooks:read.",
-    params(schemas::EndpointId),
-    responses((status = 200, description = "The endpoint", body = schemas::WebhookEndpoint)))]
+    params(wire::EndpointId),
+    responses((status = 200, description = "The endpoint", body = wire::WebhookEndpoint)))]
 async fn read(
     State(state): State<AppState>,
     caller: Caller,
     Path(id): Path<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<wire::WebhookEndpoint>, ApiError> {
     caller.require("webhooks:read")?;
-    Ok(Json(own(&state, &caller, &id).await?.to_json()))
+    Ok(Json(own(&state, &caller, &id).await?.to_wire()))
 }
 
 /// Changes an endpoint: its URL, events, description, disabled flag, or the
 /// version its payloads are serialized under.
 #[utoipa::path(patch, path = "/webhooks/{id}", operation_id = "updateWebhookEndpoint", tag = "webhooks",
     description = "Scope: webhooks:write.",
-    params(schemas::EndpointId),
-    request_body = schemas::WebhookEndpointUpdate,
-    responses((status = 200, description = "The endpoint", body = schemas::WebhookEndpoint)))]
+    params(wire::EndpointId),
+    request_body = wire::WebhookEndpointUpdate,
+    responses((status = 200, description = "The endpoint", body = wire::WebhookEndpoint)))]
 async fn update(
     State(state): State<AppState>,
     caller: Caller,
     Path(id): Path<String>,
     body: Body,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<wire::WebhookEndpoint>, ApiError> {
     caller.require("webhooks:write")?;
     let current = own(&state, &caller, &id).await?;
     body.only(&["url", "events", "disabled", "fn_version", "description"])?;
@@ -323,19 +325,19 @@ async fn update(
     if updated.disabled {
         state.webhooks.sweep();
     }
-    Ok(Json(updated.to_json()))
+    Ok(Json(updated.to_wire()))
 }
 
 /// Deletes an endpoint; its pending messages are dropped and logged.
 #[utoipa::path(delete, path = "/webhooks/{id}", operation_id = "deleteWebhookEndpoint", tag = "webhooks",
     description = "Scope: webhooks:write.",
-    params(schemas::EndpointId),
-    responses((status = 200, description = "Deleted", body = schemas::WebhookEndpointDeleted)))]
+    params(wire::EndpointId),
+    responses((status = 200, description = "Deleted", body = wire::WebhookEndpointDeleted)))]
 async fn remove(
     State(state): State<AppState>,
     caller: Caller,
     Path(id): Path<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<wire::WebhookEndpointDeleted>, ApiError> {
     caller.require("webhooks:write")?;
     let ep = own(&state, &caller, &id).await?;
     let key = ep.index_key();
@@ -349,22 +351,24 @@ async fn remove(
         })
         .await?;
     state.webhooks.sweep();
-    Ok(Json(
-        serde_json::json!({ "id": id, "object": "webhook_endpoint", "deleted": true }),
-    ))
+    Ok(Json(wire::WebhookEndpointDeleted {
+        id,
+        object: "webhook_endpoint",
+        deleted: true,
+    }))
 }
 
 /// Every delivery attempt to an endpoint, newest first (all are kept).
 #[utoipa::path(get, path = "/webhooks/{id}/attempts", operation_id = "listWebhookAttempts", tag = "webhooks",
     description = "Scope: webhooks:read.",
-    params(schemas::EndpointId, schemas::PageParams),
-    responses((status = 200, description = "A page of attempts", body = schemas::WebhookAttemptList)))]
+    params(wire::EndpointId, wire::PageParams),
+    responses((status = 200, description = "A page of attempts", body = wire::WebhookAttemptList)))]
 async fn attempts(
     State(state): State<AppState>,
     caller: Caller,
     Path(id): Path<String>,
     Query(q): Query<PageQuery>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<wire::WebhookAttemptList>, ApiError> {
     caller.require("webhooks:read")?;
     let ep = own(&state, &caller, &id).await?;
     let page = Page::from_query(&q)?;
@@ -397,20 +401,21 @@ async fn attempts(
                 .collect())
         })
         .await?;
-    Ok(Json(
-        page.answer(list.iter().map(Attempt::to_json).collect()),
-    ))
+    Ok(Json(wire::WebhookAttemptList::cut(
+        &page,
+        list.iter().map(Attempt::to_wire).collect(),
+    )))
 }
 
 /// The account default secret, which signs deliveries to a session's own
 /// webhook_url; created on first use.
 #[utoipa::path(get, path = "/webhook-secret", operation_id = "getWebhookSecret", tag = "webhooks",
     description = "Scope: webhooks:read.",
-    responses((status = 200, description = "The default secret", body = schemas::WebhookSecret)))]
+    responses((status = 200, description = "The default secret", body = wire::WebhookSecret)))]
 async fn read_secret(
     State(state): State<AppState>,
     caller: Caller,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<wire::WebhookSecret>, ApiError> {
     caller.require("webhooks:read")?;
     let (acct, mode) = (caller.account.id.clone(), caller.mode());
     if let Some(s) = state
@@ -418,29 +423,29 @@ async fn read_secret(
         .read_async(move |tx| super::read_default_secret(tx, &acct, mode))
         .await?
     {
-        return Ok(Json(s.to_json()));
+        return Ok(Json(s.to_wire()));
     }
     let (acct, mode) = (caller.account.id.clone(), caller.mode());
     let s = state
         .store
         .write_async(move |tx| super::default_secret(tx, &acct, mode))
         .await?;
-    Ok(Json(s.to_json()))
+    Ok(Json(s.to_wire()))
 }
 
 /// Replaces the account default secret.
 #[utoipa::path(post, path = "/webhook-secret/rotate", operation_id = "rotateWebhookSecret", tag = "webhooks",
     description = "Scope: webhooks:write.",
-    responses((status = 200, description = "The new default secret", body = schemas::WebhookSecret)))]
+    responses((status = 200, description = "The new default secret", body = wire::WebhookSecret)))]
 async fn rotate_secret(
     State(state): State<AppState>,
     caller: Caller,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<wire::WebhookSecret>, ApiError> {
     caller.require("webhooks:write")?;
     let (acct, mode) = (caller.account.id.clone(), caller.mode());
     let s = state
         .store
         .write_async(move |tx| super::rotate_default_secret(tx, &acct, mode))
         .await?;
-    Ok(Json(s.to_json()))
+    Ok(Json(s.to_wire()))
 }

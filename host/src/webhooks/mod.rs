@@ -26,7 +26,7 @@ pub mod testing;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::Value;
 use tokio::sync::Notify;
 
 use crate::accounts::{Account, Mode, CURRENT_VERSION};
@@ -35,6 +35,7 @@ use crate::state::AppState;
 use crate::store::{
     self, Tx, ACCOUNTS, ATTEMPTS, ATTEMPT_KEYS, META, OUTBOX, WEBHOOKS, WEBHOOK_INDEX,
 };
+use crate::wire::Usd;
 
 pub use api::routes;
 
@@ -111,30 +112,24 @@ pub struct Endpoint {
     pub last_delivery: Option<LastDelivery>,
 }
 
-/// The outcome of an endpoint's latest attempt.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct LastDelivery {
-    pub msg_id: String,
-    pub at: String,
-    pub status: Option<u16>,
-    pub ok: bool,
-}
+/// The outcome of an endpoint's latest attempt, stored as it is shown.
+pub use crate::wire::LastDelivery;
 
 impl Endpoint {
     /// The API object; never the secret.
-    pub fn to_json(&self) -> Value {
-        json!({
-            "id": self.id,
-            "object": "webhook_endpoint",
-            "url": self.url,
-            "events": self.events,
-            "description": self.description,
-            "fn_version": self.fn_version,
-            "disabled": self.disabled,
-            "livemode": self.mode.livemode(),
-            "created_at": self.created_at,
-            "last_delivery": self.last_delivery,
-        })
+    pub fn to_wire(&self) -> crate::wire::WebhookEndpoint {
+        crate::wire::WebhookEndpoint {
+            id: self.id.clone(),
+            object: "webhook_endpoint",
+            url: self.url.clone(),
+            events: self.events.clone(),
+            description: self.description.clone(),
+            fn_version: self.fn_version.clone(),
+            disabled: self.disabled,
+            livemode: self.mode.livemode(),
+            created_at: self.created_at.clone(),
+            last_delivery: self.last_delivery.clone(),
+        }
     }
 
     pub fn index_key(&self) -> String {
@@ -225,23 +220,23 @@ pub struct Attempt {
 }
 
 impl Attempt {
-    pub fn to_json(&self) -> Value {
-        json!({
-            "id": self.id,
-            "object": "webhook_attempt",
-            "msg_id": self.msg_id,
-            "type": self.event_type,
-            "attempt": self.attempt,
-            "at": self.at,
-            "url": self.url,
-            "duration_ms": self.duration_ms,
-            "status": self.status,
-            "error": self.error,
-            "ok": self.ok,
-            "next_attempt_at": self.next_attempt_at,
-            "dead_lettered": self.dead_lettered,
-            "dropped": self.dropped,
-        })
+    pub fn to_wire(&self) -> crate::wire::WebhookAttempt {
+        crate::wire::WebhookAttempt {
+            id: self.id.clone(),
+            object: "webhook_attempt",
+            msg_id: self.msg_id.clone(),
+            event_type: self.event_type.clone(),
+            attempt: self.attempt,
+            at: self.at.clone(),
+            url: self.url.clone(),
+            duration_ms: self.duration_ms,
+            status: self.status,
+            error: self.error.clone(),
+            ok: self.ok,
+            next_attempt_at: self.next_attempt_at.clone(),
+            dead_lettered: self.dead_lettered,
+            dropped: self.dropped,
+        }
     }
 }
 
@@ -344,8 +339,12 @@ pub struct DefaultSecret {
 pub const ROTATION_OVERLAP_HOURS: i64 = 24;
 
 impl DefaultSecret {
-    pub fn to_json(&self) -> Value {
-        json!({ "object": "webhook_secret", "secret": self.secret, "created_at": self.created_at })
+    pub fn to_wire(&self) -> crate::wire::WebhookSecret {
+        crate::wire::WebhookSecret {
+            object: "webhook_secret",
+            secret: self.secret.clone(),
+            created_at: self.created_at.clone(),
+        }
     }
 
     /// Every secret that signs a delivery now.
@@ -413,9 +412,10 @@ pub fn emit(
     account: &str,
     mode: Mode,
     event_type: &str,
-    data: Value,
+    data: impl serde::Serialize,
     run_webhook_url: Option<&str>,
 ) -> anyhow::Result<()> {
+    let data = serde_json::to_value(data)?;
     let endpoints: Vec<Endpoint> = endpoints_of(tx, account, mode)?
         .into_iter()
         .filter(|e| e.wants(event_type))
@@ -494,13 +494,13 @@ pub fn balance_changed(
     if !(before.available() >= threshold && after.available() < threshold) {
         return Ok(());
     }
-    let data = json!({
-        "balance_usd": after.balance.to_json(),
-        "available_usd": after.available().to_json(),
-        "threshold_usd": threshold.to_json(),
-        "open_reserves_usd": after.open_reserves.to_json(),
-        "auto_recharge": { "enabled": false, "amount_usd": crate::money::Micros::ZERO.to_json() },
-    });
+    let data = crate::wire::BalanceLowData {
+        balance_usd: Usd(after.balance),
+        available_usd: Usd(after.available()),
+        threshold_usd: Usd(threshold),
+        open_reserves_usd: Usd(after.open_reserves),
+        auto_recharge: crate::wire::AutoRecharge::DISABLED,
+    };
     emit(tx, account, mode, "balance.low", data, None)
 }
 
@@ -520,6 +520,7 @@ mod tests {
     use super::*;
     use crate::money::Micros;
     use crate::store::Store;
+    use serde_json::json;
 
     fn account(store: &Store, threshold_usd: i64) -> String {
         let mut a = Account::new("t");

@@ -19,9 +19,9 @@ use utoipa_axum::routes;
 use super::{enqueue, serialize_for_version, Endpoint, Envelope, OutboxEntry, Target};
 use crate::auth::Caller;
 use crate::http::ApiError;
-use crate::openapi::schemas;
 use crate::state::AppState;
 use crate::store::{self, DEAD_LETTERS, MESSAGES, OUTBOX, WEBHOOKS};
+use crate::wire;
 
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -29,44 +29,89 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(redeliver))
 }
 
-/// A sample of an event type's data, shaped as SPEC §6.3 states it.
+/// A sample of an event type's data, in the event's own wire shape.
 pub fn sample(event_type: &str) -> Value {
-    match event_type {
-        "session.answered" => json!({
-            "session_id": "ses_test", "status": "answered", "turn": 1, "qualified": 3,
-            "records": 4, "sources": 2, "receipts_signed": 2, "spend_usd": 0.006,
-            "result_url": "https://api.example/v1/sessions/ses_test/result",
+    use crate::money::Micros;
+    use crate::wire::{self, Usd};
+    let usd = |micros: i64| Usd(Micros(micros));
+    let data = match event_type {
+        "session.answered" => serde_json::to_value(wire::SessionAnsweredData {
+            session_id: "ses_test".into(),
+            status: "answered",
+            turn: 1,
+            qualified: 3,
+            records: 4,
+            sources: 2,
+            receipts_signed: 2,
+            spend_usd: usd(6_000),
+            result_url: "https://api.example/v1/sessions/ses_test/result".into(),
         }),
         "session.abstained" | "session.error" | "session.stopped" => {
-            let status = event_type.trim_start_matches("session.");
-            let mut d = json!({
-                "session_id": "ses_test", "status": status, "reason": "a test delivery",
-                "settled_usd": 0, "released_usd": 1, "records": 0,
-            });
-            if status == "stopped" {
-                d["stop"] = json!("stopped");
-            }
-            d
+            let status = match event_type {
+                "session.abstained" => "abstained",
+                "session.error" => "error",
+                _ => "stopped",
+            };
+            serde_json::to_value(wire::SessionEndedData {
+                session_id: "ses_test".into(),
+                status,
+                reason: "a test delivery".into(),
+                settled_usd: usd(0),
+                released_usd: usd(1_000_000),
+                records: 0,
+                stop: (status == "stopped").then(|| "stopped".into()),
+            })
         }
-        "session.proposal" => json!({
-            "session_id": "ses_test", "turn": 2,
-            "proposal": { "id": "prop_test", "estimated_usd": 0.05, "passes": 3, "expires_at": crate::time::now() },
+        "session.proposal" => serde_json::to_value(wire::SessionProposalData {
+            session_id: "ses_test".into(),
+            turn: 2,
+            proposal: wire::Proposal {
+                id: "prop_test".into(),
+                estimated_usd: usd(50_000),
+                passes: 3,
+                expires_at: crate::time::now(),
+            },
         }),
-        "extraction.delivered" | "extraction.failed" => json!({
-            "extraction_id": "ext_test", "url": "https://shop.example/lamps/",
-            "status": if event_type == "extraction.delivered" { "delivered" } else { "error" },
-            "records": 24, "claim": "partial", "receipt_id": "rcpt_test", "spend_usd": 0.014,
+        "extraction.delivered" | "extraction.failed" => {
+            let delivered = event_type == "extraction.delivered";
+            serde_json::to_value(wire::ExtractionEndedData {
+                extraction_id: "ext_test".into(),
+                url: Some("https://shop.example/lamps/".into()),
+                status: if delivered { "delivered" } else { "error" },
+                records: 24,
+                claim: Some("partial".into()),
+                receipt_id: Some("rcpt_test".into()),
+                spend_usd: usd(14_000),
+                reason: (!delivered).then(|| "a test delivery".into()),
+            })
+        }
+        "monitor.changed" | "monitor.unchanged" | "monitor.failed" => {
+            let failed = event_type == "monitor.failed";
+            serde_json::to_value(wire::MonitorRunData {
+                monitor_id: "mon_test".into(),
+                run_id: "run_test".into(),
+                added: 1,
+                removed: 0,
+                changed: 0,
+                price_moves: 2,
+                rows: 24,
+                cost_usd: usd(14_000),
+                receipt_id: Some("rcpt_test".into()),
+                reason: failed.then(|| "a test delivery".into()),
+                consecutive_failures: failed.then_some(1),
+                paused: None,
+            })
+        }
+        "balance.low" => serde_json::to_value(wire::BalanceLowData {
+            balance_usd: usd(4_500_000),
+            available_usd: usd(4_000_000),
+            threshold_usd: usd(5_000_000),
+            open_reserves_usd: usd(500_000),
+            auto_recharge: wire::AutoRecharge::DISABLED,
         }),
-        "monitor.changed" | "monitor.unchanged" | "monitor.failed" => json!({
-            "monitor_id": "mon_test", "run_id": "run_test", "added": 1, "removed": 0,
-            "price_moves": 2, "rows": 24, "cost_usd": 0.014, "receipt_id": "rcpt_test",
-        }),
-        "balance.low" => json!({
-            "balance_usd": 4.5, "threshold_usd": 5, "open_reserves_usd": 0.5,
-            "auto_recharge": { "enabled": false, "amount_usd": 0 },
-        }),
-        _ => json!({}),
-    }
+        _ => Ok(json!({})),
+    };
+    data.expect("a sample serializes")
 }
 
 async fn own(state: &AppState, caller: &Caller, id: &str) -> Result<Endpoint, ApiError> {
@@ -84,7 +129,7 @@ async fn own(state: &AppState, caller: &Caller, id: &str) -> Result<Endpoint, Ap
 /// Sends a sample delivery of each subscribed event type.
 #[utoipa::path(post, path = "/webhooks/{id}/test", operation_id = "testWebhookEndpoint", tag = "webhooks",
     description = "Scope: webhooks:write. Preview (switch `webhook_test`). Queues one sample message per subscribed event type, envelope `test: true`, delivered, signed, retried and logged like a real one. Works with test keys.",
-    params(schemas::EndpointId),
+    params(wire::EndpointId),
     responses((status = 202, description = "The queued test messages", body = Object)))]
 async fn test(
     State(state): State<AppState>,
@@ -143,7 +188,7 @@ async fn test(
 /// Sends one message of the endpoint again, now.
 #[utoipa::path(post, path = "/webhooks/{id}/attempts/{msg}/redeliver", operation_id = "redeliverWebhookMessage", tag = "webhooks",
     description = "Scope: webhooks:write. Preview (switch `webhook_test`). `msg` is a message id (`msg_...`) of this endpoint, as its attempts log shows it. The same id and bytes are sent now, with a fresh signature timestamp, as a new attempt; dead-lettered messages too.",
-    params(schemas::EndpointId, ("msg" = String, Path, description = "The message id (msg_...)")),
+    params(wire::EndpointId, ("msg" = String, Path, description = "The message id (msg_...)")),
     responses((status = 202, description = "The message, queued again", body = Object)))]
 async fn redeliver(
     State(state): State<AppState>,

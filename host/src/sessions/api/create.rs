@@ -8,11 +8,11 @@ use crate::http::middleware::RequestId;
 use crate::http::{ApiError, Body};
 use crate::idempotency;
 use crate::money::Micros;
-use crate::openapi::schemas;
 use crate::sessions::events::{self};
 use crate::sessions::intent::Intent;
 use crate::sessions::{run, Kind, Session, Status};
 use crate::state::AppState;
+use crate::wire;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -93,14 +93,14 @@ pub(super) fn price(
 /// spending on it could honestly deliver.
 #[utoipa::path(post, path = "/sessions/estimate", operation_id = "estimateSession", tag = "sessions",
     description = "Scope: sessions:write. $0. The same parse as session creation.",
-    request_body(content = schemas::EstimateRequest,
+    request_body(content = wire::EstimateRequest,
         example = json!({ "query": "tents under $200 from outdoor-gear.example" })),
-    responses((status = 200, description = "The estimate", body = schemas::Estimate)))]
+    responses((status = 200, description = "The estimate", body = wire::Estimate)))]
 pub(super) async fn estimate(
     State(state): State<AppState>,
     caller: Caller,
     body: Body,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<wire::Estimate>, ApiError> {
     caller.require("sessions:write")?;
     let query = body.required_str("query")?;
     if query.chars().count() > MAX_QUERY_CHARS {
@@ -118,28 +118,28 @@ pub(super) async fn estimate(
         e.would_run,
         state.config.default_max_spend(),
     );
-    Ok(Json(json!({
-        "object": "estimate",
-        "livemode": caller.mode().livemode(),
-        "would_run": e.would_run,
-        "parsed": e.parsed,
-        "missing": e.missing,
-        "reason": e.reason,
-        "estimated_usd": cost.to_json(),
-        "passes": passes,
-    })))
+    Ok(Json(wire::Estimate {
+        object: "estimate",
+        livemode: caller.mode().livemode(),
+        would_run: e.would_run,
+        parsed: e.parsed,
+        missing: e.missing,
+        reason: e.reason,
+        estimated_usd: wire::Usd(cost),
+        passes,
+    }))
 }
 
 /// Starts a session: reserves max_spend_usd and runs the query.
 #[utoipa::path(post, path = "/sessions", operation_id = "createSession", tag = "sessions",
     description = "Scope: sessions:write. A query the service declines still gets 201; the run then ends abstained at $0 with the reservation released in full. With `Accept: text/event-stream` the 201 body is the run's event stream.",
-    params(schemas::IdempotencyHeader),
-    request_body(content = schemas::SessionCreate,
+    params(wire::IdempotencyHeader),
+    request_body(content = wire::SessionCreate,
         example = json!({ "query": "tents under $200 from outdoor-gear.example", "max_spend_usd": 0.5 })),
     responses(
         (status = 201, description = "A running session holding its reservation", content(
-            (schemas::Session = "application/json"),
-            (schemas::SseEvent = "text/event-stream"),
+            (wire::Session = "application/json"),
+            (wire::SseEvent = "text/event-stream"),
         )),
     ))]
 pub(super) async fn create(
@@ -175,7 +175,7 @@ pub(super) async fn create(
                 idem,
                 Ok((
                     StatusCode::CREATED,
-                    session.to_json(&state.config.public_url()),
+                    session.to_wire(&state.config.public_url()),
                 )),
             )
             .await;
@@ -187,12 +187,12 @@ pub(super) async fn create(
                 idem,
                 Ok((
                     StatusCode::CREATED,
-                    session.to_json(&state.config.public_url()),
+                    session.to_wire(&state.config.public_url()),
                 )),
             )
             .await
         }
-        Err(e) => idempotency::respond(&state, idem, Err(e)).await,
+        Err(e) => idempotency::respond(&state, idem, Err::<(StatusCode, ()), _>(e)).await,
     }
 }
 
@@ -336,7 +336,7 @@ pub(crate) async fn open_session(
             }
             crate::sessions::put(tx, &session)?;
             if let Some(idem) = &idem {
-                idem.complete_in(tx, StatusCode::CREATED, &session.to_json(&public_url))?;
+                idem.complete_in(tx, StatusCode::CREATED, &session.to_wire(&public_url))?;
             }
             Ok(session)
         })

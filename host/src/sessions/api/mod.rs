@@ -11,7 +11,7 @@ mod stop;
 mod turns;
 
 pub(crate) use create::{open_session, NewSession};
-pub(crate) use read::sse;
+pub(crate) use read::{event_page, sse, EventsQuery};
 
 use super::{Kind, Session};
 use crate::auth::Caller;
@@ -19,8 +19,8 @@ use crate::http::ApiError;
 use crate::ledger::{self, LedgerError};
 use crate::money::Micros;
 use crate::state::AppState;
-use crate::store::{Tx, ROWS};
-use serde_json::{json, Value};
+use crate::store::Tx;
+use serde_json::Value;
 use std::time::Duration;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -187,21 +187,40 @@ pub(crate) async fn wait_until_done(
     }
 }
 
-pub(crate) fn all_rows(state: &AppState, id: &str) -> Result<Vec<Value>, ApiError> {
-    let rows: Vec<(String, Value)> = state
+pub(crate) fn all_rows(state: &AppState, id: &str) -> Result<Vec<crate::wire::Row>, ApiError> {
+    Ok(state
         .store
-        .read(|tx| tx.scan_json(ROWS, &format!("{id}:"), None, usize::MAX, false))?;
-    Ok(rows.into_iter().map(|(k, v)| with_row_id(&k, v)).collect())
+        .read(|tx| crate::sessions::rows(tx, id, 0, usize::MAX))?)
 }
 
-fn with_row_id(key: &str, mut row: Value) -> Value {
-    let n = key
-        .rsplit(':')
-        .next()
-        .unwrap_or("0")
-        .trim_start_matches('0');
-    row["id"] = json!(format!("row_{}", if n.is_empty() { "0" } else { n }));
-    row
+/// A run's result rows: the checked ones, then the unchecked.
+pub(crate) fn split_rows(
+    rows: Vec<crate::wire::Row>,
+) -> (Vec<crate::wire::Row>, Vec<crate::wire::Row>) {
+    rows.into_iter().partition(|r| r.unchecked.is_none())
+}
+
+/// The ndjson form of a result: each row on a line, then the summary
+/// (the result without its rows).
+pub(crate) fn ndjson(result: &impl serde::Serialize) -> Result<axum::response::Response, ApiError> {
+    use axum::response::IntoResponse;
+    let mut summary = serde_json::to_value(result).map_err(|e| ApiError::Internal(e.into()))?;
+    let mut out = String::new();
+    for part in ["rows", "unchecked"] {
+        if let Some(Value::Array(rows)) = summary.as_object_mut().and_then(|m| m.remove(part)) {
+            for r in rows {
+                out.push_str(&r.to_string());
+                out.push('\n');
+            }
+        }
+    }
+    out.push_str(&summary.to_string());
+    out.push('\n');
+    Ok((
+        [(axum::http::header::CONTENT_TYPE, "application/x-ndjson")],
+        out,
+    )
+        .into_response())
 }
 
 pub(crate) fn receipt_ids(state: &AppState, id: &str) -> Result<Vec<String>, ApiError> {

@@ -1,15 +1,16 @@
 //! Reading a session: the list, the session, its event log and stream, its
 //! result, rows and receipts.
 
-use super::{all_rows, own, parse_seq, receipt_ids, wait_until_done, with_row_id, MAX_WAIT_S};
+use super::{
+    all_rows, ndjson, own, parse_seq, receipt_ids, split_rows, wait_until_done, MAX_WAIT_S,
+};
 use crate::auth::Caller;
 use crate::http::pagination::PageQuery;
 use crate::http::{ApiError, Page, Query};
-use crate::openapi::schemas;
 use crate::sessions::events::{self, Event};
 use crate::sessions::Kind;
 use crate::state::AppState;
-use crate::store::{self, RECEIPTS, ROWS};
+use crate::wire::{self, Usd};
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
@@ -17,20 +18,19 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use futures::Stream;
 use serde::Deserialize;
-use serde_json::{json, Value};
 use std::convert::Infallible;
 use std::time::Duration;
 
 /// The sessions of the caller's account and mode, newest first.
 #[utoipa::path(get, path = "/sessions", operation_id = "listSessions", tag = "sessions",
     description = "Scope: sessions:read.",
-    params(schemas::PageParams),
-    responses((status = 200, description = "A page of sessions", body = schemas::SessionList)))]
+    params(wire::PageParams),
+    responses((status = 200, description = "A page of sessions", body = wire::SessionList)))]
 pub(super) async fn list(
     State(state): State<AppState>,
     caller: Caller,
     Query(q): Query<PageQuery>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<wire::SessionList>, ApiError> {
     caller.require("sessions:read")?;
     let page = Page::from_query(&q)?;
     let after = match &page.starting_after {
@@ -50,29 +50,30 @@ pub(super) async fn list(
         })
         .await?;
     let public_url = state.config.public_url();
-    Ok(Json(page.answer(
-        sessions.iter().map(|s| s.to_json(&public_url)).collect(),
+    Ok(Json(wire::SessionList::cut(
+        &page,
+        sessions.iter().map(|s| s.to_wire(&public_url)).collect(),
     )))
 }
 
 /// One session.
 #[utoipa::path(get, path = "/sessions/{id}", operation_id = "getSession", tag = "sessions",
     description = "Scope: sessions:read.",
-    params(schemas::SessionId),
-    responses((status = 200, description = "The session", body = schemas::Session)))]
+    params(wire::SessionId),
+    responses((status = 200, description = "The session", body = wire::Session)))]
 pub(super) async fn read(
     State(state): State<AppState>,
     caller: Caller,
     Path(id): Path<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<wire::Session>, ApiError> {
     caller.require("sessions:read")?;
     Ok(Json(
-        own(&state, &caller, &id)?.to_json(&state.config.public_url()),
+        own(&state, &caller, &id)?.to_wire(&state.config.public_url()),
     ))
 }
 
 #[derive(Deserialize)]
-pub(super) struct EventsQuery {
+pub(crate) struct EventsQuery {
     after: Option<String>,
     limit: Option<String>,
 }
@@ -80,16 +81,26 @@ pub(super) struct EventsQuery {
 /// A page of the session's event log.
 #[utoipa::path(get, path = "/sessions/{id}/events", operation_id = "listSessionEvents", tag = "sessions",
     description = "Scope: sessions:read.",
-    params(schemas::SessionId, schemas::EventsParams),
-    responses((status = 200, description = "A page of events", body = schemas::SessionEventList)))]
+    params(wire::SessionId, wire::EventsParams),
+    responses((status = 200, description = "A page of events", body = wire::SessionEventList)))]
 pub(super) async fn events_page(
     State(state): State<AppState>,
     caller: Caller,
     Path(id): Path<String>,
     Query(q): Query<EventsQuery>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<wire::SessionEventList>, ApiError> {
     caller.require("sessions:read")?;
     own(&state, &caller, &id)?;
+    event_page(&state, id, &q).await.map(Json)
+}
+
+/// A page of a run's event log (a session's or an extraction's), after
+/// the seq `after`.
+pub(crate) async fn event_page(
+    state: &AppState,
+    id: String,
+    q: &EventsQuery,
+) -> Result<wire::SessionEventList, ApiError> {
     let after = match &q.after {
         None => 0,
         Some(s) => parse_seq(s).ok_or_else(|| {
@@ -108,9 +119,12 @@ pub(super) async fn events_page(
     let has_more = list.len() > limit;
     list.truncate(limit);
     let next = list.last().map(|e| e.seq).unwrap_or(after);
-    Ok(Json(
-        json!({ "object": "list", "data": list, "has_more": has_more, "next_after": next }),
-    ))
+    Ok(wire::SessionEventList {
+        object: "list",
+        data: list,
+        has_more,
+        next_after: next,
+    })
 }
 
 /// The run's events as server-sent events, from after `after`, ending
@@ -176,8 +190,8 @@ pub(crate) fn sse(
 /// The run's events as server-sent events.
 #[utoipa::path(get, path = "/sessions/{id}/stream", operation_id = "streamSession", tag = "sessions",
     description = "Scope: sessions:read. `id:` is the event's seq, `event:` its phase, `data:` the entry (a SessionEvent). The stream ends after the terminal event of the current turn.",
-    params(schemas::SessionId, schemas::StreamHeaders),
-    responses((status = 200, description = "The event stream", content_type = "text/event-stream", body = schemas::SseEvent)))]
+    params(wire::SessionId, wire::StreamHeaders),
+    responses((status = 200, description = "The event stream", content_type = "text/event-stream", body = wire::SseEvent)))]
 pub(super) async fn stream(
     State(state): State<AppState>,
     caller: Caller,
@@ -204,13 +218,13 @@ pub(super) struct ResultQuery {
 /// Long-poll for the result.
 #[utoipa::path(get, path = "/sessions/{id}/result", operation_id = "getSessionResult", tag = "sessions",
     description = "Scope: sessions:read. Once the run has ended: 200 with the result. Still running after `wait` seconds: 202 with the session.",
-    params(schemas::SessionId, schemas::ResultParams),
+    params(wire::SessionId, wire::ResultParams),
     responses(
         (status = 200, description = "The result; with format=ndjson one row per line, then the summary line", content(
-            (schemas::SessionResult = "application/json"),
+            (wire::SessionResult = "application/json"),
             (String = "application/x-ndjson"),
         )),
-        (status = 202, description = "Still running: the session", body = schemas::Session),
+        (status = 202, description = "Still running: the session", body = wire::Session),
     ))]
 pub(super) async fn result(
     State(state): State<AppState>,
@@ -232,7 +246,7 @@ pub(super) async fn result(
             }
         },
     };
-    let ndjson = match q.format.as_deref() {
+    let as_ndjson = match q.format.as_deref() {
         None | Some("json") => false,
         Some("ndjson") => true,
         Some(_) => return Err(ApiError::invalid("format", "format must be json or ndjson")),
@@ -241,60 +255,45 @@ pub(super) async fn result(
     if s.is_running() {
         return Ok((
             StatusCode::ACCEPTED,
-            Json(s.to_json(&state.config.public_url())),
+            Json(s.to_wire(&state.config.public_url())),
         )
             .into_response());
     }
-    let rows = all_rows(&state, &id)?;
-    let (unchecked, checked): (Vec<Value>, Vec<Value>) =
-        rows.into_iter().partition(|r| r.get("unchecked").is_some());
-    let receipts = receipt_ids(&state, &id)?;
-    let summary = json!({
-        "object": "result",
-        "session_id": s.id,
-        "status": s.status.as_str(),
-        "stop": s.stop,
-        "qualified": s.qualified,
-        "records": s.records,
-        "spend_usd": s.settled.to_json(),
-        "receipts": receipts,
-    });
-    if ndjson {
-        let mut out = String::new();
-        for r in checked.iter().chain(unchecked.iter()) {
-            out.push_str(&r.to_string());
-            out.push('\n');
-        }
-        out.push_str(&summary.to_string());
-        out.push('\n');
-        return Ok((
-            [(axum::http::header::CONTENT_TYPE, "application/x-ndjson")],
-            out,
-        )
-            .into_response());
+    let (rows, unchecked) = split_rows(all_rows(&state, &id)?);
+    let result = wire::SessionResult {
+        object: "result",
+        session_id: s.id.clone(),
+        status: s.status.as_str(),
+        stop: s.stop.clone(),
+        qualified: s.qualified,
+        records: s.records,
+        spend_usd: Usd(s.settled),
+        receipts: receipt_ids(&state, &id)?,
+        rows,
+        unchecked,
+    };
+    if as_ndjson {
+        return ndjson(&result);
     }
-    let mut body = summary;
-    body["rows"] = json!(checked);
-    body["unchecked"] = json!(unchecked);
-    Ok(Json(body).into_response())
+    Ok(Json(result).into_response())
 }
 
 /// The session's rows, in the order they were first seen.
 #[utoipa::path(get, path = "/sessions/{id}/rows", operation_id = "listSessionRows", tag = "sessions",
     description = "Scope: sessions:read. Row ids are `row_<n>`.",
-    params(schemas::SessionId, schemas::PageParams),
-    responses((status = 200, description = "A page of rows", body = schemas::RowList)))]
+    params(wire::SessionId, wire::PageParams),
+    responses((status = 200, description = "A page of rows", body = wire::RowList)))]
 pub(super) async fn rows(
     State(state): State<AppState>,
     caller: Caller,
     Path(id): Path<String>,
     Query(q): Query<PageQuery>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<wire::RowList>, ApiError> {
     caller.require("sessions:read")?;
     own(&state, &caller, &id)?;
     let page = Page::from_query(&q)?;
     let after = match &page.starting_after {
-        None => None,
+        None => 0,
         Some(r) => {
             let n = r
                 .strip_prefix("row_")
@@ -302,41 +301,32 @@ pub(super) async fn rows(
                 .ok_or_else(|| {
                     ApiError::invalid("starting_after", "starting_after must be a row id")
                 })?;
-            Some(format!("{id}:{}", store::pad(n)))
+            n
         }
     };
     let limit = page.limit + 1;
-    let rows: Vec<(String, Value)> = state
+    let rows = state
         .store
-        .read(|tx| tx.scan_json(ROWS, &format!("{id}:"), after.as_deref(), limit, false))?;
-    Ok(Json(page.answer(
-        rows.into_iter().map(|(k, v)| with_row_id(&k, v)).collect(),
-    )))
+        .read(|tx| crate::sessions::rows(tx, &id, after, limit))?;
+    Ok(Json(wire::RowList::cut(&page, rows)))
 }
 
 /// The session's signed receipts.
 #[utoipa::path(get, path = "/sessions/{id}/receipts", operation_id = "listSessionReceipts", tag = "sessions",
     description = "Scope: sessions:read. Verify one with the key of GET /signing-keys whose id is signature.key_id.",
-    params(schemas::SessionId, schemas::PageParams),
-    responses((status = 200, description = "A page of receipts", body = schemas::ReceiptList)))]
+    params(wire::SessionId, wire::PageParams),
+    responses((status = 200, description = "A page of receipts", body = wire::ReceiptList)))]
 pub(super) async fn receipts(
     State(state): State<AppState>,
     caller: Caller,
     Path(id): Path<String>,
     Query(q): Query<PageQuery>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<wire::ReceiptList>, ApiError> {
     caller.require("sessions:read")?;
     own(&state, &caller, &id)?;
     let page = Page::from_query(&q)?;
     let ids = receipt_ids(&state, &id)?;
-    let list = state.store.read(|tx| -> anyhow::Result<Vec<Value>> {
-        let mut out = Vec::new();
-        for rid in &ids {
-            if let Some(r) = tx.get_json::<Value>(RECEIPTS, rid)? {
-                out.push(r);
-            }
-        }
-        Ok(out)
-    })?;
-    Ok(Json(page.slice(list)?))
+    let list = state.store.read(|tx| crate::receipts::get_many(tx, &ids))?;
+    let list = page.slice(list, |r| r["id"].as_str().unwrap_or_default())?;
+    Ok(Json(wire::ReceiptList::cut(&page, list)))
 }

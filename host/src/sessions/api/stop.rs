@@ -3,38 +3,37 @@
 use super::{own, wait_until_done};
 use crate::auth::Caller;
 use crate::http::ApiError;
-use crate::openapi::schemas;
 use crate::sessions::Kind;
 use crate::state::AppState;
+use crate::wire;
 use axum::extract::{Path, State};
 use axum::Json;
-use serde_json::Value;
 use std::time::Duration;
 
 /// Erases a finished session's customer data (preview: redaction).
 #[utoipa::path(delete, path = "/sessions/{id}", operation_id = "redactSession", tag = "sessions",
     description = "Scope: sessions:write. Preview (switch `redaction`). Erases the query, parsed intent, guidance, metadata, webhook URL, rows and event payloads of a finished session; keeps its money, counts and receipts whole (they still verify). A running session is 409 session_busy.",
-    params(schemas::SessionId),
-    responses((status = 200, description = "The session, redacted", body = schemas::Session)))]
+    params(wire::SessionId),
+    responses((status = 200, description = "The session, redacted", body = wire::Session)))]
 pub(super) async fn redact(
     State(state): State<AppState>,
     caller: Caller,
     Path(id): Path<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<wire::Session>, ApiError> {
     let s = crate::sessions::redaction::delete(&state, &caller, &id, Kind::Session).await?;
-    Ok(Json(s.to_json(&state.config.public_url())))
+    Ok(Json(s.to_wire(&state.config.public_url())))
 }
 
 /// Stops a running session.
 #[utoipa::path(post, path = "/sessions/{id}/stop", operation_id = "stopSession", tag = "sessions",
     description = "Scope: sessions:write. Its signed receipts settle, the rest of the reservation is released.",
-    params(schemas::SessionId),
-    responses((status = 200, description = "The session, stopped", body = schemas::Session)))]
+    params(wire::SessionId),
+    responses((status = 200, description = "The session, stopped", body = wire::Session)))]
 pub(super) async fn stop(
     State(state): State<AppState>,
     caller: Caller,
     Path(id): Path<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<wire::Session>, ApiError> {
     caller.require("sessions:write")?;
     let s = own(&state, &caller, &id)?;
     if !s.is_running() {
@@ -69,5 +68,5 @@ pub(super) async fn stop(
     while state.runs.is_live(&id) && tokio::time::Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(2)).await;
     }
-    Ok(Json(s.to_json(&state.config.public_url())))
+    Ok(Json(s.to_wire(&state.config.public_url())))
 }

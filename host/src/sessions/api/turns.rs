@@ -5,11 +5,11 @@ use crate::http::middleware::RequestId;
 use crate::http::{ApiError, Body};
 use crate::idempotency;
 use crate::money::Micros;
-use crate::openapi::schemas;
 use crate::sessions::events::{self};
 use crate::sessions::{run, Session, Status};
 use crate::state::AppState;
 use crate::store::{self, PROPOSALS};
+use crate::wire;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
@@ -39,8 +39,13 @@ pub(super) struct Proposal {
 }
 
 impl Proposal {
-    fn to_json(&self) -> Value {
-        json!({ "id": self.id, "estimated_usd": self.estimated.to_json(), "passes": self.passes, "expires_at": self.expires_at })
+    fn to_wire(&self) -> wire::Proposal {
+        wire::Proposal {
+            id: self.id.clone(),
+            estimated_usd: wire::Usd(self.estimated),
+            passes: self.passes,
+            expires_at: self.expires_at.clone(),
+        }
     }
 }
 
@@ -59,9 +64,9 @@ pub(super) fn merge_turn(previous: &Value, next: &Value) -> Value {
 /// A follow-up turn, priced first.
 #[utoipa::path(post, path = "/sessions/{id}/turns", operation_id = "createTurn", tag = "sessions",
     description = "Scope: sessions:write. Without `proposal`: 409 proposal_required with the priced proposal. With the proposal id (same query, within 15 minutes): 201, the session running its next turn with a new reservation.",
-    params(schemas::SessionId, schemas::IdempotencyHeader),
-    request_body = schemas::TurnCreate,
-    responses((status = 201, description = "The session, running the new turn", body = schemas::Session)))]
+    params(wire::SessionId, wire::IdempotencyHeader),
+    request_body = wire::TurnCreate,
+    responses((status = 201, description = "The session, running the new turn", body = wire::Session)))]
 pub(super) async fn turn(
     State(state): State<AppState>,
     caller: Caller,
@@ -88,7 +93,7 @@ pub(super) async fn turn(
     idempotency::respond(
         &state,
         idem,
-        result.map(|s| (StatusCode::CREATED, s.to_json(&state.config.public_url()))),
+        result.map(|s| (StatusCode::CREATED, s.to_wire(&state.config.public_url()))),
     )
     .await
 }
@@ -167,7 +172,7 @@ pub(super) async fn add_turn(
                     tx,
                     &mut s,
                     "proposal",
-                    json!({ "turn": p.turn, "proposal": p.to_json() }),
+                    json!({ "turn": p.turn, "proposal": p.to_wire() }),
                 )?;
                 crate::sessions::put(tx, &s)?;
                 crate::webhooks::emit(
@@ -175,7 +180,11 @@ pub(super) async fn add_turn(
                     &s.account,
                     s.mode,
                     "session.proposal",
-                    json!({ "session_id": s.id, "turn": p.turn, "proposal": p.to_json() }),
+                    wire::SessionProposalData {
+                        session_id: s.id.clone(),
+                        turn: p.turn,
+                        proposal: p.to_wire(),
+                    },
                     s.webhook_url.as_deref(),
                 )
             })
@@ -183,7 +192,7 @@ pub(super) async fn add_turn(
         state.bus.publish();
         state.webhooks.kick();
         return Err(ApiError::ProposalRequired {
-            proposal: proposal.to_json(),
+            proposal: proposal.to_wire(),
         });
     };
     let slot = state.run_slots.acquire(caller.scope_key())?;
@@ -241,7 +250,7 @@ pub(super) async fn add_turn(
             events::append(tx, &mut s, "started", started)?;
             crate::sessions::put(tx, &s)?;
             if let Some(idem) = &idem {
-                idem.complete_in(tx, StatusCode::CREATED, &s.to_json(&public_url))?;
+                idem.complete_in(tx, StatusCode::CREATED, &s.to_wire(&public_url))?;
             }
             Ok(s)
         })
@@ -259,9 +268,9 @@ pub(super) async fn add_turn(
 /// Reads a finished session's sources again as a new turn (preview: refresh).
 #[utoipa::path(post, path = "/sessions/{id}/refresh", operation_id = "refreshSession", tag = "sessions",
     description = "Scope: sessions:write. Preview (switch `refresh`). Priced like a turn: without `proposal`, 409 proposal_required with the priced proposal; with its id (within 15 minutes), 201 and the session running a new turn with the same query and intent. When it ends, `diff` counts the rows added, removed and changed against the turn before (the differ plugin).",
-    params(schemas::SessionId, schemas::IdempotencyHeader),
-    request_body(content = schemas::SessionRefreshBody),
-    responses((status = 201, description = "The session, running the refresh turn", body = schemas::Session)))]
+    params(wire::SessionId, wire::IdempotencyHeader),
+    request_body(content = wire::SessionRefreshBody),
+    responses((status = 201, description = "The session, running the refresh turn", body = wire::Session)))]
 pub(super) async fn refresh(
     State(state): State<AppState>,
     caller: Caller,
@@ -288,7 +297,7 @@ pub(super) async fn refresh(
     idempotency::respond(
         &state,
         idem,
-        result.map(|s| (StatusCode::CREATED, s.to_json(&state.config.public_url()))),
+        result.map(|s| (StatusCode::CREATED, s.to_wire(&state.config.public_url()))),
     )
     .await
 }

@@ -1,0 +1,159 @@
+//! Extractions (preview: extractions): one known page read once.
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+use utoipa::ToSchema;
+
+use super::{list_of, Row, SessionError, Usd};
+
+/// An extraction: one page read once, every record of it a row.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Extraction {
+    pub id: String,
+    /// `extraction`
+    #[schema(value_type = String)]
+    pub object: &'static str,
+    pub livemode: bool,
+    /// running, delivered, abstained, error or stopped (open enum).
+    #[schema(value_type = String)]
+    pub status: &'static str,
+    #[schema(value_type = String)]
+    pub url: Option<String>,
+    /// What was asked for; null once redacted.
+    pub entity: Option<String>,
+    /// complete or partial: the receipt's stated claim, once read.
+    pub claim: Option<String>,
+    pub records: u64,
+    pub qualified: u64,
+    #[schema(value_type = f64)]
+    pub spend_usd: Usd,
+    #[schema(value_type = f64)]
+    pub max_spend_usd: Usd,
+    #[schema(value_type = f64)]
+    pub reserved_usd: Usd,
+    #[schema(value_type = f64)]
+    pub settled_usd: Usd,
+    #[schema(value_type = f64)]
+    pub released_usd: Usd,
+    pub receipt_id: Option<String>,
+    /// Set when created by a refresh.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refresh_of: Option<String>,
+    /// `record` when a refresh was served from the last delivery at $0.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub served_from: Option<String>,
+    /// Refreshes: rows added, removed, changed (and price_moves) against the refreshed-from delivery.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
+    pub diff: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub redacted: Option<bool>,
+    /// spend-budget or stopped; only when status is stopped.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stop: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<SessionError>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub guidance: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<HashMap<String, String>>)]
+    pub metadata: Option<Map<String, Value>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub webhook_url: Option<String>,
+    #[schema(format = "uri")]
+    pub result_url: String,
+    pub created_at: String,
+    pub updated_at: String,
+    pub ended_at: Option<String>,
+}
+
+/// A create's answer: the extraction for `url`, the batch for `urls`.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub enum ExtractionCreated {
+    One(Box<Extraction>),
+    Batch(ExtractionBatch),
+}
+
+impl utoipa::PartialSchema for ExtractionCreated {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::{schema::OneOfBuilder, Ref};
+        OneOfBuilder::new()
+            .item(Ref::from_schema_name("Extraction"))
+            .item(Ref::from_schema_name("ExtractionBatch"))
+            .into()
+    }
+}
+
+impl ToSchema for ExtractionCreated {
+    fn schemas(
+        out: &mut Vec<(
+            String,
+            utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>,
+        )>,
+    ) {
+        use utoipa::PartialSchema;
+        out.push(("Extraction".into(), Extraction::schema()));
+        <Extraction as ToSchema>::schemas(out);
+        out.push(("ExtractionBatch".into(), ExtractionBatch::schema()));
+        <ExtractionBatch as ToSchema>::schemas(out);
+    }
+}
+
+/// The batch form's answer.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ExtractionBatch {
+    /// `extraction_batch`
+    #[schema(value_type = String)]
+    pub object: &'static str,
+    pub data: Vec<Extraction>,
+    /// N × max_spend_usd, the stated worst case.
+    #[schema(value_type = f64)]
+    pub total_reserved_usd: Usd,
+}
+
+list_of!(
+    /// A page of extractions, newest first.
+    ExtractionList,
+    Extraction
+);
+
+/// An extraction's result, once it has ended.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ExtractionResult {
+    /// `result`
+    #[schema(value_type = String)]
+    pub object: &'static str,
+    pub extraction_id: String,
+    #[schema(value_type = String)]
+    pub status: &'static str,
+    pub claim: Option<String>,
+    pub qualified: u64,
+    pub records: u64,
+    #[schema(value_type = f64)]
+    pub spend_usd: Usd,
+    pub receipts: Vec<String>,
+    pub rows: Vec<Row>,
+    pub unchecked: Vec<Row>,
+}
+
+/// extraction.delivered and extraction.failed: ids and summaries, never rows.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ExtractionEndedData {
+    pub extraction_id: String,
+    pub url: Option<String>,
+    /// delivered, abstained, error or stopped.
+    #[schema(value_type = String)]
+    pub status: &'static str,
+    pub records: u64,
+    /// complete or partial, once the page was read.
+    pub claim: Option<String>,
+    pub receipt_id: Option<String>,
+    #[schema(value_type = f64)]
+    pub spend_usd: Usd,
+    /// Why it was not delivered; extraction.failed only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}

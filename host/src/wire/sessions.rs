@@ -1,0 +1,253 @@
+//! Sessions: estimates, sessions, their event logs, rows and results,
+//! proposals.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use utoipa::ToSchema;
+
+use super::{list_of, Usd};
+use crate::sessions::events::Event;
+
+/// What the planner made of a query, and what running it would cost.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Estimate {
+    /// `estimate`
+    #[schema(value_type = String)]
+    pub object: &'static str,
+    pub livemode: bool,
+    /// Whether spending could honestly deliver; when false, a created
+    /// session abstains at $0.
+    pub would_run: bool,
+    /// The parsed intent: entity, constraints, sources.
+    #[schema(value_type = Object)]
+    pub parsed: Value,
+    /// What the query lacks to run (for example `source`).
+    pub missing: Vec<String>,
+    pub reason: String,
+    #[schema(value_type = f64)]
+    pub estimated_usd: Usd,
+    /// Pages the run expects to read.
+    pub passes: u32,
+}
+
+/// Why a run ended in error.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct SessionError {
+    /// A stream code: model_unavailable, provider_unavailable, parse_failed, aborted, internal (open enum).
+    pub code: String,
+    pub message: String,
+}
+
+/// A session: a query answered with rows, each backed by a signed receipt.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Session {
+    pub id: String,
+    /// `session`
+    #[schema(value_type = String)]
+    pub object: &'static str,
+    pub livemode: bool,
+    /// running, answered, abstained, error or stopped (open enum).
+    #[schema(value_type = String)]
+    pub status: &'static str,
+    /// spend-budget, query-budget or stopped; only when status is stopped.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stop: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<SessionError>,
+    /// Why the run ended as it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// The current turn, from 1.
+    pub turn: u32,
+    pub query: String,
+    /// The parsed intent of the current turn (null when the planner could not read it).
+    #[schema(value_type = Option<Object>)]
+    pub parsed: Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub guidance: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<HashMap<String, String>>)]
+    pub metadata: Option<Map<String, Value>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub webhook_url: Option<String>,
+    #[schema(value_type = f64)]
+    pub max_spend_usd: Usd,
+    /// Held now: the turn's max_spend_usd while running, else 0.
+    #[schema(value_type = f64)]
+    pub reserved_usd: Usd,
+    /// Settled plus the signed spend of the running turn.
+    #[schema(value_type = f64)]
+    pub spend_usd: Usd,
+    #[schema(value_type = f64)]
+    pub settled_usd: Usd,
+    #[schema(value_type = f64)]
+    pub released_usd: Usd,
+    pub records: u64,
+    pub qualified: u64,
+    pub unchecked: u64,
+    pub sources: u64,
+    pub receipts_signed: u64,
+    #[schema(format = "uri")]
+    pub result_url: String,
+    pub created_at: String,
+    pub updated_at: String,
+    pub ended_at: Option<String>,
+    /// After a refresh turn (preview): rows added, removed and changed
+    /// against the turn before.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
+    pub diff: Option<Value>,
+    /// True once redacted (preview).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub redacted: Option<bool>,
+}
+
+list_of!(
+    /// A page of sessions, newest first.
+    SessionList,
+    Session
+);
+
+// This type only states the stream's framing: the server writes it as
+// SSE fields, not as JSON.
+/// One server-sent event of a run's stream.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+pub struct SseEvent {
+    /// The entry's seq: send it back as Last-Event-ID to resume after it.
+    id: Option<String>,
+    /// The entry's phase.
+    event: Option<String>,
+    /// The entry (a SessionEvent) as JSON text.
+    #[schema(content_media_type = "application/json")]
+    data: String,
+}
+
+/// A page of the event log.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct SessionEventList {
+    /// `list`
+    #[schema(value_type = String)]
+    pub object: &'static str,
+    #[schema(value_type = Vec<SessionEvent>)]
+    pub data: Vec<Event>,
+    pub has_more: bool,
+    /// The `after` that reads the next page.
+    pub next_after: u64,
+}
+
+/// The event log's entry type under its wire name.
+pub type SessionEvent = Event;
+
+/// Where a row was read.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct RowSource {
+    pub domain: String,
+    pub url: String,
+    pub receipt_id: String,
+}
+
+// Stored as written here; its `id` comes from its place in the run.
+/// One row: a record, where it came from, and how it meets the query.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct Row {
+    /// `row_<n>`, in the order rows were first seen.
+    pub id: String,
+    pub turn: u32,
+    pub source: RowSource,
+    /// The extracted record: name, price, currency, sku, availability, brand, url, …
+    #[schema(value_type = Object)]
+    pub record: Map<String, Value>,
+    /// Each constraint of the query (entity, price_min, price_max, brand,
+    /// keywords, condition, in_stock) with true or false.
+    #[schema(value_type = HashMap<String, bool>)]
+    pub fulfillment: Value,
+    pub qualified: bool,
+    /// Why the row could not be checked; only on unchecked rows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unchecked: Option<String>,
+}
+
+list_of!(
+    /// A page of rows.
+    RowList,
+    Row
+);
+
+/// A run's result, once it has ended. As ndjson, its rows come first, one
+/// per line, then this object without `rows` and `unchecked`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct SessionResult {
+    /// `result`
+    #[schema(value_type = String)]
+    pub object: &'static str,
+    pub session_id: String,
+    #[schema(value_type = String)]
+    pub status: &'static str,
+    pub stop: Option<String>,
+    pub qualified: u64,
+    pub records: u64,
+    #[schema(value_type = f64)]
+    pub spend_usd: Usd,
+    /// The session's receipt ids.
+    pub receipts: Vec<String>,
+    /// Checked rows.
+    pub rows: Vec<Row>,
+    /// Rows that could not be checked against the query.
+    pub unchecked: Vec<Row>,
+}
+
+/// A priced follow-up turn, waiting for confirmation.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Proposal {
+    /// Send it back as `proposal` to run the turn.
+    pub id: String,
+    #[schema(value_type = f64)]
+    pub estimated_usd: Usd,
+    pub passes: u32,
+    pub expires_at: String,
+}
+
+/// session.answered
+#[derive(Debug, Serialize, ToSchema)]
+pub struct SessionAnsweredData {
+    pub session_id: String,
+    /// `answered`
+    #[schema(value_type = String)]
+    pub status: &'static str,
+    pub turn: u32,
+    pub qualified: u64,
+    pub records: u64,
+    pub sources: u64,
+    pub receipts_signed: u64,
+    #[schema(value_type = f64)]
+    pub spend_usd: Usd,
+    #[schema(format = "uri")]
+    pub result_url: String,
+}
+
+/// session.abstained, session.error and session.stopped
+#[derive(Debug, Serialize, ToSchema)]
+pub struct SessionEndedData {
+    pub session_id: String,
+    /// abstained, error or stopped.
+    #[schema(value_type = String)]
+    pub status: &'static str,
+    pub reason: String,
+    #[schema(value_type = f64)]
+    pub settled_usd: Usd,
+    #[schema(value_type = f64)]
+    pub released_usd: Usd,
+    pub records: u64,
+    /// spend-budget, query-budget or stopped; session.stopped only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stop: Option<String>,
+}
+
+/// session.proposal
+#[derive(Debug, Serialize, ToSchema)]
+pub struct SessionProposalData {
+    pub session_id: String,
+    pub turn: u32,
+    pub proposal: Proposal,
+}

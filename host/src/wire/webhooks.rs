@@ -1,0 +1,138 @@
+//! Webhook endpoints, their delivery attempts, the account default secret,
+//! and the payloads of the account-level events.
+
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use super::{list_of, AutoRecharge, Usd};
+
+/// The latest delivery attempt to an endpoint.
+#[derive(Debug, Clone, Serialize, serde::Deserialize, ToSchema)]
+pub struct LastDelivery {
+    pub msg_id: String,
+    pub at: String,
+    /// The receiver's HTTP status, when it answered.
+    pub status: Option<u16>,
+    pub ok: bool,
+}
+
+/// Where the account's events are delivered.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct WebhookEndpoint {
+    pub id: String,
+    /// `webhook_endpoint`
+    #[schema(value_type = String)]
+    pub object: &'static str,
+    pub url: String,
+    pub events: Vec<String>,
+    pub description: Option<String>,
+    /// The version payloads are serialized under; PATCH advances it.
+    pub fn_version: String,
+    pub disabled: bool,
+    pub livemode: bool,
+    pub created_at: String,
+    pub last_delivery: Option<LastDelivery>,
+}
+
+/// The creation response: the endpoint with its secret, this once.
+#[derive(Debug, Serialize)]
+pub struct WebhookEndpointCreated {
+    #[serde(flatten)]
+    pub endpoint: WebhookEndpoint,
+    pub secret: String,
+}
+
+impl utoipa::PartialSchema for WebhookEndpointCreated {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{AllOfBuilder, ObjectBuilder, Type};
+        let secret = ObjectBuilder::new()
+            .property(
+                "secret",
+                ObjectBuilder::new()
+                    .schema_type(Type::String)
+                    .description(Some(
+                        "`whsec_…`: verifies this endpoint's deliveries. It cannot be read back.",
+                    )),
+            )
+            .required("secret");
+        AllOfBuilder::new()
+            .item(utoipa::openapi::Ref::from_schema_name("WebhookEndpoint"))
+            .item(secret)
+            .into()
+    }
+}
+
+impl ToSchema for WebhookEndpointCreated {}
+
+list_of!(
+    /// A page of endpoints.
+    WebhookEndpointList,
+    WebhookEndpoint
+);
+
+/// What DELETE /webhooks/{id} answers.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct WebhookEndpointDeleted {
+    pub id: String,
+    /// `webhook_endpoint`
+    #[schema(value_type = String)]
+    pub object: &'static str,
+    pub deleted: bool,
+}
+
+/// One delivery attempt, or the record of a message dropped unsent.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct WebhookAttempt {
+    pub id: String,
+    /// `webhook_attempt`
+    #[schema(value_type = String)]
+    pub object: &'static str,
+    /// The message id, equal to the `webhook-id` header.
+    pub msg_id: String,
+    /// The event type.
+    #[serde(rename = "type")]
+    #[schema(rename = "type")]
+    pub event_type: String,
+    /// 1 for the first attempt; 0 on a drop record.
+    pub attempt: u32,
+    pub at: String,
+    pub url: Option<String>,
+    pub duration_ms: u64,
+    pub status: Option<u16>,
+    pub error: Option<String>,
+    pub ok: bool,
+    pub next_attempt_at: Option<String>,
+    pub dead_lettered: bool,
+    pub dropped: bool,
+}
+
+list_of!(
+    /// A page of attempts, newest first.
+    WebhookAttemptList,
+    WebhookAttempt
+);
+
+/// The account default secret: signs deliveries to a session's own webhook_url.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct WebhookSecret {
+    /// `webhook_secret`
+    #[schema(value_type = String)]
+    pub object: &'static str,
+    /// `whsec_…`
+    pub secret: String,
+    pub created_at: String,
+}
+
+/// balance.low: the available balance crossed below the account's threshold.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct BalanceLowData {
+    #[schema(value_type = f64)]
+    pub balance_usd: Usd,
+    #[schema(value_type = f64)]
+    pub available_usd: Usd,
+    #[schema(value_type = f64)]
+    pub threshold_usd: Usd,
+    #[schema(value_type = f64)]
+    pub open_reserves_usd: Usd,
+    pub auto_recharge: AutoRecharge,
+}
