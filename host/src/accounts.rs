@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::money::Micros;
+use crate::store::{self, Tx, ACCOUNTS};
 
 /// The only dated API version, and so every account's pin.
 pub const CURRENT_VERSION: &str = "2026-08-26";
@@ -55,4 +56,21 @@ impl Account {
             monthly_cap: None,
         }
     }
+}
+
+// ---- storage: the accounts table is read and written here only ----
+
+pub fn get(tx: &Tx, id: &str) -> anyhow::Result<Option<Account>> {
+    tx.get_json(ACCOUNTS, id)
+}
+
+pub fn put(tx: &Tx, account: &Account) -> anyhow::Result<()> {
+    store::put_json(tx, ACCOUNTS, &account.id, account)
+}
+
+/// Whether any account exists (a fresh installation has none).
+pub fn any(tx: &Tx) -> anyhow::Result<bool> {
+    Ok(!tx
+        .scan_json::<serde_json::Value>(ACCOUNTS, "", None, 1, false)?
+        .is_empty())
 }

@@ -14,7 +14,7 @@ use crate::accounts::{Account, Mode};
 use crate::keys;
 use crate::ledger;
 use crate::money::Micros;
-use crate::store::{Store, Tx, ACCOUNTS};
+use crate::store::{Store, Tx};
 
 /// One admin operation: the command line (`fnhost admin <op> --flags`,
 /// derived from this type) and the admin socket's JSON (`{"op": ...}`)
@@ -97,8 +97,7 @@ fn optional_cap(name: &str, v: &Option<String>) -> anyhow::Result<Option<Option<
 }
 
 fn account_of(tx: &Tx, id: &str) -> anyhow::Result<Account> {
-    tx.get_json(ACCOUNTS, id)?
-        .with_context(|| format!("no account {id}"))
+    crate::accounts::get(tx, id)?.with_context(|| format!("no account {id}"))
 }
 
 /// Carry out an operation on the database.
@@ -112,7 +111,7 @@ pub fn execute(store: &Store, op: AdminOp) -> anyhow::Result<Value> {
             AdminOp::CreateAccount { name, balance_usd } => {
                 let amount = usd("balance_usd", &balance_usd)?;
                 let account = Account::new(&name);
-                crate::store::put_json(tx, ACCOUNTS, &account.id, &account)?;
+                crate::accounts::put(tx, &account)?;
                 if amount > Micros::ZERO {
                     ledger::top_up(tx, &account.id, Mode::Live, amount, "starting balance")?;
                     ledger::top_up(tx, &account.id, Mode::Test, amount, "starting balance")?;
@@ -144,7 +143,7 @@ pub fn execute(store: &Store, op: AdminOp) -> anyhow::Result<Value> {
                 let mut acct = account_of(tx, &account)?;
                 if let Some(cap) = optional_cap("monthly_cap_usd", &monthly_cap_usd)? {
                     acct.monthly_cap = cap;
-                    crate::store::put_json(tx, ACCOUNTS, &acct.id, &acct)?;
+                    crate::accounts::put(tx, &acct)?;
                 }
                 let mut out = json!({ "account_id": acct.id, "monthly_cap_usd": acct.monthly_cap.map(Micros::to_json) });
                 if let Some(key_id) = key {
@@ -160,7 +159,7 @@ pub fn execute(store: &Store, op: AdminOp) -> anyhow::Result<Value> {
             AdminOp::SetThreshold { account, threshold_usd } => {
                 let mut acct = account_of(tx, &account)?;
                 acct.low_balance_threshold = usd("threshold_usd", &threshold_usd)?;
-                crate::store::put_json(tx, ACCOUNTS, &acct.id, &acct)?;
+                crate::accounts::put(tx, &acct)?;
                 Ok(json!({ "account_id": acct.id, "low_balance_threshold_usd": acct.low_balance_threshold.to_json() }))
             }
             AdminOp::Audit => unreachable!("handled above"),

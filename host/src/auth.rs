@@ -12,7 +12,7 @@ use crate::accounts::{Account, Mode};
 use crate::http::ApiError;
 use crate::keys::{self, Key};
 use crate::state::AppState;
-use crate::store::{Store, ACCOUNTS};
+use crate::store::Store;
 
 /// The authenticated caller of a request.
 #[derive(Debug, Clone)]
@@ -28,7 +28,7 @@ impl Caller {
 
     /// `account:mode`, the scope of every object and balance this caller sees.
     pub fn scope_key(&self) -> String {
-        format!("{}:{}", self.account.id, self.key.mode.as_str())
+        crate::key!(self.account.id, self.key.mode)
     }
 
     /// 403 missing_scope unless the key has `scope`.
@@ -124,7 +124,7 @@ impl KeyCache {
                 let Some(key) = keys::by_hash(tx, &hash)? else {
                     return Ok(None);
                 };
-                let account = tx.get_json(ACCOUNTS, &key.account)?;
+                let account = crate::accounts::get(tx, &key.account)?;
                 Ok(Some((key, account)))
             })?
             .ok_or(ApiError::InvalidKey)?;
@@ -149,13 +149,12 @@ impl KeyCache {
 mod tests {
     use super::*;
     use crate::accounts::Mode;
-    use crate::store::put_json;
 
     fn account_with_key(store: &Store) -> (Key, String) {
         store
             .write(|tx| -> anyhow::Result<(Key, String)> {
                 let account = Account::new("cache");
-                put_json(tx, ACCOUNTS, &account.id, &account)?;
+                crate::accounts::put(tx, &account)?;
                 keys::create(tx, &account.id, Mode::Test, "k", None, None)
             })
             .unwrap()
@@ -193,7 +192,7 @@ mod tests {
         let mut account = Account::clone(&account.unwrap());
         account.monthly_cap = Some(crate::money::Micros::from_usd(3));
         store
-            .write(|tx| put_json(tx, ACCOUNTS, &key2.account, &account))
+            .write(|tx| crate::accounts::put(tx, &account))
             .unwrap();
         let (_, seen) = cache.lookup(&store, &secret2).unwrap();
         assert_eq!(

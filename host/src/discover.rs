@@ -70,18 +70,8 @@ async fn discover(
     body: Body,
 ) -> Result<Json<wire::DiscoverList>, ApiError> {
     caller.require("sessions:write")?;
-    let url = body.required_str("url")?;
-    body.only(&["url"])?;
-    let start = Url::parse(&url)
-        .ok()
-        .filter(|u| matches!(u.scheme(), "http" | "https") && u.host_str().is_some())
-        .filter(|_| url.chars().count() <= 2048)
-        .ok_or_else(|| {
-            ApiError::invalid(
-                "url",
-                "url must be an absolute http or https URL of at most 2048 characters",
-            )
-        })?;
+    let wire::DiscoverRequest { url } = wire::DiscoverRequest::parse(&body)?;
+    let start = Url::parse(&url).map_err(|e| ApiError::invalid("url", e.to_string()))?;
     if caller.mode() == Mode::Live {
         state
             .config

@@ -79,7 +79,7 @@ pub async fn start(
         h.update(serde_json::to_vec(&body.0).expect("json"));
         hex::encode(h.finalize())
     };
-    let table_key = format!("{}:{key}", caller.scope_key());
+    let table_key = crate::key!(caller.scope_key(), key);
     let claim = Idem {
         table_key: table_key.clone(),
         fingerprint: fingerprint.clone(),
@@ -279,7 +279,7 @@ pub fn release_unfinished(tx: &Tx) -> anyhow::Result<usize> {
 /// redaction shows no more customer data than a read does.
 pub fn scrub(tx: &Tx, scope: &str, id: &str, redacted: &Value) -> anyhow::Result<()> {
     let records: Vec<(String, Record)> =
-        tx.scan_json(IDEMPOTENCY, &format!("{scope}:"), None, usize::MAX, false)?;
+        tx.scan_json(IDEMPOTENCY, &crate::prefix!(scope), None, usize::MAX, false)?;
     for (key, mut record) in records {
         let Some((_, body)) = record.response.as_mut() else {
             continue;

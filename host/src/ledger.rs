@@ -98,7 +98,7 @@ pub enum LedgerError {
 }
 
 fn balance_key(account: &str, mode: Mode) -> String {
-    format!("{account}:{}", mode.as_str())
+    crate::key!(account, mode)
 }
 
 /// The current balance of an account in one mode.
@@ -245,7 +245,7 @@ pub fn resolve(
         );
         e.receipts = receipts.to_vec();
         append(tx, e)?;
-        let day = format!("{}:{}:{}", r.account, r.mode.as_str(), crate::time::today());
+        let day = crate::key!(r.account, r.mode, crate::time::today());
         let before = tx.get_i64(SPEND_BY_DAY, &day)?.unwrap_or(0);
         tx.put_i64(SPEND_BY_DAY, &day, before + settle.0)?;
     }
@@ -274,6 +274,17 @@ pub fn reservation(tx: &Tx, id: &str) -> anyhow::Result<Option<Reservation>> {
     tx.get_json(RESERVATIONS, id)
 }
 
+/// The open reservations of an account and mode.
+pub fn open_reservations(tx: &Tx, account: &str, mode: Mode) -> anyhow::Result<Vec<Reservation>> {
+    let all: Vec<(String, Reservation)> =
+        tx.scan_json(RESERVATIONS, "", None, usize::MAX, false)?;
+    Ok(all
+        .into_iter()
+        .map(|(_, r)| r)
+        .filter(|r| r.account == account && r.mode == mode && r.state == ReservationState::Open)
+        .collect())
+}
+
 /// Settled spend per day for an account and mode, from `from` to `to` (inclusive, `YYYY-MM-DD`).
 pub fn spend_by_day(
     tx: &Tx,
@@ -282,7 +293,7 @@ pub fn spend_by_day(
     from: &str,
     to: &str,
 ) -> anyhow::Result<Vec<(String, Micros)>> {
-    let prefix = format!("{account}:{}:", mode.as_str());
+    let prefix = crate::prefix!(account, mode);
     let lo = format!("{prefix}{from}");
     let hi = format!("{prefix}{to}");
     Ok(tx
@@ -295,7 +306,7 @@ pub fn spend_by_day(
 /// Settled spend this calendar month (UTC).
 pub fn spent_this_month(tx: &Tx, account: &str, mode: Mode) -> anyhow::Result<Micros> {
     let month = &crate::time::today()[..8];
-    let prefix = format!("{account}:{}:{month}", mode.as_str());
+    let prefix = crate::key!(account, mode, month);
     Ok(Micros(
         tx.scan_i64(SPEND_BY_DAY, &prefix)?
             .into_iter()

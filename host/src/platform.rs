@@ -185,14 +185,7 @@ async fn rename_key(
     body: Body,
 ) -> Result<Json<wire::Key>, ApiError> {
     caller.require("keys:write")?;
-    let name = body.required_str("name")?;
-    if name.chars().count() > 100 {
-        return Err(ApiError::invalid(
-            "name",
-            "name must be at most 100 characters",
-        ));
-    }
-    body.only(&["name"])?;
+    let wire::KeyRename { name } = wire::KeyRename::parse(&body)?;
     own_key(&state, &caller, &id)?;
     let key = state
         .store

@@ -203,7 +203,7 @@ pub fn find(state: &AppState, caller: &Caller, id: &str) -> Result<Value, ApiErr
     caller.require("sessions:read")?;
     let (account, mode) = (caller.account.id.clone(), caller.mode());
     let receipt = state.store.read(|tx| -> anyhow::Result<Option<Value>> {
-        let Some(receipt) = tx.get_json::<Value>(store::RECEIPTS, id)? else {
+        let Some(receipt) = get(tx, id)? else {
             return Ok(None);
         };
         // Its owner: the session or extraction it was issued for.
@@ -219,11 +219,23 @@ pub fn find(state: &AppState, caller: &Caller, id: &str) -> Result<Value, ApiErr
     receipt.ok_or(ApiError::NotFound)
 }
 
+// ---- storage: the receipts table is read and written here only ----
+
+/// Store a signed receipt (in the transaction of the page it states).
+pub fn put(tx: &crate::store::Tx, receipt: &Value) -> anyhow::Result<()> {
+    let id = receipt["id"].as_str().unwrap_or_default();
+    store::put_json(tx, store::RECEIPTS, id, receipt)
+}
+
+pub fn get(tx: &crate::store::Tx, id: &str) -> anyhow::Result<Option<Value>> {
+    tx.get_json(store::RECEIPTS, id)
+}
+
 /// The stored receipts of `ids` that exist, in that order.
 pub fn get_many(tx: &crate::store::Tx, ids: &[String]) -> anyhow::Result<Vec<Value>> {
     let mut out = Vec::with_capacity(ids.len());
     for id in ids {
-        if let Some(r) = tx.get_json::<Value>(store::RECEIPTS, id)? {
+        if let Some(r) = get(tx, id)? {
             out.push(r);
         }
     }

@@ -7,7 +7,7 @@ use serde_json::Value;
 use crate::admin::{self, AdminOp};
 use crate::config::Config;
 use crate::state::AppState;
-use crate::store::{Store, ACCOUNTS};
+use crate::store::Store;
 
 pub async fn serve(config: Config) -> anyhow::Result<()> {
     std::fs::create_dir_all(&config.data_dir).with_context(|| {
@@ -175,12 +175,7 @@ fn recover(store: &Store) -> anyhow::Result<()> {
 
 /// On the very first start, an account to try the API with.
 fn create_demo_account(store: &Store) -> anyhow::Result<Option<Value>> {
-    let empty = store.read(|tx| -> anyhow::Result<bool> {
-        Ok(tx
-            .scan_json::<Value>(ACCOUNTS, "", None, 1, false)?
-            .is_empty())
-    })?;
-    if !empty {
+    if store.read(crate::accounts::any)? {
         return Ok(None);
     }
     admin::execute(

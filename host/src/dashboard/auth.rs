@@ -30,7 +30,6 @@ use crate::auth::Caller;
 use crate::http::ApiError;
 use crate::keys::{self, Key};
 use crate::state::AppState;
-use crate::store::ACCOUNTS;
 
 /// The cookie holding a dashboard session's token.
 pub const SESSION_COOKIE: &str = "fnhost_dash";
@@ -237,7 +236,7 @@ impl FromRequestParts<AppState> for Dash {
                     let Some(key) = keys::get(tx, &key_id)? else {
                         return Ok(None);
                     };
-                    let account = tx.get_json(ACCOUNTS, &key.account)?;
+                    let account = crate::accounts::get(tx, &key.account)?;
                     Ok(Some((key, account)))
                 },
             )

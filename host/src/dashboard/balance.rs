@@ -10,10 +10,9 @@ use chrono::{Duration, NaiveDate, Utc};
 use super::auth::Dash;
 use super::html::{self, usd, Nav, E};
 use crate::http::ApiError;
-use crate::ledger::{self, Reservation, ReservationState};
+use crate::ledger::{self};
 use crate::money::Micros;
 use crate::state::AppState;
-use crate::store::RESERVATIONS;
 
 /// Days the chart covers, today included.
 const DAYS: i64 = 30;
@@ -36,15 +35,7 @@ pub async fn page(State(state): State<AppState>, dash: Dash) -> Response {
         .read_async(move |tx| -> anyhow::Result<_> {
             let b = ledger::balance(tx, &account, mode)?;
             let days = ledger::spend_by_day(tx, &account, mode, &f, &t)?;
-            let all: Vec<(String, Reservation)> =
-                tx.scan_json(RESERVATIONS, "", None, usize::MAX, false)?;
-            let open: Vec<Reservation> = all
-                .into_iter()
-                .map(|(_, r)| r)
-                .filter(|r| {
-                    r.account == account && r.mode == mode && r.state == ReservationState::Open
-                })
-                .collect();
+            let open = ledger::open_reservations(tx, &account, mode)?;
             Ok((b, days, open))
         })
         .await;

@@ -17,7 +17,6 @@ use super::html::{self, esc, esc_json, esc_value, pill, usd, usd_json, when, whe
 use crate::http::ApiError;
 use crate::sessions::{self, events, Session};
 use crate::state::AppState;
-use crate::store::{self, RECEIPTS, ROWS};
 
 const PAGE: usize = 25;
 const ROWS_PAGE: usize = 50;
@@ -138,7 +137,7 @@ fn header(s: &Session, tab: Tab) -> String {
     let spend = s.settled + s.pending_spend();
     let mut extra = String::new();
     if let Some(stop) = &s.stop {
-        let _ = write!(extra, "<dt>Stop</dt><dd>{}</dd>", E(stop));
+        let _ = write!(extra, "<dt>Stop</dt><dd>{}</dd>", E(stop.as_str()));
     }
     if let Some((code, message)) = &s.error {
         let _ = write!(
@@ -246,16 +245,7 @@ pub async fn rows(
     let sid = s.id.clone();
     let rows = match state
         .store
-        .read_async(move |tx| {
-            let after = (after_n > 0).then(|| format!("{sid}:{}", store::pad(after_n)));
-            tx.scan_json::<Value>(
-                ROWS,
-                &format!("{sid}:"),
-                after.as_deref(),
-                ROWS_PAGE + 1,
-                false,
-            )
-        })
+        .read_async(move |tx| crate::sessions::rows(tx, &sid, after_n, ROWS_PAGE + 1))
         .await
     {
         Ok(r) => r,
@@ -275,31 +265,26 @@ pub async fn rows(
              <th>Qualified</th><th>Source</th><th>Receipt</th><th></th></tr></thead><tbody>",
         );
         let mut last_n = 0;
-        for (key, row) in rows.iter().take(ROWS_PAGE) {
-            let n: u64 = key
-                .rsplit(':')
-                .next()
-                .and_then(|n| n.parse().ok())
-                .unwrap_or(0);
+        for row in rows.iter().take(ROWS_PAGE) {
+            let n: u64 = row.id.trim_start_matches("row_").parse().unwrap_or(0);
             last_n = n;
-            let record = &row["record"];
+            let record = &Value::Object(row.record.clone());
             let url = record
                 .get("url")
                 .and_then(Value::as_str)
-                .or_else(|| row["source"]["url"].as_str())
-                .unwrap_or("");
-            let domain = row["source"]["domain"].as_str().unwrap_or(url);
-            let qualified = if row.get("unchecked").is_some() {
+                .unwrap_or(&row.source.url);
+            let domain = &row.source.domain;
+            let qualified = if let Some(reason) = &row.unchecked {
                 format!(
                     "<span class=\"pill muted\" title=\"{}\">unchecked</span>",
-                    esc_value(&row["unchecked"])
+                    E(reason)
                 )
-            } else if row["qualified"] == json!(true) {
+            } else if row.qualified {
                 pill("yes")
             } else {
                 pill("no")
             };
-            let receipt = row["source"]["receipt_id"].as_str().unwrap_or("");
+            let receipt = row.source.receipt_id.as_str();
             let _ = write!(
                 main,
                 "<tr><td><code>row_{n}</code></td><td class=\"name\">{name}</td><td>{price}</td><td>{brand}</td><td>{avail}</td>\
@@ -312,7 +297,7 @@ pub async fn rows(
                 source = html::ext_link(url, domain),
                 sid = E(&s.id),
                 rid = E(receipt),
-                json = esc_json(row),
+                json = esc_json(&serde_json::to_value(row).unwrap_or_default()),
             );
         }
         main.push_str("</tbody></table>");
@@ -458,14 +443,9 @@ pub async fn receipts(
     let sid = s.id.clone();
     let list = state
         .store
-        .read_async(move |tx| -> anyhow::Result<Vec<Value>> {
-            let mut out = Vec::new();
-            for rid in crate::sessions::receipt_ids(tx, &sid)? {
-                if let Some(r) = tx.get_json::<Value>(RECEIPTS, &rid)? {
-                    out.push(r);
-                }
-            }
-            Ok(out)
+        .read_async(move |tx| {
+            let ids = crate::sessions::receipt_ids(tx, &sid)?;
+            crate::receipts::get_many(tx, &ids)
         })
         .await;
     let list = match list {

@@ -16,7 +16,6 @@ use super::auth::{CsrfForm, Dash};
 use super::html::{self, csrf_field, esc, pill, when, when_opt, Nav, E};
 use crate::http::ApiError;
 use crate::state::AppState;
-use crate::store::{ATTEMPTS, WEBHOOKS};
 use crate::webhooks::{self, Attempt, DefaultSecret, Endpoint};
 
 /// Attempts shown on an endpoint's page.
@@ -102,13 +101,7 @@ async fn attempts_of(
 ) -> anyhow::Result<Vec<Attempt>> {
     state
         .store
-        .read_async(move |tx| -> anyhow::Result<Vec<Attempt>> {
-            Ok(tx
-                .scan_json::<Attempt>(ATTEMPTS, &format!("{log_target}:"), None, limit, true)?
-                .into_iter()
-                .map(|(_, a)| a)
-                .collect())
-        })
+        .read_async(move |tx| crate::webhooks::attempts_of(tx, &log_target, limit))
         .await
 }
 
@@ -164,7 +157,7 @@ pub async fn attempts(
     let eid = id.clone();
     let ep: Option<Endpoint> = match state
         .store
-        .read_async(move |tx| tx.get_json(WEBHOOKS, &eid))
+        .read_async(move |tx| crate::webhooks::endpoint(tx, &eid))
         .await
     {
         Ok(e) => e,

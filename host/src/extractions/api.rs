@@ -18,7 +18,7 @@ use serde_json::json;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::{Spec, MAX_BATCH, MAX_ENTITY_CHARS};
+use super::Spec;
 use crate::auth::Caller;
 use crate::http::middleware::RequestId;
 use crate::http::pagination::PageQuery;
@@ -29,12 +29,10 @@ use crate::sessions::api::{
     all_rows, check_caps, check_runs_in_flight, event_page, ndjson, owned, receipt_ids, reserve,
     split_rows, sse, wait_until_done, EventsQuery, MAX_WAIT_S,
 };
-use crate::sessions::{events, run, Kind, Session, Status};
+use crate::sessions::events::{self, Phase};
+use crate::sessions::{run, Kind, Session, Status};
 use crate::state::AppState;
 use crate::wire::{self, Usd};
-
-/// The longest `guidance` (SPEC §8).
-const MAX_GUIDANCE_CHARS: usize = 2000;
 
 /// The extraction routes; `redaction` opens `DELETE /extractions/{id}`
 /// and `refresh` opens `POST /extractions/{id}/refresh` (the preview
@@ -128,16 +126,10 @@ async fn refresh(
     body: &Body,
     idem: Option<&idempotency::Idem>,
 ) -> Result<wire::Extraction, ApiError> {
-    body.only(&["max_age_s", "max_spend_usd"])?;
-    let max_age_s = match body.get("max_age_s") {
-        None => None,
-        Some(v) => Some(v.as_u64().ok_or_else(|| {
-            ApiError::invalid(
-                "max_age_s",
-                "max_age_s must be a whole number of seconds, 0 or more",
-            )
-        })?),
-    };
+    let wire::ExtractionRefresh {
+        max_age_s,
+        max_spend_usd,
+    } = wire::ExtractionRefresh::parse(body)?;
     let base = owned(state, caller, id, Kind::Extraction)?;
     if base.is_running() {
         return Err(ApiError::SessionBusy {
@@ -149,9 +141,7 @@ async fn refresh(
             status: "redacted".into(),
         });
     }
-    let max_spend = body
-        .optional_usd("max_spend_usd")?
-        .unwrap_or(base.max_spend);
+    let max_spend = max_spend_usd.unwrap_or(base.max_spend);
     let url = base.url.clone().unwrap_or_default();
     let entity = base.entity.clone().unwrap_or_default();
     let last = last_delivery(state, caller, &url)?;
@@ -201,9 +191,9 @@ async fn refresh(
                 fresh.reason = Some(format!("served from {} at $0", record.id));
                 fresh.ended_at = Some(crate::time::now());
                 let started = json!({ "url": fresh.url, "refresh_of": fresh.refresh_of, "served_from": record.id });
-                events::append(tx, &mut fresh, "started", started)?;
+                events::append(tx, &mut fresh, Phase::Started, started)?;
                 let delivered = json!({ "status": "delivered", "served_from": "record", "records": fresh.records, "settled_usd": 0, "released_usd": 0 });
-                events::append(tx, &mut fresh, "delivered", delivered)?;
+                events::append(tx, &mut fresh, Phase::Delivered, delivered)?;
                 crate::sessions::put(tx, &fresh)?;
                 crate::webhooks::emit(
                     tx,
@@ -236,7 +226,7 @@ async fn refresh(
             let r = reserve(tx, &st, &caller_c, max_spend, &fresh.id)?;
             fresh.reservation = r.id;
             let started = json!({ "url": fresh.url, "refresh_of": fresh.refresh_of, "reserved_usd": max_spend.to_json() });
-            events::append(tx, &mut fresh, "started", started)?;
+            events::append(tx, &mut fresh, Phase::Started, started)?;
             crate::sessions::put(tx, &fresh)?;
             let answer = fresh.to_extraction_wire(&public_url);
             if let Some(idem) = &idem {
@@ -314,53 +304,6 @@ async fn create(
     }
 }
 
-/// An absolute http(s) URL of at most 2048 characters.
-pub(crate) fn check_url(param: &str, url: &str) -> Result<(), ApiError> {
-    let ok = url.chars().count() <= 2048
-        && url::Url::parse(url)
-            .is_ok_and(|u| matches!(u.scheme(), "http" | "https") && u.host_str().is_some());
-    if ok {
-        Ok(())
-    } else {
-        Err(ApiError::invalid(
-            param,
-            format!("{param} must be an absolute http or https URL of at most 2048 characters"),
-        ))
-    }
-}
-
-/// The URLs of a create: `url`, or `urls` (1..=50), never both.
-fn urls_of(body: &Body) -> Result<(Vec<String>, bool), ApiError> {
-    match (body.get("url"), body.get("urls")) {
-        (Some(_), Some(_)) => Err(ApiError::invalid(
-            "url",
-            "send exactly one of url and urls, not both",
-        )),
-        (None, None) => Err(ApiError::invalid(
-            "url",
-            "url is required (or urls, for a batch)",
-        )),
-        (Some(_), None) => {
-            let url = body.required_str("url")?;
-            check_url("url", &url)?;
-            Ok((vec![url], false))
-        }
-        (None, Some(_)) => {
-            let urls = body.optional_strings("urls")?.unwrap_or_default();
-            if urls.is_empty() || urls.len() > MAX_BATCH {
-                return Err(ApiError::invalid(
-                    "urls",
-                    format!("urls must hold 1 to {MAX_BATCH} URLs"),
-                ));
-            }
-            for (i, url) in urls.iter().enumerate() {
-                check_url(&format!("urls[{i}]"), url)?;
-            }
-            Ok((urls, true))
-        }
-    }
-}
-
 /// Validate, reserve and store; start the runs. Returns the 201 body and
 /// the first extraction's id.
 async fn create_extractions(
@@ -369,29 +312,16 @@ async fn create_extractions(
     body: &Body,
     idem: Option<&idempotency::Idem>,
 ) -> Result<(wire::ExtractionCreated, String), ApiError> {
-    let (urls, batch) = urls_of(body)?;
-    let entity = body.required_str("entity")?;
-    if entity.chars().count() > MAX_ENTITY_CHARS {
-        return Err(ApiError::invalid(
-            "entity",
-            format!("entity must be at most {MAX_ENTITY_CHARS} characters"),
-        ));
-    }
-    body.only(&[
-        "url",
-        "urls",
-        "entity",
-        "guidance",
-        "max_spend_usd",
-        "webhook_url",
-        "metadata",
-    ])?;
-    let max_spend = body
-        .optional_usd("max_spend_usd")?
-        .ok_or_else(|| ApiError::missing("max_spend_usd"))?;
-    let guidance = body.optional_str("guidance", MAX_GUIDANCE_CHARS)?;
-    let metadata = body.optional_metadata("metadata")?;
-    let webhook_url = body.optional_str("webhook_url", 2048)?;
+    let asked = wire::ExtractionCreate::parse(body)?;
+    let (urls, batch) = asked.pages();
+    let wire::ExtractionCreate {
+        entity,
+        guidance,
+        max_spend_usd: max_spend,
+        webhook_url,
+        metadata,
+        ..
+    } = asked;
     if let Some(w) = &webhook_url {
         crate::webhooks::check_target(state, w)
             .await
@@ -450,7 +380,7 @@ pub(crate) async fn open(
                 let r = reserve(tx, &st, &caller_c, max_spend, &e.id)?;
                 e.reservation = r.id;
                 let started = json!({ "url": e.url, "entity": e.entity, "reserved_usd": max_spend.to_json() });
-                events::append(tx, &mut e, "started", started)?;
+                events::append(tx, &mut e, Phase::Started, started)?;
                 crate::sessions::put(tx, &e)?;
                 stored.push(e);
             }

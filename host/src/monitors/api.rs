@@ -7,13 +7,11 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use axum::{Extension, Json};
-use serde_json::Value;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::{Monitor, MonitorStatus, Watch, MAX_CADENCE_S, MAX_WATCH_URLS, MIN_CADENCE_S};
+use super::{Monitor, MonitorStatus};
 use crate::auth::Caller;
-use crate::extractions::api::check_url;
 use crate::http::middleware::RequestId;
 use crate::http::pagination::PageQuery;
 use crate::http::{ApiError, Body, Page, Query};
@@ -21,9 +19,6 @@ use crate::idempotency;
 use crate::money::Micros;
 use crate::state::AppState;
 use crate::wire;
-
-const MAX_NAME_CHARS: usize = 200;
-const MAX_TEXT_CHARS: usize = 2000;
 
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -37,96 +32,6 @@ fn owned(state: &AppState, caller: &Caller, id: &str) -> Result<Monitor, ApiErro
     let m = state.store.read(|tx| super::get(tx, id))?;
     m.filter(|m| m.account == caller.account.id && m.mode == caller.mode())
         .ok_or(ApiError::NotFound)
-}
-
-/// `watch`: `{urls: [...], entity, guidance?}` or `{query}`.
-fn parse_watch(body: &Body) -> Result<Watch, ApiError> {
-    let invalid = |msg: &str| ApiError::invalid("watch", msg.to_string());
-    let Some(Value::Object(w)) = body.get("watch") else {
-        return Err(match body.get("watch") {
-            None => ApiError::missing("watch"),
-            Some(_) => invalid("watch must be an object: {urls, entity} or {query}"),
-        });
-    };
-    let w = Body(w.clone());
-    w.only(&["urls", "entity", "guidance", "query"])
-        .map_err(|_| invalid("watch holds urls, entity and guidance, or query"))?;
-    let guidance = w
-        .optional_str("guidance", MAX_TEXT_CHARS)
-        .map_err(|_| invalid("watch.guidance must be a string of at most 2000 characters"))?;
-    match (w.get("urls"), w.get("query")) {
-        (Some(_), Some(_)) | (None, None) => Err(invalid(
-            "watch needs exactly one of urls (catalog URLs) and query",
-        )),
-        (Some(_), None) => {
-            let urls = w
-                .optional_strings("urls")
-                .map_err(|_| invalid("watch.urls must be an array of URLs"))?
-                .unwrap_or_default();
-            if urls.is_empty() || urls.len() > MAX_WATCH_URLS {
-                return Err(invalid(&format!(
-                    "watch.urls must hold 1 to {MAX_WATCH_URLS} URLs"
-                )));
-            }
-            for (i, url) in urls.iter().enumerate() {
-                check_url(&format!("watch.urls[{i}]"), url)?;
-            }
-            let entity = match w.get("entity") {
-                None => return Err(ApiError::missing("watch.entity")),
-                Some(Value::String(e))
-                    if !e.trim().is_empty() && e.chars().count() <= MAX_NAME_CHARS =>
-                {
-                    e.clone()
-                }
-                Some(_) => {
-                    return Err(ApiError::invalid(
-                        "watch.entity",
-                        "watch.entity must be a non-empty string of at most 200 characters",
-                    ))
-                }
-            };
-            Ok(Watch {
-                urls: Some(urls),
-                entity: Some(entity),
-                guidance,
-                query: None,
-            })
-        }
-        (None, Some(_)) => {
-            if w.get("entity").is_some() {
-                return Err(invalid("watch.entity goes with urls, not with query"));
-            }
-            match w.get("query") {
-                Some(Value::String(q))
-                    if !q.trim().is_empty() && q.chars().count() <= MAX_TEXT_CHARS =>
-                {
-                    Ok(Watch {
-                        urls: None,
-                        entity: None,
-                        guidance,
-                        query: Some(q.clone()),
-                    })
-                }
-                _ => Err(ApiError::invalid(
-                    "watch.query",
-                    "watch.query must be a non-empty string of at most 2000 characters",
-                )),
-            }
-        }
-    }
-}
-
-fn parse_cadence(body: &Body) -> Result<Option<u64>, ApiError> {
-    match body.get("cadence_s") {
-        None => Ok(None),
-        Some(v) => match v.as_u64() {
-            Some(n) if (MIN_CADENCE_S..=MAX_CADENCE_S).contains(&n) => Ok(Some(n)),
-            _ => Err(ApiError::invalid(
-                "cadence_s",
-                format!("cadence_s must be a whole number of seconds from {MIN_CADENCE_S} to {MAX_CADENCE_S}"),
-            )),
-        },
-    }
 }
 
 /// The key's per-run cap, and the account's monthly cap against the worst
@@ -172,17 +77,14 @@ fn check_caps(
     Ok(())
 }
 
-async fn check_webhook(state: &AppState, body: &Body) -> Result<Option<Option<String>>, ApiError> {
-    if !body.0.contains_key("webhook_url") {
-        return Ok(None);
-    }
-    let url = body.optional_str("webhook_url", 2048)?;
-    if let Some(w) = &url {
+/// A webhook_url passes the hard wall (https, public).
+async fn check_webhook(state: &AppState, url: Option<&str>) -> Result<(), ApiError> {
+    if let Some(w) = url {
         crate::webhooks::check_target(state, w)
             .await
             .map_err(|e| ApiError::invalid("webhook_url", e.to_string()))?;
     }
-    Ok(Some(url))
+    Ok(())
 }
 
 /// Creates a monitor; its first run is due at once.
@@ -224,20 +126,14 @@ async fn create_monitor(
     body: &Body,
     idem: Option<&idempotency::Idem>,
 ) -> Result<wire::Monitor, ApiError> {
-    let watch = parse_watch(body)?;
-    let cadence_s = parse_cadence(body)?.ok_or_else(|| ApiError::missing("cadence_s"))?;
-    let per_run = body
-        .optional_usd("max_spend_usd_per_run")?
-        .ok_or_else(|| ApiError::missing("max_spend_usd_per_run"))?;
-    let name = body.optional_str("name", MAX_NAME_CHARS)?;
-    body.only(&[
-        "watch",
-        "name",
-        "cadence_s",
-        "max_spend_usd_per_run",
-        "webhook_url",
-    ])?;
-    let webhook_url = check_webhook(state, body).await?.flatten();
+    let wire::MonitorCreate {
+        watch,
+        cadence_s,
+        max_spend_usd_per_run: per_run,
+        name,
+        webhook_url,
+    } = wire::MonitorCreate::parse(body)?;
+    check_webhook(state, webhook_url.as_deref()).await?;
     check_caps(state, caller, cadence_s, per_run, None)?;
     let now = crate::time::now();
     let name = name.unwrap_or_else(|| match (&watch.urls, &watch.query) {
@@ -345,25 +241,14 @@ async fn update(
 ) -> Result<Json<wire::Monitor>, ApiError> {
     caller.require("sessions:write")?;
     let current = owned(&state, &caller, &id)?;
-    let paused = body.optional_bool("paused")?;
-    let cadence = parse_cadence(&body)?;
-    let per_run = body.optional_usd("max_spend_usd_per_run")?;
-    let name = body.optional_str("name", MAX_NAME_CHARS)?;
-    body.only(&[
-        "paused",
-        "cadence_s",
-        "max_spend_usd_per_run",
-        "webhook_url",
-        "name",
-    ])?;
-    if body.0.is_empty() {
-        // Nothing to change (also a body that does not parse, which counts as empty).
-        return Err(ApiError::invalid(
-            "paused",
-            "send at least one of paused, cadence_s, max_spend_usd_per_run, webhook_url and name",
-        ));
-    }
-    let webhook = check_webhook(&state, &body).await?;
+    let wire::MonitorUpdate {
+        paused,
+        cadence_s: cadence,
+        max_spend_usd_per_run: per_run,
+        webhook_url: webhook,
+        name,
+    } = wire::MonitorUpdate::parse(&body)?;
+    check_webhook(&state, webhook.as_ref().and_then(|w| w.as_deref())).await?;
     // Retuned, or resumed (back among the scheduled), it must fit again.
     let resuming = paused == Some(false) && current.status == MonitorStatus::Paused;
     if cadence.is_some() || per_run.is_some() || resuming {

@@ -210,7 +210,7 @@ pub fn runs_of(
     let end = before.map(|n| run_key(monitor, n));
     let runs: Vec<(String, MonitorRun)> = tx.scan_json(
         MONITOR_RUNS,
-        &format!("{monitor}:"),
+        &crate::prefix!(monitor),
         end.as_deref(),
         limit,
         true,
@@ -219,7 +219,7 @@ pub fn runs_of(
 }
 
 fn run_key(monitor: &str, n: u64) -> String {
-    format!("{monitor}:{}", store::pad(n))
+    crate::key!(monitor, n)
 }
 
 #[cfg(test)]

@@ -16,7 +16,7 @@
 
 use std::time::Duration;
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::{Monitor, MonitorRun, MonitorStatus, AUTO_PAUSE_AFTER};
 use crate::auth::Caller;
@@ -25,7 +25,7 @@ use crate::money::Micros;
 use crate::sessions::api::NewSession;
 use crate::sessions::{self, Session, Status};
 use crate::state::AppState;
-use crate::store::{Tx, ACCOUNTS, ROWS};
+use crate::store::Tx;
 
 /// The scheduler's loop (run under `supervise`).
 pub async fn run(state: AppState) {
@@ -88,7 +88,7 @@ fn caller_of(tx: &Tx, m: &Monitor) -> anyhow::Result<Result<Caller, String>> {
     if key.revoked_at.is_some() {
         return Ok(Err("the monitor's key was revoked".into()));
     }
-    let Some(account) = tx.get_json(ACCOUNTS, &m.account)? else {
+    let Some(account) = crate::accounts::get(tx, &m.account)? else {
         return Ok(Err("the monitor's account no longer exists".into()));
     };
     Ok(Ok(Caller { key, account }))
@@ -278,12 +278,11 @@ async fn end_if_done(state: &AppState, id: &str) -> anyhow::Result<()> {
 fn records_of(tx: &Tx, children: &[String]) -> anyhow::Result<Vec<String>> {
     let mut out = Vec::new();
     for child in children {
-        let rows: Vec<(String, Value)> =
-            tx.scan_json(ROWS, &format!("{child}:"), None, usize::MAX, false)?;
+        let rows = sessions::rows(tx, child, 0, usize::MAX)?;
         out.extend(
             rows.into_iter()
-                .filter(|(_, r)| r["qualified"] != json!(false))
-                .map(|(_, r)| r["record"].to_string()),
+                .filter(|r| r.qualified)
+                .map(|r| Value::Object(r.record).to_string()),
         );
     }
     Ok(out)

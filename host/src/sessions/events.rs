@@ -11,8 +11,63 @@ use tokio::sync::watch;
 use super::Session;
 use crate::store::{self, Tx, EVENTS};
 
-/// Phases after which no event follows in a turn.
-pub const TERMINAL: &[&str] = &["answered", "delivered", "abstain", "error", "stopped"];
+/// What an event reports (its `phase`, the SSE `event:` name).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// A turn started: its query and reservation.
+    Started,
+    /// The planner's reading of the query.
+    Parsed,
+    /// A page read: its receipt, rows and cost.
+    Source,
+    /// A page not read: disallowed, not recorded, or refused.
+    Skipped,
+    FetchFailed,
+    ExtractFailed,
+    /// A follow-up turn was priced.
+    Proposal,
+    // The terminal phases: no event follows in the turn.
+    Answered,
+    Delivered,
+    Abstain,
+    Error,
+    Stopped,
+}
+
+impl Phase {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Phase::Started => "started",
+            Phase::Parsed => "parsed",
+            Phase::Source => "source",
+            Phase::Skipped => "skipped",
+            Phase::FetchFailed => "fetch_failed",
+            Phase::ExtractFailed => "extract_failed",
+            Phase::Proposal => "proposal",
+            Phase::Answered => "answered",
+            Phase::Delivered => "delivered",
+            Phase::Abstain => "abstain",
+            Phase::Error => "error",
+            Phase::Stopped => "stopped",
+        }
+    }
+
+    pub fn is_terminal(self) -> bool {
+        matches!(
+            self,
+            Phase::Answered | Phase::Delivered | Phase::Abstain | Phase::Error | Phase::Stopped
+        )
+    }
+}
+
+/// Phases after which no event follows in a turn, as stored.
+const TERMINAL: [Phase; 5] = [
+    Phase::Answered,
+    Phase::Delivered,
+    Phase::Abstain,
+    Phase::Error,
+    Phase::Stopped,
+];
 
 /// One entry of a run's event log.
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
@@ -30,21 +85,21 @@ pub struct Event {
 
 impl Event {
     pub fn is_terminal(&self) -> bool {
-        TERMINAL.contains(&self.phase.as_str())
+        TERMINAL.iter().any(|p| p.as_str() == self.phase)
     }
 }
 
 fn key(session: &str, seq: u64) -> String {
-    format!("{session}:{}", store::pad(seq))
+    crate::key!(session, seq)
 }
 
 /// Append an event in the caller's transaction; the session's `last_seq`
 /// is advanced (the caller stores the session in the same transaction).
-pub fn append(tx: &Tx, session: &mut Session, phase: &str, data: Value) -> anyhow::Result<Event> {
+pub fn append(tx: &Tx, session: &mut Session, phase: Phase, data: Value) -> anyhow::Result<Event> {
     session.last_seq += 1;
     let event = Event {
         seq: session.last_seq,
-        phase: phase.to_string(),
+        phase: phase.as_str().to_string(),
         at: crate::time::now(),
         data,
     };
@@ -56,7 +111,7 @@ pub fn append(tx: &Tx, session: &mut Session, phase: &str, data: Value) -> anyho
 pub fn after(tx: &Tx, session: &str, after: u64, limit: usize) -> anyhow::Result<Vec<Event>> {
     let rows: Vec<(String, Event)> = tx.scan_json(
         EVENTS,
-        &format!("{session}:"),
+        &crate::prefix!(session),
         Some(&key(session, after)),
         limit,
         false,

@@ -57,6 +57,30 @@ impl Status {
     }
 }
 
+/// Why a run stopped before it read everything (SPEC §6.3: `stop`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum StopReason {
+    /// Its spending cap could not pay for the next page.
+    #[serde(rename = "spend-budget")]
+    SpendBudget,
+    /// It has the rows its query asked for.
+    #[serde(rename = "query-budget")]
+    QueryBudget,
+    /// Stopped on request.
+    #[serde(rename = "stopped")]
+    Requested,
+}
+
+impl StopReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StopReason::SpendBudget => "spend-budget",
+            StopReason::QueryBudget => "query-budget",
+            StopReason::Requested => "stopped",
+        }
+    }
+}
+
 /// What a stored run is: a session (a query over sites, in turns) or an
 /// extraction (one known URL read once). Both share the run, its money,
 /// its events, rows and receipts.
@@ -106,7 +130,7 @@ pub struct Session {
     pub key_id: String,
     pub status: Status,
     /// spend-budget, query-budget or stopped, when status is stopped.
-    pub stop: Option<String>,
+    pub stop: Option<StopReason>,
     /// The stream code and message, when status is error.
     pub error: Option<(String, String)>,
     /// Why the run ended as it did (abstain reason, stop reason, ...).
@@ -198,7 +222,7 @@ impl Session {
             object: "session",
             livemode: self.mode.livemode(),
             status: self.status.as_str(),
-            stop: self.stop.clone(),
+            stop: self.stop,
             error: self.error_wire(),
             reason: self.reason.clone(),
             turn: self.turn,
@@ -250,7 +274,7 @@ impl Session {
             served_from: self.served_from.clone(),
             diff: self.diff.clone(),
             redacted: self.redacted.then_some(true),
-            stop: self.stop.clone(),
+            stop: self.stop,
             error: self.error_wire(),
             reason: self.reason.clone(),
             guidance: self.guidance.clone(),
@@ -272,12 +296,9 @@ fn index_key(s: &Session) -> String {
         .unwrap_or(0)
         .max(0) as u64;
     format!(
-        "{}{}:{}:{}:{}",
+        "{}{}",
         index_prefix(s.kind),
-        s.account,
-        s.mode.as_str(),
-        store::pad(micros),
-        s.id
+        crate::key!(s.account, s.mode, micros, s.id)
     )
 }
 
@@ -297,7 +318,7 @@ pub fn get(tx: &Tx, id: &str) -> anyhow::Result<Option<Session>> {
 pub fn put(tx: &Tx, s: &Session) -> anyhow::Result<()> {
     store::put_json(tx, SESSIONS, &s.id, s)?;
     tx.put_str(SESSION_INDEX, index_key(s).as_str(), s.id.as_str())?;
-    let by_scope = format!("{}:{}:{}", s.account, s.mode.as_str(), s.id);
+    let by_scope = crate::key!(s.account, s.mode, s.id);
     if s.is_running() {
         // Marked, when it starts to run, with the node whose transaction
         // made it run: the node running it, which its lease stands for.
@@ -316,7 +337,7 @@ pub fn put(tx: &Tx, s: &Session) -> anyhow::Result<()> {
 /// How many sessions and extractions of an account and mode are running,
 /// on whatever node.
 pub fn running_in(tx: &Tx, account: &str, mode: Mode) -> anyhow::Result<u64> {
-    let prefix = format!("{account}:{}:", mode.as_str());
+    let prefix = crate::prefix!(account, mode);
     Ok(tx
         .scan_str(RUNNING_BY_SCOPE, &prefix, None, usize::MAX, false)?
         .len() as u64)
@@ -327,7 +348,7 @@ pub fn running_in(tx: &Tx, account: &str, mode: Mode) -> anyhow::Result<u64> {
 pub fn rows(tx: &Tx, id: &str, after: u64, limit: usize) -> anyhow::Result<Vec<crate::wire::Row>> {
     let start = progress::row_key(id, after);
     let stored: Vec<(String, Value)> =
-        tx.scan_json(ROWS, &format!("{id}:"), Some(&start), limit, false)?;
+        tx.scan_json(ROWS, &crate::prefix!(id), Some(&start), limit, false)?;
     stored
         .into_iter()
         .map(|(key, mut row)| {
@@ -352,7 +373,7 @@ pub fn row_id(key: &str) -> String {
 /// earlier delivery): the same rows, numbered from 1. Returns how many.
 pub fn copy_rows(tx: &Tx, from: &str, to: &str) -> anyhow::Result<u64> {
     let rows: Vec<(String, Value)> =
-        tx.scan_json(ROWS, &format!("{from}:"), None, usize::MAX, false)?;
+        tx.scan_json(ROWS, &crate::prefix!(from), None, usize::MAX, false)?;
     for (n, (_, mut row)) in rows.iter().cloned().enumerate() {
         let key = progress::row_key(to, n as u64 + 1);
         row["id"] = json!(row_id(&key));
@@ -364,7 +385,13 @@ pub fn copy_rows(tx: &Tx, from: &str, to: &str) -> anyhow::Result<u64> {
 /// The ids of a session's receipts, in the order they were signed.
 pub fn receipt_ids(tx: &Tx, id: &str) -> anyhow::Result<Vec<String>> {
     Ok(tx
-        .scan_str(SESSION_RECEIPTS, &format!("{id}:"), None, usize::MAX, false)?
+        .scan_str(
+            SESSION_RECEIPTS,
+            &crate::prefix!(id),
+            None,
+            usize::MAX,
+            false,
+        )?
         .into_iter()
         .map(|(_, rid)| rid)
         .collect())

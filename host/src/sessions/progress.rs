@@ -15,9 +15,9 @@ use std::mem;
 
 use serde_json::Value;
 
-use super::events::{self, EventBus};
+use super::events::{self, EventBus, Phase};
 use crate::money::Micros;
-use crate::store::{self, Queued, Store, Tx, RECEIPTS, ROWS, SESSION_RECEIPTS};
+use crate::store::{self, Queued, Store, Tx, ROWS, SESSION_RECEIPTS};
 
 /// Effects gathered while a write is under way before the run waits for
 /// it: enough to share the cost of a commit, few enough that a reader is
@@ -27,7 +27,7 @@ const MAX_PENDING: usize = 32;
 /// What a run adds to its session.
 pub(super) enum Effect {
     /// An event of the run (a skipped or failed page).
-    Event { phase: &'static str, data: Value },
+    Event { phase: Phase, data: Value },
     /// A receipted page with its rows and its `source` event.
     Page(PageCommit),
 }
@@ -143,10 +143,10 @@ fn apply(tx: &Tx, id: &str, effects: Vec<Effect>) -> anyhow::Result<()> {
             Effect::Page(page) => {
                 s.receipts_signed += 1;
                 s.sources += 1;
-                store::put_json(tx, RECEIPTS, &page.receipt_id, &page.receipt)?;
+                crate::receipts::put(tx, &page.receipt)?;
                 tx.put_str(
                     SESSION_RECEIPTS,
-                    format!("{id}:{}", store::pad(s.receipts_signed)).as_str(),
+                    crate::key!(id, s.receipts_signed).as_str(),
                     page.receipt_id.as_str(),
                 )?;
                 s.turn_receipts.push((page.receipt_id, page.cost));
@@ -167,7 +167,7 @@ fn apply(tx: &Tx, id: &str, effects: Vec<Effect>) -> anyhow::Result<()> {
                     s.unchecked = adjust(s.unchecked, row.unchecked_delta)?;
                     store::put_json(tx, ROWS, &row.key, &row.row)?;
                 }
-                events::append(tx, &mut s, "source", page.event)?;
+                events::append(tx, &mut s, Phase::Source, page.event)?;
             }
         }
     }
@@ -177,7 +177,7 @@ fn apply(tx: &Tx, id: &str, effects: Vec<Effect>) -> anyhow::Result<()> {
 
 /// The key of a session's `n`th row (from 1).
 pub(super) fn row_key(session: &str, n: u64) -> String {
-    format!("{session}:{}", store::pad(n))
+    crate::key!(session, n)
 }
 
 fn adjust(count: u64, delta: i64) -> anyhow::Result<u64> {
@@ -261,7 +261,7 @@ mod tests {
                 let data = json!({ "url": "https://a.example/private/" });
                 progress
                     .push(Effect::Event {
-                        phase: "skipped",
+                        phase: Phase::Skipped,
                         data,
                     })
                     .await

@@ -30,7 +30,7 @@ pub fn redact(tx: &Tx, s: &mut Session) -> anyhow::Result<()> {
     s.webhook_url = None;
     s.redacted = true;
     s.updated_at = crate::time::now();
-    let prefix = format!("{}:", s.id);
+    let prefix = crate::prefix!(s.id);
     let rows: Vec<(String, Value)> = tx.scan_json(ROWS, &prefix, None, usize::MAX, false)?;
     for (key, _) in rows {
         tx.remove(ROWS, &key)?;

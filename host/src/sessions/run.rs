@@ -17,11 +17,12 @@ use tokio::sync::watch;
 use url::Url;
 
 use super::constraints::{self, Check};
-use super::events;
+use super::events::{self, Phase};
 use super::intent::{Intent, Source};
 use super::progress::{row_key, Effect, PageCommit, Progress, RowWrite};
 use super::sources::{normalize, sitemap_urls, Frontier, Priority, Robots};
 use super::testmode::{self, Sentinel};
+pub use super::StopReason;
 use super::{Kind, Session, Status};
 use crate::accounts::Mode;
 use crate::fetch::{FetchError, Fetched};
@@ -38,27 +39,6 @@ pub enum Outcome {
     Abstained { reason: String },
     Error { code: StreamCode, message: String },
     Stopped { stop: StopReason, reason: String },
-}
-
-/// Why a run stopped before it read everything (SPEC §6.3: `stop`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StopReason {
-    /// Its spending cap could not pay for the next page.
-    SpendBudget,
-    /// It has the rows its query asked for.
-    QueryBudget,
-    /// Stopped on request.
-    Requested,
-}
-
-impl StopReason {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            StopReason::SpendBudget => "spend-budget",
-            StopReason::QueryBudget => "query-budget",
-            StopReason::Requested => "stopped",
-        }
-    }
 }
 
 /// The code of a run that ended in error (SPEC §7.5, stream-terminal codes).
@@ -269,7 +249,7 @@ impl Run {
         self.session.qualified + here as u64
     }
 
-    async fn event(&mut self, phase: &'static str, data: Value) -> anyhow::Result<()> {
+    async fn event(&mut self, phase: Phase, data: Value) -> anyhow::Result<()> {
         self.progress.push(Effect::Event { phase, data }).await
     }
 
@@ -318,7 +298,7 @@ impl Run {
                     crate::store::Tx::scan_json(
                         tx,
                         crate::store::ROWS,
-                        &format!("{owner}:"),
+                        &crate::prefix!(owner),
                         None,
                         usize::MAX,
                         false,
@@ -564,7 +544,7 @@ impl Run {
             };
             if robots.get(&site).is_some_and(|r| !r.allows(&path)) {
                 self.event(
-                    "skipped",
+                    Phase::Skipped,
                     json!({ "url": url, "reason": "disallowed by robots.txt" }),
                 )
                 .await?;
@@ -576,7 +556,7 @@ impl Run {
                 Ok(Some(p)) => p,
                 Ok(None) => {
                     self.event(
-                        "fetch_failed",
+                        Phase::FetchFailed,
                         json!({ "url": url, "reason": "not in the recording" }),
                     )
                     .await?;
@@ -585,7 +565,7 @@ impl Run {
                 }
                 Err(e) => {
                     self.event(
-                        "fetch_failed",
+                        Phase::FetchFailed,
                         json!({ "url": url, "reason": e.to_string() }),
                     )
                     .await?;
@@ -612,7 +592,7 @@ impl Run {
                 Err(e) => {
                     // A fetched page is a receipted source even when nothing could be read from it.
                     self.event(
-                        "extract_failed",
+                        Phase::ExtractFailed,
                         json!({ "url": page.url, "reason": e.to_string() }),
                     )
                     .await?;
@@ -951,8 +931,7 @@ pub fn end_in(tx: &Tx, s: &mut Session, outcome: Outcome, public_url: &str) -> a
     if s.kind == Kind::Extraction {
         // An extraction reads one page: its receipt and the claim it states.
         if let Some((id, _)) = s.turn_receipts.first() {
-            let receipt: Option<Value> =
-                crate::store::Tx::get_json(tx, crate::store::RECEIPTS, id)?;
+            let receipt = crate::receipts::get(tx, id)?;
             s.claim = receipt.and_then(|r| r["claim"].as_str().map(str::to_string));
             s.receipt_id = Some(id.clone());
         }
@@ -979,19 +958,19 @@ pub fn end_in(tx: &Tx, s: &mut Session, outcome: Outcome, public_url: &str) -> a
         Outcome::Answered if s.kind == Kind::Extraction => {
             s.status = Status::Answered;
             s.reason = Some("the page was read".into());
-            ("delivered", "extraction.delivered", summary)
+            (Phase::Delivered, "extraction.delivered", summary)
         }
         Outcome::Answered => {
             s.status = Status::Answered;
             s.reason = Some("the run read every source it found".into());
-            ("answered", "session.answered", summary)
+            (Phase::Answered, "session.answered", summary)
         }
         Outcome::Abstained { reason } => {
             s.status = Status::Abstained;
             s.reason = Some(reason.clone());
             let mut d = summary;
             d["reason"] = json!(reason);
-            ("abstain", "session.abstained", d)
+            (Phase::Abstain, "session.abstained", d)
         }
         Outcome::Error { code, message } => {
             s.status = Status::Error;
@@ -1001,20 +980,20 @@ pub fn end_in(tx: &Tx, s: &mut Session, outcome: Outcome, public_url: &str) -> a
             d["code"] = json!(code.as_str());
             d["message"] = json!(message);
             d["reason"] = json!(message);
-            ("error", "session.error", d)
+            (Phase::Error, "session.error", d)
         }
         Outcome::Stopped { stop, reason } => {
             s.status = Status::Stopped;
-            s.stop = Some(stop.as_str().to_string());
+            s.stop = Some(stop);
             s.reason = Some(reason.clone());
             let mut d = summary;
             d["stop"] = json!(stop.as_str());
             d["reason"] = json!(reason);
-            ("stopped", "session.stopped", d)
+            (Phase::Stopped, "session.stopped", d)
         }
     };
     data["status"] = json!(s.status_str());
-    if phase == "error" {
+    if phase == Phase::Error {
         data["phase"] = json!("error");
     }
     events::append(tx, s, phase, data.clone())?;

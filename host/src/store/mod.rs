@@ -8,6 +8,7 @@
 //! `queue_relaxed`), which applies them in queue order. Reads run on the
 //! caller's thread (`read`) or a blocking thread (`read_async`).
 
+pub mod key;
 mod postgres;
 mod redb_engine;
 mod tx;
@@ -781,9 +782,4 @@ pub fn encode<T: Serialize>(value: &T) -> Vec<u8> {
 /// Decode a value read from a JSON table.
 pub fn decode<T: DeserializeOwned>(bytes: &[u8]) -> anyhow::Result<T> {
     serde_json::from_slice(bytes).context("failed to decode a stored value")
-}
-
-/// Zero-padded decimal, so that keys sort by number.
-pub fn pad(n: u64) -> String {
-    format!("{n:020}")
 }

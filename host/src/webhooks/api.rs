@@ -21,7 +21,6 @@ use crate::wire;
 /// The longest URL accepted.
 const MAX_URL_LEN: usize = 2048;
 /// The longest description accepted.
-const MAX_DESCRIPTION: usize = 500;
 
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -44,37 +43,6 @@ async fn valid_url(state: &AppState, url: &str) -> Result<String, ApiError> {
         .await
         .map_err(|e| ApiError::invalid("url", e.to_string()))?;
     Ok(url.to_string())
-}
-
-/// Known event names, without duplicates, or 400 naming the first unknown one.
-fn valid_events(events: Vec<String>) -> Result<Vec<String>, ApiError> {
-    if events.is_empty() {
-        return Err(ApiError::invalid(
-            "events",
-            "events must name at least one event type",
-        ));
-    }
-    let mut out: Vec<String> = Vec::with_capacity(events.len());
-    for e in events {
-        if !super::is_known_event(&e) {
-            let known: Vec<&str> = super::EMITTED_EVENTS
-                .iter()
-                .chain(super::PLANNED_EVENTS)
-                .copied()
-                .collect();
-            return Err(ApiError::invalid(
-                "events",
-                format!(
-                    "unknown event type {e:?}; known types: {}",
-                    known.join(", ")
-                ),
-            ));
-        }
-        if !out.contains(&e) {
-            out.push(e);
-        }
-    }
-    Ok(out)
 }
 
 fn valid_version(param: &str, v: &str) -> Result<String, ApiError> {
@@ -128,13 +96,12 @@ async fn create_endpoint(
     headers: &HeaderMap,
     body: &Body,
 ) -> Result<(StatusCode, wire::WebhookEndpointCreated), ApiError> {
-    body.only(&["url", "events", "description"])?;
-    let url = valid_url(state, &body.required_str("url")?).await?;
-    let events = valid_events(
-        body.optional_strings("events")?
-            .ok_or_else(|| ApiError::missing("events"))?,
-    )?;
-    let description = body.optional_str("description", MAX_DESCRIPTION)?;
+    let wire::WebhookEndpointCreate {
+        url,
+        events,
+        description,
+    } = wire::WebhookEndpointCreate::parse(body)?;
+    let url = valid_url(state, &url).await?;
     let fn_version = match headers
         .get("fn-version")
         .and_then(|v| v.to_str().ok())
@@ -219,7 +186,7 @@ async fn list(
         ),
         None => None,
     };
-    let prefix = format!("{}:{}:", caller.account.id, caller.mode().as_str());
+    let prefix = crate::prefix!(caller.account.id, caller.mode());
     let limit = page.limit + 1;
     let endpoints = state
         .store
@@ -269,17 +236,18 @@ async fn update(
 ) -> Result<Json<wire::WebhookEndpoint>, ApiError> {
     caller.require("webhooks:write")?;
     let current = own(&state, &caller, &id).await?;
-    body.only(&["url", "events", "disabled", "fn_version", "description"])?;
-    let url = match body.get("url") {
-        Some(_) => Some(valid_url(&state, &body.required_str("url")?).await?),
+    let wire::WebhookEndpointUpdate {
+        url,
+        events,
+        disabled,
+        fn_version,
+        description,
+    } = wire::WebhookEndpointUpdate::parse(&body)?;
+    let url = match url {
+        Some(url) => Some(valid_url(&state, &url).await?),
         None => None,
     };
-    let events = match body.optional_strings("events")? {
-        Some(e) => Some(valid_events(e)?),
-        None => None,
-    };
-    let disabled = body.optional_bool("disabled")?;
-    let fn_version = match body.optional_str("fn_version", 32)? {
+    let fn_version = match fn_version {
         Some(v) => {
             let v = valid_version("fn_version", &v)?;
             // Dated versions sort as text: a pin only moves forward.
@@ -296,7 +264,6 @@ async fn update(
         }
         None => None,
     };
-    let description = body.optional_str("description", MAX_DESCRIPTION)?;
     let id2 = id.clone();
     let updated = state
         .store
@@ -372,7 +339,7 @@ async fn attempts(
     caller.require("webhooks:read")?;
     let ep = own(&state, &caller, &id).await?;
     let page = Page::from_query(&q)?;
-    let prefix = format!("{}:", ep.id);
+    let prefix = crate::prefix!(ep.id);
     let limit = page.limit + 1;
     let after_id = page.starting_after.clone();
     let list = state

@@ -382,7 +382,7 @@ impl Worker {
                     store::put_json(
                         tx,
                         DEAD_LETTERS,
-                        &format!("{}:{}", kept.log_target(), kept.msg_id),
+                        &crate::key!(kept.log_target(), kept.msg_id),
                         &kept,
                     )?;
                 } else if unwanted && !ok {

@@ -29,12 +29,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::sync::Notify;
 
-use crate::accounts::{Account, Mode, CURRENT_VERSION};
+use crate::accounts::{Mode, CURRENT_VERSION};
 use crate::ledger::Balance;
 use crate::state::AppState;
-use crate::store::{
-    self, Tx, ACCOUNTS, ATTEMPTS, ATTEMPT_KEYS, META, OUTBOX, WEBHOOKS, WEBHOOK_INDEX,
-};
+use crate::store::{self, Tx, ATTEMPTS, ATTEMPT_KEYS, META, OUTBOX, WEBHOOKS, WEBHOOK_INDEX};
 use crate::wire::Usd;
 
 pub use api::routes;
@@ -133,13 +131,7 @@ impl Endpoint {
     }
 
     pub fn index_key(&self) -> String {
-        format!(
-            "{}:{}:{:020}:{}",
-            self.account,
-            self.mode.as_str(),
-            self.created_us,
-            self.id
-        )
+        crate::key!(self.account, self.mode, self.created_us, self.id)
     }
 
     pub fn wants(&self, event_type: &str) -> bool {
@@ -194,7 +186,7 @@ pub fn outbox_key(due_ms: i64, msg_id: &str, target: &Target) -> String {
         Target::Endpoint { id } => id.as_str(),
         Target::Run { .. } => "run",
     };
-    format!("{:020}:{msg_id}:{t}", due_ms.max(0))
+    crate::key!(due_ms, msg_id, t)
 }
 
 /// One delivery attempt (or the record of a message dropped unsent).
@@ -252,7 +244,7 @@ pub fn log_attempt(tx: &Tx, log_target: &str, attempt: &Attempt) -> anyhow::Resu
     } else {
         LAST_US.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1
     };
-    let key = format!("{log_target}:{:020}:{}", us.max(0), attempt.id);
+    let key = crate::key!(log_target, us, attempt.id);
     store::put_json(tx, ATTEMPTS, &key, attempt)?;
     tx.put_str(ATTEMPT_KEYS, attempt.id.as_str(), key.as_str())?;
     Ok(())
@@ -295,8 +287,22 @@ pub fn serialize_for_version(version: &str, envelope: &Envelope<'_>) -> anyhow::
 }
 
 /// The endpoints of an account in a mode, oldest first.
+/// One endpoint, by id.
+pub fn endpoint(tx: &Tx, id: &str) -> anyhow::Result<Option<Endpoint>> {
+    tx.get_json(WEBHOOKS, id)
+}
+
+/// The newest `limit` attempts logged under `log_target` (an endpoint id).
+pub fn attempts_of(tx: &Tx, log_target: &str, limit: usize) -> anyhow::Result<Vec<Attempt>> {
+    Ok(tx
+        .scan_json::<Attempt>(ATTEMPTS, &crate::prefix!(log_target), None, limit, true)?
+        .into_iter()
+        .map(|(_, a)| a)
+        .collect())
+}
+
 pub fn endpoints_of(tx: &Tx, account: &str, mode: Mode) -> anyhow::Result<Vec<Endpoint>> {
-    let prefix = format!("{account}:{}:", mode.as_str());
+    let prefix = crate::prefix!(account, mode);
     let ids = index_ids(tx, &prefix, None, usize::MAX, false)?;
     let mut out = Vec::with_capacity(ids.len());
     for id in ids {
@@ -452,8 +458,7 @@ pub fn emit(
         enqueue(tx, &e)?;
     }
     if let Some(url) = run_webhook_url {
-        let pin = tx
-            .get_json::<Account>(ACCOUNTS, account)?
+        let pin = crate::accounts::get(tx, account)?
             .map(|a| a.fn_version)
             .unwrap_or_else(|| CURRENT_VERSION.to_string());
         default_secret(tx, account, mode)?;
@@ -474,7 +479,7 @@ pub fn enqueue(tx: &Tx, e: &OutboxEntry) -> anyhow::Result<()> {
     store::put_json(
         tx,
         store::MESSAGES,
-        &format!("{}:{}", e.log_target(), e.msg_id),
+        &crate::key!(e.log_target(), e.msg_id),
         e,
     )
 }
@@ -487,7 +492,7 @@ pub fn balance_changed(
     before: &Balance,
     after: &Balance,
 ) -> anyhow::Result<()> {
-    let Some(acct) = tx.get_json::<Account>(ACCOUNTS, account)? else {
+    let Some(acct) = crate::accounts::get(tx, account)? else {
         return Ok(());
     };
     let threshold = acct.low_balance_threshold;
@@ -523,12 +528,10 @@ mod tests {
     use serde_json::json;
 
     fn account(store: &Store, threshold_usd: i64) -> String {
-        let mut a = Account::new("t");
+        let mut a = crate::accounts::Account::new("t");
         a.low_balance_threshold = Micros::from_usd(threshold_usd);
         let id = a.id.clone();
-        store
-            .write(|tx| store::put_json(tx, ACCOUNTS, &id, &a))
-            .unwrap();
+        store.write(|tx| crate::accounts::put(tx, &a)).unwrap();
         id
     }
 

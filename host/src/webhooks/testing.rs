@@ -59,7 +59,7 @@ pub fn sample(event_type: &str) -> Value {
                 settled_usd: usd(0),
                 released_usd: usd(1_000_000),
                 records: 0,
-                stop: (status == "stopped").then(|| "stopped".into()),
+                stop: (status == "stopped").then_some(crate::sessions::StopReason::Requested),
             })
         }
         "session.proposal" => serde_json::to_value(wire::SessionProposalData {

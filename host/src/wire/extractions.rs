@@ -50,7 +50,8 @@ pub struct Extraction {
     pub redacted: Option<bool>,
     /// spend-budget or stopped; only when status is stopped.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub stop: Option<String>,
+    #[schema(value_type = Option<String>)]
+    pub stop: Option<crate::sessions::StopReason>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<SessionError>,
     #[serde(skip_serializing_if = "Option::is_none")]

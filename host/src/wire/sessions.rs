@@ -51,7 +51,8 @@ pub struct Session {
     pub status: &'static str,
     /// spend-budget, query-budget or stopped; only when status is stopped.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub stop: Option<String>,
+    #[schema(value_type = Option<String>)]
+    pub stop: Option<crate::sessions::StopReason>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<SessionError>,
     /// Why the run ended as it did.
@@ -184,7 +185,8 @@ pub struct SessionResult {
     pub session_id: String,
     #[schema(value_type = String)]
     pub status: &'static str,
-    pub stop: Option<String>,
+    #[schema(value_type = Option<String>)]
+    pub stop: Option<crate::sessions::StopReason>,
     pub qualified: u64,
     pub records: u64,
     #[schema(value_type = f64)]
@@ -241,7 +243,8 @@ pub struct SessionEndedData {
     pub records: u64,
     /// spend-budget, query-budget or stopped; session.stopped only.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub stop: Option<String>,
+    #[schema(value_type = Option<String>)]
+    pub stop: Option<crate::sessions::StopReason>,
 }
 
 /// session.proposal

@@ -1,14 +1,14 @@
 //! Estimating and creating a session: the planner's reading, the price, and
 //! `open_session`, where a session's caps, reservation and first events commit.
 
-use super::{check_caps, check_runs_in_flight, reserve, sse, MAX_GUIDANCE_CHARS, MAX_QUERY_CHARS};
+use super::{check_caps, check_runs_in_flight, reserve, sse};
 use crate::accounts::Mode;
 use crate::auth::Caller;
 use crate::http::middleware::RequestId;
 use crate::http::{ApiError, Body};
 use crate::idempotency;
 use crate::money::Micros;
-use crate::sessions::events::{self};
+use crate::sessions::events::{self, Phase};
 use crate::sessions::intent::Intent;
 use crate::sessions::{run, Kind, Session, Status};
 use crate::state::AppState;
@@ -102,13 +102,7 @@ pub(super) async fn estimate(
     body: Body,
 ) -> Result<Json<wire::Estimate>, ApiError> {
     caller.require("sessions:write")?;
-    let query = body.required_str("query")?;
-    if query.chars().count() > MAX_QUERY_CHARS {
-        return Err(ApiError::invalid(
-            "query",
-            format!("query must be at most {MAX_QUERY_CHARS} characters"),
-        ));
-    }
+    let wire::EstimateRequest { query } = wire::EstimateRequest::parse(&body)?;
     let e = plan(&state, caller.mode(), &query)
         .await?
         .ok_or(ApiError::EngineUnavailable)?;
@@ -202,26 +196,14 @@ pub(super) async fn create_session(
     body: &Body,
     idem: Option<&idempotency::Idem>,
 ) -> Result<Session, ApiError> {
-    let query = body.required_str("query")?;
-    if query.chars().count() > MAX_QUERY_CHARS {
-        return Err(ApiError::invalid(
-            "query",
-            format!("query must be at most {MAX_QUERY_CHARS} characters"),
-        ));
-    }
-    body.only(&[
-        "query",
-        "max_spend_usd",
-        "guidance",
-        "webhook_url",
-        "metadata",
-    ])?;
-    let max_spend = body
-        .optional_usd("max_spend_usd")?
-        .unwrap_or_else(|| state.config.default_max_spend());
-    let guidance = body.optional_str("guidance", MAX_GUIDANCE_CHARS)?;
-    let metadata = body.optional_metadata("metadata")?;
-    let webhook_url = body.optional_str("webhook_url", 2048)?;
+    let wire::SessionCreate {
+        query,
+        max_spend_usd,
+        guidance,
+        webhook_url,
+        metadata,
+    } = wire::SessionCreate::parse(body)?;
+    let max_spend = max_spend_usd.unwrap_or_else(|| state.config.default_max_spend());
     if let Some(w) = &webhook_url {
         crate::webhooks::check_target(state, w)
             .await
@@ -330,9 +312,9 @@ pub(crate) async fn open_session(
             check_caps(tx, &caller, max_spend)?;
             let r = reserve(tx, &st, &caller, max_spend, &session.id)?;
             session.reservation = r.id;
-            events::append(tx, &mut session, "started", json!({ "turn": 1, "query": query, "reserved_usd": max_spend.to_json() }))?;
+            events::append(tx, &mut session, Phase::Started, json!({ "turn": 1, "query": query, "reserved_usd": max_spend.to_json() }))?;
             if let Some(e) = &planned {
-                events::append(tx, &mut session, "parsed", json!({ "would_run": e.would_run, "parsed": e.parsed, "missing": e.missing, "reason": e.reason }))?;
+                events::append(tx, &mut session, Phase::Parsed, json!({ "would_run": e.would_run, "parsed": e.parsed, "missing": e.missing, "reason": e.reason }))?;
             }
             crate::sessions::put(tx, &session)?;
             if let Some(idem) = &idem {

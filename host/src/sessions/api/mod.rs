@@ -25,10 +25,6 @@ use std::time::Duration;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-/// Guidance is data; this much of it at most (SPEC §8).
-pub const MAX_GUIDANCE_CHARS: usize = 2000;
-/// The longest query accepted.
-pub const MAX_QUERY_CHARS: usize = 2000;
 /// The longest a result may be waited for (SPEC §8).
 pub const MAX_WAIT_S: u64 = 600;
 /// How long a turn proposal stays valid.

@@ -5,7 +5,7 @@ use crate::http::middleware::RequestId;
 use crate::http::{ApiError, Body};
 use crate::idempotency;
 use crate::money::Micros;
-use crate::sessions::events::{self};
+use crate::sessions::events::{self, Phase};
 use crate::sessions::{run, Session, Status};
 use crate::state::AppState;
 use crate::store::{self, PROPOSALS};
@@ -107,15 +107,13 @@ pub(super) async fn add_turn(
     refresh: bool,
 ) -> Result<Session, ApiError> {
     let session = own(state, caller, id)?;
-    let query = if refresh {
-        body.only(&["proposal", "max_spend_usd"])?;
-        session.query.clone()
+    let (query, proposal_id, max_spend_usd) = if refresh {
+        let asked = wire::SessionRefresh::parse(body)?;
+        (session.query.clone(), asked.proposal, asked.max_spend_usd)
     } else {
-        let query = body.required_str("query")?;
-        body.only(&["query", "proposal", "max_spend_usd"])?;
-        query
+        let asked = wire::TurnCreate::parse(body)?;
+        (asked.query, asked.proposal, asked.max_spend_usd)
     };
-    let proposal_id = body.optional_str("proposal", 64)?;
     if session.redacted {
         return Err(ApiError::SessionTerminal {
             status: "redacted".into(),
@@ -131,9 +129,7 @@ pub(super) async fn add_turn(
             status: session.status.as_str().into(),
         });
     }
-    let max_spend = body
-        .optional_usd("max_spend_usd")?
-        .unwrap_or(session.max_spend);
+    let max_spend = max_spend_usd.unwrap_or(session.max_spend);
     let Some(proposal_id) = proposal_id else {
         // Price the turn first; the customer confirms by sending the id back.
         let e = plan(state, caller.mode(), &query)
@@ -171,7 +167,7 @@ pub(super) async fn add_turn(
                 events::append(
                     tx,
                     &mut s,
-                    "proposal",
+                    Phase::Proposal,
                     json!({ "turn": p.turn, "proposal": p.to_wire() }),
                 )?;
                 crate::sessions::put(tx, &s)?;
@@ -247,7 +243,7 @@ pub(super) async fn add_turn(
             s.refresh_of = refresh.then(|| s.id.clone());
             s.updated_at = crate::time::now();
             let started = json!({ "turn": s.turn, "query": s.query, "reserved_usd": max_spend.to_json(), "proposal": p.id });
-            events::append(tx, &mut s, "started", started)?;
+            events::append(tx, &mut s, Phase::Started, started)?;
             crate::sessions::put(tx, &s)?;
             if let Some(idem) = &idem {
                 idem.complete_in(tx, StatusCode::CREATED, &s.to_wire(&public_url))?;
