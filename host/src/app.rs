@@ -6,6 +6,8 @@ use axum::http::{header, StatusCode};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
+use serde_json::Value;
+use std::sync::OnceLock;
 
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -20,7 +22,7 @@ use crate::state::AppState;
 pub fn api(open: &[String]) -> OpenApiRouter<AppState> {
     let preview = |switch: &str| open.iter().any(|o| o == switch);
     let mut api = OpenApiRouter::new()
-        .routes(routes!(crate::openapi::serve))
+        .routes(routes!(openapi_json))
         .merge(crate::platform::routes())
         .merge(crate::sessions::api::routes(
             preview("redaction"),
@@ -55,6 +57,55 @@ pub fn api(open: &[String]) -> OpenApiRouter<AppState> {
         api = api.merge(crate::webhooks::testing::routes());
     }
     api
+}
+
+/// The OpenAPI document of a server with the preview surfaces `open`
+/// opened, generated from the same annotated routes it serves.
+pub fn document_of(open: &[String]) -> serde_json::Value {
+    crate::openapi::build(api(open), open)
+}
+
+/// The document, built once.
+pub fn document() -> &'static Value {
+    static DOC: OnceLock<Value> = OnceLock::new();
+    DOC.get_or_init(|| document_of(&[]))
+}
+
+/// The document as the committed file holds it: pretty JSON and a newline.
+pub fn document_text() -> &'static str {
+    static TEXT: OnceLock<String> = OnceLock::new();
+    TEXT.get_or_init(|| {
+        let mut text = serde_json::to_string_pretty(document()).expect("a JSON value serializes");
+        text.push('\n');
+        text
+    })
+}
+
+/// This document.
+#[utoipa::path(
+    get,
+    path = "/openapi.json",
+    operation_id = "getOpenApi",
+    tag = "meta",
+    security(()),
+    responses((status = 200, description = "The OpenAPI 3.1 document of this API", content_type = "application/json", body = Object))
+)]
+pub async fn openapi_json(
+    axum::extract::State(state): axum::extract::State<crate::state::AppState>,
+) -> impl IntoResponse {
+    let text = if state.config.preview.is_empty() {
+        document_text()
+    } else {
+        // The preview surfaces the operator opened are described too.
+        static OPEN: OnceLock<String> = OnceLock::new();
+        OPEN.get_or_init(|| {
+            let mut text = serde_json::to_string_pretty(&document_of(&state.config.preview))
+                .expect("a JSON value serializes");
+            text.push('\n');
+            text
+        })
+    };
+    ([(header::CONTENT_TYPE, "application/json")], text)
 }
 
 /// The whole application, ready to serve.

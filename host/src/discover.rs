@@ -23,7 +23,7 @@ use crate::accounts::Mode;
 use crate::auth::Caller;
 use crate::http::{ApiError, Body};
 use crate::plugins::{ExtractRequest, Page, PageKind};
-use crate::sessions::sources::{self, normalize, sitemap_urls, Robots};
+use crate::sessions::sources::{normalize, sitemap_urls, PageSource, Robots};
 use crate::state::AppState;
 use crate::wire;
 
@@ -80,7 +80,12 @@ async fn discover(
             .await
             .map_err(|e| ApiError::invalid("url", e.to_string()))?;
     }
-    let found = explore(&state, caller.mode(), &start).await;
+    let pages = PageSource {
+        fetcher: &state.fetcher,
+        plugins: &state.plugins,
+        mode: caller.mode(),
+    };
+    let found = explore(pages, &start).await;
     let data = found
         .into_iter()
         .map(|c| wire::DiscoverCandidate {
@@ -96,10 +101,10 @@ async fn discover(
 }
 
 /// Reads the site and returns its candidates, best first.
-async fn explore(state: &AppState, mode: Mode, start: &Url) -> Vec<Candidate> {
+async fn explore(pages: PageSource<'_>, start: &Url) -> Vec<Candidate> {
     let host = start.host_str().unwrap_or_default().to_string();
     let same_site = |u: &str| Url::parse(u).is_ok_and(|u| u.host_str() == Some(host.as_str()));
-    let robots = sources::robots(state, mode, start).await;
+    let robots = pages.robots(start).await;
     let mut candidates: BTreeMap<String, Candidate> = BTreeMap::new();
 
     // Sitemaps: those robots.txt names, else the conventional location.
@@ -116,7 +121,7 @@ async fn explore(state: &AppState, mode: Mode, start: &Url) -> Vec<Candidate> {
             continue;
         }
         sitemaps_read += 1;
-        let Ok(Some(page)) = sources::read(state, mode, &sitemap).await else {
+        let Ok(Some(page)) = pages.read(&sitemap).await else {
             continue;
         };
         if page.status != 200 || !page.body.contains("<loc>") {
@@ -179,7 +184,7 @@ async fn explore(state: &AppState, mode: Mode, start: &Url) -> Vec<Candidate> {
         if !queued.insert(normalize(&parsed)) || !same_site(&url) || !allowed(&robots, &url) {
             continue;
         }
-        let Ok(Some(page)) = sources::read(state, mode, &url).await else {
+        let Ok(Some(page)) = pages.read(&url).await else {
             continue;
         };
         read += 1;
@@ -192,7 +197,7 @@ async fn explore(state: &AppState, mode: Mode, start: &Url) -> Vec<Candidate> {
             content_type: page.content_type.clone(),
             body: page.body,
         };
-        let Ok(x) = state
+        let Ok(x) = pages
             .plugins
             .extract(plugin_page, ExtractRequest::new("product"))
             .await

@@ -77,7 +77,7 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
         tracing::info!(plugin = ?r, "plugin");
     }
     let signer = crate::receipts::ReceiptSigner::load_or_create(&store)?;
-    let orphans = crate::sessions::run::recover_orphans(&store, &config.public_url())?;
+    let orphans = crate::sessions::lifecycle::recover_orphans(&store, &config.public_url())?;
     if orphans > 0 {
         tracing::warn!(
             orphans,
@@ -86,7 +86,7 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     }
     let state = AppState::new(config, store.clone(), plugins, signer);
     // Resumes every message still queued from before a restart.
-    state.webhooks.start(&state)?;
+    crate::webhooks::delivery::start(state.clone())?;
     // Ends, within seconds, any session left running without a run.
     {
         let state = state.clone();

@@ -3,14 +3,14 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::auth::KeyCache;
+use crate::auth::cache::KeyCache;
 use crate::config::Config;
 use crate::fetch::Fetcher;
 use crate::limits::{RateLimiter, RunSlots};
 use crate::plugins::Plugins;
 use crate::receipts::ReceiptSigner;
 use crate::sessions::events::EventBus;
-use crate::sessions::run::Runs;
+use crate::sessions::runs::Runs;
 use crate::store::Store;
 use crate::webhooks::Webhooks;
 
@@ -73,5 +73,45 @@ impl AppState {
             fetcher,
             webhooks: Webhooks::default(),
         }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The modules whose types the state holds, and the wire shapes, do not
+    /// depend on the state (no import cycle through it); the OpenAPI
+    /// builder does not depend on the router it describes.
+    #[test]
+    fn no_cycles_through_the_state_or_the_router() {
+        let src = concat!(env!("CARGO_MANIFEST_DIR"), "/src/");
+        let read = |file: &str| std::fs::read_to_string(format!("{src}{file}")).unwrap();
+        let mut held = vec![
+            "auth/cache.rs".to_string(),
+            "config.rs".into(),
+            "fetch.rs".into(),
+            "limits.rs".into(),
+            "plugins/mod.rs".into(),
+            "receipts/mod.rs".into(),
+            "sessions/events.rs".into(),
+            "sessions/runs.rs".into(),
+            "store/mod.rs".into(),
+            "webhooks/mod.rs".into(),
+        ];
+        for entry in std::fs::read_dir(format!("{src}wire")).unwrap() {
+            let name = entry.unwrap().file_name().into_string().unwrap();
+            held.push(format!("wire/{name}"));
+        }
+        for file in &held {
+            assert!(
+                !read(file).contains("crate::state"),
+                "{file} depends on the state"
+            );
+        }
+        let openapi = read("openapi/mod.rs");
+        let code = openapi.split("#[cfg(test)]").next().unwrap();
+        assert!(
+            !code.contains("crate::app"),
+            "openapi depends on the router"
+        );
     }
 }

@@ -26,10 +26,11 @@ use crate::http::{ApiError, Body, Page, Query};
 use crate::idempotency;
 use crate::money::Micros;
 use crate::sessions::api::{
-    all_rows, check_caps, check_runs_in_flight, event_page, ndjson, owned, receipt_ids, reserve,
-    split_rows, sse, wait_until_done, EventsQuery, MAX_WAIT_S,
+    all_rows, event_page, ndjson, owned, receipt_ids, split_rows, sse, wait_until_done,
+    EventsQuery, MAX_WAIT_S,
 };
 use crate::sessions::events::{self, Phase};
+use crate::sessions::lifecycle::{check_runs_in_flight, open_turn};
 use crate::sessions::{run, Kind, Session, Status};
 use crate::state::AppState;
 use crate::wire::{self, Usd};
@@ -222,12 +223,8 @@ async fn refresh(
         .store
         .write_async(move |tx| -> Result<(Session, wire::Extraction), ApiError> {
             check_runs_in_flight(tx, &st, &caller_c)?;
-            check_caps(tx, &caller_c, max_spend)?;
-            let r = reserve(tx, &st, &caller_c, max_spend, &fresh.id)?;
-            fresh.reservation = r.id;
             let started = json!({ "url": fresh.url, "refresh_of": fresh.refresh_of, "reserved_usd": max_spend.to_json() });
-            events::append(tx, &mut fresh, Phase::Started, started)?;
-            crate::sessions::put(tx, &fresh)?;
+            open_turn(tx, &st, &caller_c, &mut fresh, vec![(Phase::Started, started)])?;
             let answer = fresh.to_extraction_wire(&public_url);
             if let Some(idem) = &idem {
                 idem.complete_in(tx, StatusCode::CREATED, &answer)?;
@@ -323,7 +320,7 @@ async fn create_extractions(
         ..
     } = asked;
     if let Some(w) = &webhook_url {
-        crate::webhooks::check_target(state, w)
+        crate::webhooks::check_target(&state.config.target_policy(), w)
             .await
             .map_err(|e| ApiError::invalid("webhook_url", e.to_string()))?;
     }
@@ -375,13 +372,8 @@ pub(crate) async fn open(
             let mut stored = Vec::with_capacity(extractions.len());
             let total = Micros(extractions.iter().map(|e| e.max_spend.0).sum());
             for mut e in extractions {
-                let max_spend = e.max_spend;
-                check_caps(tx, &caller_c, max_spend)?;
-                let r = reserve(tx, &st, &caller_c, max_spend, &e.id)?;
-                e.reservation = r.id;
-                let started = json!({ "url": e.url, "entity": e.entity, "reserved_usd": max_spend.to_json() });
-                events::append(tx, &mut e, Phase::Started, started)?;
-                crate::sessions::put(tx, &e)?;
+                let started = json!({ "url": e.url, "entity": e.entity, "reserved_usd": e.max_spend.to_json() });
+                open_turn(tx, &st, &caller_c, &mut e, vec![(Phase::Started, started)])?;
                 stored.push(e);
             }
             let answer = if batch {

@@ -7,7 +7,7 @@
 //! page commits, receipts, settlement, watchdog and crash recovery. What
 //! differs is its creation (`api`), how it is shown ([`to_json`]), and its
 //! end: status `delivered` when its page was read, webhooks
-//! `extraction.delivered` / `extraction.failed` (in `sessions::run::end_in`).
+//! `extraction.delivered` / `extraction.failed` (in `sessions::lifecycle::end_in`).
 
 pub mod api;
 

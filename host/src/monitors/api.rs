@@ -80,7 +80,7 @@ fn check_caps(
 /// A webhook_url passes the hard wall (https, public).
 async fn check_webhook(state: &AppState, url: Option<&str>) -> Result<(), ApiError> {
     if let Some(w) = url {
-        crate::webhooks::check_target(state, w)
+        crate::webhooks::check_target(&state.config.target_policy(), w)
             .await
             .map_err(|e| ApiError::invalid("webhook_url", e.to_string()))?;
     }

@@ -10,10 +10,6 @@
 
 mod errors;
 
-use std::sync::OnceLock;
-
-use axum::http::header;
-use axum::response::IntoResponse;
 use serde_json::{json, Map, Value};
 use utoipa::OpenApi;
 
@@ -82,54 +78,13 @@ impl utoipa::Modify for BearerAuth {
     }
 }
 
-/// The document, built once.
-pub fn document() -> &'static Value {
-    static DOC: OnceLock<Value> = OnceLock::new();
-    DOC.get_or_init(|| build(&[]))
-}
-
-/// The document as the committed file holds it: pretty JSON and a newline.
-pub fn document_text() -> &'static str {
-    static TEXT: OnceLock<String> = OnceLock::new();
-    TEXT.get_or_init(|| {
-        let mut text = serde_json::to_string_pretty(document()).expect("a JSON value serializes");
-        text.push('\n');
-        text
-    })
-}
-
-/// This document.
-#[utoipa::path(
-    get,
-    path = "/openapi.json",
-    operation_id = "getOpenApi",
-    tag = "meta",
-    security(()),
-    responses((status = 200, description = "The OpenAPI 3.1 document of this API", content_type = "application/json", body = Object))
-)]
-pub async fn serve(
-    axum::extract::State(state): axum::extract::State<crate::state::AppState>,
-) -> impl IntoResponse {
-    let text = if state.config.preview.is_empty() {
-        document_text()
-    } else {
-        // The preview surfaces the operator opened are described too.
-        static OPEN: OnceLock<String> = OnceLock::new();
-        OPEN.get_or_init(|| {
-            let mut text = serde_json::to_string_pretty(&build(&state.config.preview))
-                .expect("a JSON value serializes");
-            text.push('\n');
-            text
-        })
-    };
-    ([(header::CONTENT_TYPE, "application/json")], text)
-}
-
-/// The document of a server with the preview surfaces `open` opened (the
-/// committed `docs/openapi.json` has none open).
-pub fn build(open: &[String]) -> Value {
-    let router = utoipa_axum::router::OpenApiRouter::with_openapi(Base::openapi())
-        .merge(crate::app::api(open));
+/// The document of the routes `api` (a server's, with the preview surfaces
+/// `open` opened; the committed `docs/openapi.json` has none open).
+pub fn build(
+    api: utoipa_axum::router::OpenApiRouter<crate::state::AppState>,
+    open: &[String],
+) -> Value {
+    let router = utoipa_axum::router::OpenApiRouter::with_openapi(Base::openapi()).merge(api);
     let mut doc = serde_json::to_value(router.into_openapi()).expect("the document serializes");
     doc["openapi"] = json!("3.1.0");
     doc["info"]["version"] = json!(CURRENT_VERSION);
@@ -506,7 +461,7 @@ mod tests {
 
     #[test]
     fn links_name_existing_operations() {
-        let doc = document();
+        let doc = crate::app::document();
         let mut ids = std::collections::HashSet::new();
         for item in doc["paths"].as_object().unwrap().values() {
             for op in item.as_object().unwrap().values() {
@@ -529,7 +484,7 @@ mod tests {
 
     #[test]
     fn every_emitted_event_type_has_a_documented_payload() {
-        let doc = document();
+        let doc = crate::app::document();
         for event in crate::webhooks::EMITTED_EVENTS {
             assert!(doc["webhooks"][*event]["post"].is_object(), "{event}");
         }
@@ -541,7 +496,7 @@ mod tests {
 
     #[test]
     fn opened_surfaces_document_their_event_payloads() {
-        let doc = build(&["extractions".into(), "monitors".into()]);
+        let doc = crate::app::document_of(&["extractions".into(), "monitors".into()]);
         for event in crate::webhooks::PLANNED_EVENTS {
             let data = &doc["webhooks"][*event]["post"]["requestBody"]["content"]
                 ["application/json"]["schema"]["properties"]["data"]["$ref"];
@@ -552,7 +507,7 @@ mod tests {
 
     #[test]
     fn every_planned_route_is_documented_as_501() {
-        let doc = document();
+        let doc = crate::app::document();
         for p in crate::planned::PLANNED {
             let item = &doc["paths"][p.path.replace("{*", "{")];
             assert!(item.is_object(), "{} missing", p.path);
@@ -569,7 +524,7 @@ mod tests {
 
     #[test]
     fn operations_have_unique_ids_and_request_id_headers() {
-        let doc = document();
+        let doc = crate::app::document();
         let mut ids = std::collections::HashSet::new();
         for (path, item) in doc["paths"].as_object().unwrap() {
             for (method, op) in item.as_object().unwrap() {
@@ -603,11 +558,11 @@ mod tests {
     fn committed_document_matches_the_code() {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/openapi.json");
         if std::env::var_os("FNHOST_WRITE_OPENAPI").is_some() {
-            std::fs::write(&path, document_text()).unwrap();
+            std::fs::write(&path, crate::app::document_text()).unwrap();
         }
         let committed = std::fs::read_to_string(&path).unwrap_or_default();
         assert!(
-            committed == document_text(),
+            committed == crate::app::document_text(),
             "docs/openapi.json differs from the document the code generates; \
              refresh it with FNHOST_WRITE_OPENAPI=1 cargo test -p fnhost --lib openapi"
         );

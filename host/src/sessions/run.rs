@@ -8,147 +8,30 @@
 //! start ends orphaned runs (`recover_orphans`) and settles exactly the
 //! receipts that were committed.
 
-use crate::store::Tx;
 use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
 use tokio::sync::watch;
 use url::Url;
 
 use super::constraints::{self, Check};
-use super::events::{self, Phase};
+use super::events::Phase;
 use super::intent::{Intent, Source};
+pub use super::lifecycle::{end_in, finish, finish_own, recover_orphans, Outcome, StreamCode};
 use super::progress::{row_key, Effect, PageCommit, Progress, RowWrite};
+pub use super::runs::{RunClaim, Runs};
 use super::sources::{normalize, sitemap_urls, Frontier, Priority, Robots};
 use super::testmode::{self, Sentinel};
 pub use super::StopReason;
-use super::{Kind, Session, Status};
+use super::{Kind, Session};
 use crate::accounts::Mode;
 use crate::fetch::{FetchError, Fetched};
 use crate::limits::RunSlot;
 use crate::money::Micros;
 use crate::plugins::{ExtractRequest, Page, PageKind};
 use crate::state::AppState;
-use crate::wire::{self, Usd};
-
-/// How a run ended.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Outcome {
-    Answered,
-    Abstained { reason: String },
-    Error { code: StreamCode, message: String },
-    Stopped { stop: StopReason, reason: String },
-}
-
-/// The code of a run that ended in error (SPEC §7.5, stream-terminal codes).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StreamCode {
-    /// The host failed (a panic, a lost run, a crash).
-    Internal,
-    /// The planner could not read the query.
-    ParseFailed,
-    /// A source could not be read (fetch, replay, search).
-    ProviderUnavailable,
-}
-
-impl StreamCode {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            StreamCode::Internal => "internal",
-            StreamCode::ParseFailed => "parse_failed",
-            StreamCode::ProviderUnavailable => "provider_unavailable",
-        }
-    }
-}
-
-/// Runs in flight: their stop switches, by session.
-///
-/// A session is claimed *before* the transaction that marks it running
-/// commits, and the claim lives as long as its run task (it is dropped when
-/// the task ends, however it ends). So a session stored as running with no
-/// claim has lost its run, and the watchdog ends it.
-#[derive(Clone, Default)]
-pub struct Runs {
-    inner: Arc<Mutex<RunsInner>>,
-}
-
-#[derive(Default)]
-struct RunsInner {
-    next: u64,
-    /// Claims by session: normally one; two requests racing to start a turn
-    /// both hold one until the loser's transaction refuses it.
-    stops: HashMap<String, Vec<(u64, watch::Sender<bool>)>>,
-}
-
-/// A session's claim on its run; dropping it unregisters the run.
-pub struct RunClaim {
-    runs: Runs,
-    session: String,
-    generation: u64,
-    stop: watch::Receiver<bool>,
-}
-
-impl Drop for RunClaim {
-    fn drop(&mut self) {
-        let mut inner = self.runs.inner.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(claims) = inner.stops.get_mut(&self.session) {
-            claims.retain(|(g, _)| *g != self.generation);
-            if claims.is_empty() {
-                inner.stops.remove(&self.session);
-            }
-        }
-    }
-}
-
-impl Runs {
-    /// Claim a session's run before committing it as running.
-    pub fn claim(&self, session: &str) -> RunClaim {
-        let (tx, rx) = watch::channel(false);
-        let mut inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
-        inner.next += 1;
-        let generation = inner.next;
-        inner
-            .stops
-            .entry(session.to_string())
-            .or_default()
-            .push((generation, tx));
-        RunClaim {
-            runs: self.clone(),
-            session: session.to_string(),
-            generation,
-            stop: rx,
-        }
-    }
-
-    /// Is a run task (or a request about to start one) alive for a session?
-    pub fn is_live(&self, session: &str) -> bool {
-        self.inner
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .stops
-            .contains_key(session)
-    }
-
-    /// Ask a run to stop. False when no such run is in flight.
-    pub fn stop(&self, session: &str) -> bool {
-        match self
-            .inner
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .stops
-            .get(session)
-        {
-            Some(claims) => {
-                for (_, tx) in claims {
-                    let _ = tx.send(true);
-                }
-                true
-            }
-            None => false,
-        }
-    }
-}
+use crate::wire::{self};
 
 /// Start the run of a session's current turn in a task of its own: it
 /// owns the claim and the slot, so neither outlives it, and a panic inside
@@ -414,14 +297,23 @@ impl Run {
             .unwrap_or_default())
     }
 
+    /// Where this run's pages come from: the network, or the recordings.
+    fn pages(&self) -> super::sources::PageSource<'_> {
+        super::sources::PageSource {
+            fetcher: &self.state.fetcher,
+            plugins: &self.state.plugins,
+            mode: self.session.mode,
+        }
+    }
+
     /// Fetch a page through the mode's source: the network, or a recording.
     async fn get(&self, url: &str) -> Result<Option<Fetched>, FetchError> {
-        super::sources::read(&self.state, self.session.mode, url).await
+        self.pages().read(url).await
     }
 
     /// robots.txt of a site (missing or unreadable: everything allowed).
     async fn robots(&self, site: &Url) -> Robots {
-        super::sources::robots(&self.state, self.session.mode, site).await
+        self.pages().robots(site).await
     }
 
     /// An extraction: its one page, read once (robots.txt obeyed), every
@@ -876,220 +768,6 @@ fn identity_of(record: &Map<String, Value>, page_url: &str) -> String {
         }
         None => fnhost_differ::identity(record),
     }
-}
-
-/// End a run: settle its receipts, release the rest, set the status, append
-/// the terminal event and enqueue the notification, in one transaction.
-pub async fn finish(state: &AppState, session_id: &str, outcome: Outcome) -> anyhow::Result<()> {
-    end_run(state, session_id, outcome, false).await
-}
-
-/// A run's own end: only while this node still runs the session (if it was
-/// judged dead and another node ended it, perhaps a new turn runs now).
-pub async fn finish_own(
-    state: &AppState,
-    session_id: &str,
-    outcome: Outcome,
-) -> anyhow::Result<()> {
-    end_run(state, session_id, outcome, true).await
-}
-
-async fn end_run(
-    state: &AppState,
-    session_id: &str,
-    outcome: Outcome,
-    own_only: bool,
-) -> anyhow::Result<()> {
-    let id = session_id.to_string();
-    let public_url = state.config.public_url();
-    let ended = state
-        .store
-        .write_async(move |tx| -> anyhow::Result<bool> {
-            let Some(mut s) = super::get(tx, &id)? else {
-                return Ok(false);
-            };
-            if !s.is_running() {
-                return Ok(false);
-            }
-            if own_only && super::runner(tx, &id)?.as_deref() != Some(tx.node()) {
-                return Ok(false);
-            }
-            end_in(tx, &mut s, outcome, &public_url)?;
-            Ok(true)
-        })
-        .await?;
-    if ended {
-        state.bus.publish();
-        state.webhooks.kick();
-    }
-    Ok(())
-}
-
-/// The terminal transition, inside the caller's transaction.
-pub fn end_in(tx: &Tx, s: &mut Session, outcome: Outcome, public_url: &str) -> anyhow::Result<()> {
-    let before = crate::ledger::balance(tx, &s.account, s.mode)?;
-    if s.kind == Kind::Extraction {
-        // An extraction reads one page: its receipt and the claim it states.
-        if let Some((id, _)) = s.turn_receipts.first() {
-            let receipt = crate::receipts::get(tx, id)?;
-            s.claim = receipt.and_then(|r| r["claim"].as_str().map(str::to_string));
-            s.receipt_id = Some(id.clone());
-        }
-    }
-    let r = crate::ledger::resolve(tx, &s.reservation, &s.turn_receipts)
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
-    s.settled += r.settled;
-    s.released += r.released;
-    s.turn_receipts.clear();
-    tx.remove(crate::store::STOP_REQUESTS, &s.id)?;
-    s.ended_at = Some(crate::time::now());
-    s.updated_at = crate::time::now();
-    let summary = json!({
-        "session_id": s.id,
-        "turn": s.turn,
-        "settled_usd": r.settled.to_json(),
-        "released_usd": r.released.to_json(),
-        "records": s.records,
-        "qualified": s.qualified,
-        "sources": s.sources,
-        "receipts_signed": s.receipts_signed,
-    });
-    let (phase, event_type, mut data) = match outcome {
-        Outcome::Answered if s.kind == Kind::Extraction => {
-            s.status = Status::Answered;
-            s.reason = Some("the page was read".into());
-            (Phase::Delivered, "extraction.delivered", summary)
-        }
-        Outcome::Answered => {
-            s.status = Status::Answered;
-            s.reason = Some("the run read every source it found".into());
-            (Phase::Answered, "session.answered", summary)
-        }
-        Outcome::Abstained { reason } => {
-            s.status = Status::Abstained;
-            s.reason = Some(reason.clone());
-            let mut d = summary;
-            d["reason"] = json!(reason);
-            (Phase::Abstain, "session.abstained", d)
-        }
-        Outcome::Error { code, message } => {
-            s.status = Status::Error;
-            s.error = Some((code.as_str().to_string(), message.clone()));
-            s.reason = Some(message.clone());
-            let mut d = summary;
-            d["code"] = json!(code.as_str());
-            d["message"] = json!(message);
-            d["reason"] = json!(message);
-            (Phase::Error, "session.error", d)
-        }
-        Outcome::Stopped { stop, reason } => {
-            s.status = Status::Stopped;
-            s.stop = Some(stop);
-            s.reason = Some(reason.clone());
-            let mut d = summary;
-            d["stop"] = json!(stop.as_str());
-            d["reason"] = json!(reason);
-            (Phase::Stopped, "session.stopped", d)
-        }
-    };
-    data["status"] = json!(s.status_str());
-    if phase == Phase::Error {
-        data["phase"] = json!("error");
-    }
-    events::append(tx, s, phase, data.clone())?;
-    super::put(tx, s)?;
-
-    if s.kind == Kind::Extraction {
-        // SPEC §6.3: extraction.delivered when its page was read, else
-        // extraction.failed; ids and summaries, never rows.
-        let event_type = if s.status == Status::Answered {
-            "extraction.delivered"
-        } else {
-            "extraction.failed"
-        };
-        crate::webhooks::emit(
-            tx,
-            &s.account,
-            s.mode,
-            event_type,
-            crate::extractions::ended_data(s),
-            s.webhook_url.as_deref(),
-        )?;
-        let after = crate::ledger::balance(tx, &s.account, s.mode)?;
-        return crate::webhooks::balance_changed(tx, &s.account, s.mode, &before, &after);
-    }
-    // The notification carries summaries and ids, never rows.
-    let own_url = s.webhook_url.as_deref();
-    match s.status {
-        Status::Answered => crate::webhooks::emit(
-            tx,
-            &s.account,
-            s.mode,
-            event_type,
-            wire::SessionAnsweredData {
-                session_id: s.id.clone(),
-                status: "answered",
-                turn: s.turn,
-                qualified: s.qualified,
-                records: s.records,
-                sources: s.sources,
-                receipts_signed: s.receipts_signed,
-                spend_usd: Usd(s.settled),
-                result_url: format!("{public_url}/v1/sessions/{}/result", s.id),
-            },
-            own_url,
-        )?,
-        _ => crate::webhooks::emit(
-            tx,
-            &s.account,
-            s.mode,
-            event_type,
-            wire::SessionEndedData {
-                session_id: s.id.clone(),
-                status: s.status.as_str(),
-                reason: s.reason.clone().unwrap_or_default(),
-                settled_usd: Usd(r.settled),
-                released_usd: Usd(r.released),
-                records: s.records,
-                stop: s.stop.clone(),
-            },
-            own_url,
-        )?,
-    }
-    let after = crate::ledger::balance(tx, &s.account, s.mode)?;
-    crate::webhooks::balance_changed(tx, &s.account, s.mode, &before, &after)?;
-    Ok(())
-}
-
-/// After a crash: end every run this node had in flight as error
-/// (internal), settling exactly the receipts it committed and releasing the
-/// rest. On redb that is every running session; on a shared database, those
-/// marked with this node (other nodes' runs go by their leases).
-pub fn recover_orphans(store: &crate::store::Store, public_url: &str) -> anyhow::Result<usize> {
-    let shared = store.is_shared();
-    store.write(|tx| -> anyhow::Result<usize> {
-        let mine: std::collections::HashSet<String> = super::running_owners(tx)?
-            .into_iter()
-            .filter(|(_, node)| !shared || node == tx.node())
-            .map(|(id, _)| id)
-            .collect();
-        let orphans: Vec<Session> = super::running(tx)?
-            .into_iter()
-            .filter(|s| mine.contains(&s.id))
-            .collect();
-        for mut s in orphans.clone() {
-            end_in(
-                tx,
-                &mut s,
-                Outcome::Error {
-                    code: StreamCode::Internal,
-                    message: "the server stopped during the run; its receipts were settled".into(),
-                },
-                public_url,
-            )?;
-        }
-        Ok(orphans.len())
-    })
 }
 
 #[cfg(test)]

@@ -6,29 +6,39 @@ use std::collections::{HashSet, VecDeque};
 use url::Url;
 
 use crate::accounts::Mode;
-use crate::fetch::{FetchError, Fetched};
-use crate::state::AppState;
+use crate::fetch::{FetchError, Fetched, Fetcher};
+use crate::plugins::Plugins;
 
-/// A page through the mode's source: the network for live keys (behind the
-/// target wall), the recordings for test keys (`None`: not recorded).
-pub async fn read(state: &AppState, mode: Mode, url: &str) -> Result<Option<Fetched>, FetchError> {
-    match mode {
-        Mode::Live => state.fetcher.fetch(url).await.map(Some),
-        Mode::Test => match state.plugins.replay(url).await {
-            Ok(page) => Ok(page.map(crate::fetch::from_replay)),
-            Err(e) => Err(FetchError::Failed(format!("replay failed: {e}"))),
-        },
-    }
+/// Where pages come from: the network for live keys (behind the target
+/// wall), the recordings (the replay plugin) for test keys.
+#[derive(Clone, Copy)]
+pub struct PageSource<'a> {
+    pub fetcher: &'a Fetcher,
+    pub plugins: &'a Plugins,
+    pub mode: Mode,
 }
 
-/// robots.txt of a site (missing or unreadable: everything allowed).
-pub async fn robots(state: &AppState, mode: Mode, site: &Url) -> Robots {
-    let Ok(robots_url) = site.join("/robots.txt") else {
-        return Robots::default();
-    };
-    match read(state, mode, robots_url.as_str()).await {
-        Ok(Some(page)) if page.status == 200 => Robots::parse(&page.body),
-        _ => Robots::default(),
+impl PageSource<'_> {
+    /// A page (`None`: not recorded).
+    pub async fn read(&self, url: &str) -> Result<Option<Fetched>, FetchError> {
+        match self.mode {
+            Mode::Live => self.fetcher.fetch(url).await.map(Some),
+            Mode::Test => match self.plugins.replay(url).await {
+                Ok(page) => Ok(page.map(crate::fetch::from_replay)),
+                Err(e) => Err(FetchError::Failed(format!("replay failed: {e}"))),
+            },
+        }
+    }
+
+    /// robots.txt of a site (missing or unreadable: everything allowed).
+    pub async fn robots(&self, site: &Url) -> Robots {
+        let Ok(robots_url) = site.join("/robots.txt") else {
+            return Robots::default();
+        };
+        match self.read(robots_url.as_str()).await {
+            Ok(Some(page)) if page.status == 200 => Robots::parse(&page.body),
+            _ => Robots::default(),
+        }
     }
 }
 

@@ -1,6 +1,6 @@
 //! The watchdog: no session stays `running` without a run.
 //!
-//! Every session is claimed in [`Runs`](super::run::Runs) before the
+//! Every session is claimed in [`Runs`](super::runs::Runs) before the
 //! transaction that marks it running commits, and the claim lives as long as
 //! its run task. Once a second, the watchdog compares the running set in the
 //! store with the claims; a session found running and unclaimed on two
@@ -96,7 +96,7 @@ async fn check(state: &AppState, suspects: &HashSet<String>) -> anyhow::Result<H
         }
         tracing::error!(session = %id, "watchdog: a session was running without a run; ending it");
         let outcome = Outcome::Error {
-            code: super::run::StreamCode::Internal,
+            code: super::lifecycle::StreamCode::Internal,
             message: "the run was lost; its signed receipts were settled and the rest released"
                 .into(),
         };

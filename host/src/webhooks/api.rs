@@ -39,7 +39,7 @@ async fn valid_url(state: &AppState, url: &str) -> Result<String, ApiError> {
             format!("url must be at most {MAX_URL_LEN} characters"),
         ));
     }
-    super::check_target(state, url)
+    super::check_target(&state.config.target_policy(), url)
         .await
         .map_err(|e| ApiError::invalid("url", e.to_string()))?;
     Ok(url.to_string())

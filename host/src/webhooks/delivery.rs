@@ -91,8 +91,10 @@ struct Worker {
     sweep: Arc<AtomicBool>,
 }
 
-/// Start the worker on the current runtime.
-pub fn start(wake: Arc<Notify>, sweep: Arc<AtomicBool>, state: AppState) -> anyhow::Result<()> {
+/// Start the delivery worker on the current runtime. It resumes every
+/// pending message.
+pub fn start(state: AppState) -> anyhow::Result<()> {
+    let super::Signals { wake, sweep } = state.webhooks.signals();
     let cfg = state.config.webhooks.clone();
     let mut roots = Vec::new();
     if let Some(path) = &cfg.extra_root_cert {

@@ -31,7 +31,6 @@ use tokio::sync::Notify;
 
 use crate::accounts::{Mode, CURRENT_VERSION};
 use crate::ledger::Balance;
-use crate::state::AppState;
 use crate::store::{self, Tx, ATTEMPTS, ATTEMPT_KEYS, META, OUTBOX, WEBHOOKS, WEBHOOK_INDEX};
 use crate::wire::Usd;
 
@@ -73,6 +72,12 @@ pub struct Webhooks {
     sweep: Arc<std::sync::atomic::AtomicBool>,
 }
 
+/// The worker's side of the handle (`delivery::start` takes it from the state).
+pub(crate) struct Signals {
+    pub wake: Arc<Notify>,
+    pub sweep: Arc<std::sync::atomic::AtomicBool>,
+}
+
 impl Webhooks {
     /// Wake the delivery worker: messages were committed.
     pub fn kick(&self) {
@@ -86,9 +91,11 @@ impl Webhooks {
         self.kick();
     }
 
-    /// Start the delivery worker. It resumes every pending message.
-    pub fn start(&self, state: &AppState) -> anyhow::Result<()> {
-        delivery::start(self.wake.clone(), self.sweep.clone(), state.clone())
+    pub(crate) fn signals(&self) -> Signals {
+        Signals {
+            wake: self.wake.clone(),
+            sweep: self.sweep.clone(),
+        }
     }
 }
 
@@ -510,12 +517,13 @@ pub fn balance_changed(
 }
 
 /// The hard wall for a webhook target (https, public unicast addresses).
-pub async fn check_target(state: &AppState, url: &str) -> Result<(), crate::targets::Refused> {
+pub async fn check_target(
+    policy: &crate::targets::Policy,
+    url: &str,
+) -> Result<(), crate::targets::Refused> {
     let parsed =
         url::Url::parse(url).map_err(|e| crate::targets::Refused(format!("not a URL: {e}")))?;
-    state
-        .config
-        .target_policy()
+    policy
         .check(&parsed, crate::targets::Purpose::Webhook)
         .await
 }

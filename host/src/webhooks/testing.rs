@@ -20,7 +20,7 @@ use super::{enqueue, serialize_for_version, Endpoint, Envelope, OutboxEntry, Tar
 use crate::auth::Caller;
 use crate::http::ApiError;
 use crate::state::AppState;
-use crate::store::{self, DEAD_LETTERS, MESSAGES, OUTBOX, WEBHOOKS};
+use crate::store::{self, DEAD_LETTERS, MESSAGES, OUTBOX};
 use crate::wire;
 
 pub fn routes() -> OpenApiRouter<AppState> {
@@ -118,7 +118,7 @@ async fn own(state: &AppState, caller: &Caller, id: &str) -> Result<Endpoint, Ap
     let id = id.to_string();
     let ep: Option<Endpoint> = state
         .store
-        .read_async(move |tx| tx.get_json(WEBHOOKS, &id))
+        .read_async(move |tx| super::endpoint(tx, &id))
         .await?;
     match ep {
         Some(ep) if ep.account == caller.account.id && ep.mode == caller.mode() => Ok(ep),
@@ -130,12 +130,12 @@ async fn own(state: &AppState, caller: &Caller, id: &str) -> Result<Endpoint, Ap
 #[utoipa::path(post, path = "/webhooks/{id}/test", operation_id = "testWebhookEndpoint", tag = "webhooks",
     description = "Scope: webhooks:write. Preview (switch `webhook_test`). Queues one sample message per subscribed event type, envelope `test: true`, delivered, signed, retried and logged like a real one. Works with test keys.",
     params(wire::EndpointId),
-    responses((status = 202, description = "The queued test messages", body = Object)))]
+    responses((status = 202, description = "The queued test messages", body = wire::WebhookTest)))]
 async fn test(
     State(state): State<AppState>,
     caller: Caller,
     Path(id): Path<String>,
-) -> Result<(StatusCode, Json<Value>), ApiError> {
+) -> Result<(StatusCode, Json<wire::WebhookTest>), ApiError> {
     caller.require("webhooks:write")?;
     let ep = own(&state, &caller, &id).await?;
     if ep.disabled {
@@ -146,7 +146,7 @@ async fn test(
     }
     let queued = state
         .store
-        .write_async(move |tx| -> anyhow::Result<Vec<Value>> {
+        .write_async(move |tx| -> anyhow::Result<Vec<wire::WebhookTestMessage>> {
             let mut queued = Vec::new();
             for event_type in &ep.events {
                 let msg_id = crate::ids::new_id("msg");
@@ -171,7 +171,10 @@ async fn test(
                     due_ms: chrono::Utc::now().timestamp_millis(),
                 };
                 enqueue(tx, &entry)?;
-                queued.push(json!({ "msg_id": msg_id, "type": event_type }));
+                queued.push(wire::WebhookTestMessage {
+                    msg_id,
+                    event_type: event_type.clone(),
+                });
             }
             Ok(queued)
         })
@@ -179,9 +182,12 @@ async fn test(
     state.webhooks.kick();
     Ok((
         StatusCode::ACCEPTED,
-        Json(
-            json!({ "object": "webhook_test", "endpoint_id": id, "test": true, "messages": queued }),
-        ),
+        Json(wire::WebhookTest {
+            object: "webhook_test",
+            endpoint_id: id,
+            test: true,
+            messages: queued,
+        }),
     ))
 }
 
@@ -189,18 +195,18 @@ async fn test(
 #[utoipa::path(post, path = "/webhooks/{id}/attempts/{msg}/redeliver", operation_id = "redeliverWebhookMessage", tag = "webhooks",
     description = "Scope: webhooks:write. Preview (switch `webhook_test`). `msg` is a message id (`msg_...`) of this endpoint, as its attempts log shows it. The same id and bytes are sent now, with a fresh signature timestamp, as a new attempt; dead-lettered messages too.",
     params(wire::EndpointId, ("msg" = String, Path, description = "The message id (msg_...)")),
-    responses((status = 202, description = "The message, queued again", body = Object)))]
+    responses((status = 202, description = "The message, queued again", body = wire::WebhookRedelivery)))]
 async fn redeliver(
     State(state): State<AppState>,
     caller: Caller,
     Path((id, msg)): Path<(String, String)>,
-) -> Result<(StatusCode, Json<Value>), ApiError> {
+) -> Result<(StatusCode, Json<wire::WebhookRedelivery>), ApiError> {
     caller.require("webhooks:write")?;
     let ep = own(&state, &caller, &id).await?;
-    let key = format!("{}:{msg}", ep.id);
+    let key = crate::key!(ep.id, msg);
     let queued = state
         .store
-        .write_async(move |tx| -> Result<Value, ApiError> {
+        .write_async(move |tx| -> Result<wire::WebhookRedelivery, ApiError> {
             let Some(first) = tx.get_json::<OutboxEntry>(MESSAGES, &key)? else {
                 return Err(ApiError::NotFound);
             };
@@ -224,12 +230,12 @@ async fn redeliver(
                 ..first
             };
             store::put_json(tx, OUTBOX, &entry.key(), &entry)?;
-            Ok(json!({
-                "object": "webhook_redelivery",
-                "endpoint_id": ep.id,
-                "msg_id": entry.msg_id,
-                "type": entry.event_type,
-            }))
+            Ok(wire::WebhookRedelivery {
+                object: "webhook_redelivery",
+                endpoint_id: ep.id,
+                msg_id: entry.msg_id,
+                event_type: entry.event_type,
+            })
         })
         .await?;
     state.webhooks.kick();

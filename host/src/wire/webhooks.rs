@@ -136,3 +136,38 @@ pub struct BalanceLowData {
     pub open_reserves_usd: Usd,
     pub auto_recharge: AutoRecharge,
 }
+
+/// A queued test message (preview: webhook_test).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct WebhookTestMessage {
+    pub msg_id: String,
+    /// The event type its sample data is shaped as.
+    #[serde(rename = "type")]
+    #[schema(rename = "type")]
+    pub event_type: String,
+}
+
+/// What POST /webhooks/{id}/test answers: one sample message per
+/// subscribed event type, queued with `test: true`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct WebhookTest {
+    /// `webhook_test`
+    #[schema(value_type = String)]
+    pub object: &'static str,
+    pub endpoint_id: String,
+    pub test: bool,
+    pub messages: Vec<WebhookTestMessage>,
+}
+
+/// What POST /webhooks/{id}/attempts/{msg}/redeliver answers.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct WebhookRedelivery {
+    /// `webhook_redelivery`
+    #[schema(value_type = String)]
+    pub object: &'static str,
+    pub endpoint_id: String,
+    pub msg_id: String,
+    #[serde(rename = "type")]
+    #[schema(rename = "type")]
+    pub event_type: String,
+}

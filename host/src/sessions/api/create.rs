@@ -1,15 +1,16 @@
 //! Estimating and creating a session: the planner's reading, the price, and
 //! `open_session`, where a session's caps, reservation and first events commit.
 
-use super::{check_caps, check_runs_in_flight, reserve, sse};
+use super::sse;
 use crate::accounts::Mode;
 use crate::auth::Caller;
 use crate::http::middleware::RequestId;
 use crate::http::{ApiError, Body};
 use crate::idempotency;
 use crate::money::Micros;
-use crate::sessions::events::{self, Phase};
+use crate::sessions::events::Phase;
 use crate::sessions::intent::Intent;
+use crate::sessions::lifecycle::{self, check_runs_in_flight, open_turn};
 use crate::sessions::{run, Kind, Session, Status};
 use crate::state::AppState;
 use crate::wire;
@@ -205,7 +206,7 @@ pub(super) async fn create_session(
     } = wire::SessionCreate::parse(body)?;
     let max_spend = max_spend_usd.unwrap_or_else(|| state.config.default_max_spend());
     if let Some(w) = &webhook_url {
-        crate::webhooks::check_target(state, w)
+        crate::webhooks::check_target(&state.config.target_policy(), w)
             .await
             .map_err(|e| ApiError::invalid("webhook_url", e.to_string()))?;
     }
@@ -309,14 +310,11 @@ pub(crate) async fn open_session(
         .store
         .write_async(move |tx| -> Result<Session, ApiError> {
             check_runs_in_flight(tx, &st, &caller)?;
-            check_caps(tx, &caller, max_spend)?;
-            let r = reserve(tx, &st, &caller, max_spend, &session.id)?;
-            session.reservation = r.id;
-            events::append(tx, &mut session, Phase::Started, json!({ "turn": 1, "query": query, "reserved_usd": max_spend.to_json() }))?;
+            let mut opening = vec![(Phase::Started, json!({ "turn": 1, "query": query, "reserved_usd": max_spend.to_json() }))];
             if let Some(e) = &planned {
-                events::append(tx, &mut session, Phase::Parsed, json!({ "would_run": e.would_run, "parsed": e.parsed, "missing": e.missing, "reason": e.reason }))?;
+                opening.push((Phase::Parsed, json!({ "would_run": e.would_run, "parsed": e.parsed, "missing": e.missing, "reason": e.reason })));
             }
-            crate::sessions::put(tx, &session)?;
+            open_turn(tx, &st, &caller, &mut session, opening)?;
             if let Some(idem) = &idem {
                 idem.complete_in(tx, StatusCode::CREATED, &session.to_wire(&public_url))?;
             }
@@ -336,10 +334,10 @@ pub(crate) async fn open_session(
         }
         Some(e) => {
             // Declined by the parse: abstain at once, release in full, fetch nothing.
-            run::finish(
+            lifecycle::finish(
                 state,
                 &session.id,
-                run::Outcome::Abstained {
+                lifecycle::Outcome::Abstained {
                     reason: e.reason.clone(),
                 },
             )
@@ -348,11 +346,11 @@ pub(crate) async fn open_session(
             session
         }
         None => {
-            run::finish(
+            lifecycle::finish(
                 state,
                 &session.id,
-                run::Outcome::Error {
-                    code: run::StreamCode::ParseFailed,
+                lifecycle::Outcome::Error {
+                    code: lifecycle::StreamCode::ParseFailed,
                     message: "the planner could not read the query".into(),
                 },
             )

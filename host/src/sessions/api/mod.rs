@@ -16,10 +16,7 @@ pub(crate) use read::{event_page, sse, EventsQuery};
 use super::{Kind, Session};
 use crate::auth::Caller;
 use crate::http::ApiError;
-use crate::ledger::{self, LedgerError};
-use crate::money::Micros;
 use crate::state::AppState;
-use crate::store::Tx;
 use serde_json::Value;
 use std::time::Duration;
 use utoipa_axum::router::OpenApiRouter;
@@ -61,72 +58,6 @@ pub fn routes(redaction: bool, refresh: bool) -> OpenApiRouter<AppState> {
     } else {
         router
     }
-}
-
-/// Check the caps and reserve; refusals carry their context.
-pub(crate) fn check_caps(tx: &Tx, caller: &Caller, amount: Micros) -> Result<(), ApiError> {
-    if let Some(cap) = caller.key.session_cap {
-        if amount > cap {
-            return Err(ApiError::SessionCapExceeded {
-                cap,
-                requested: amount,
-            });
-        }
-    }
-    if let Some(cap) = caller.account.monthly_cap {
-        let spent = ledger::spent_this_month(tx, &caller.account.id, caller.mode())?;
-        let open = ledger::balance(tx, &caller.account.id, caller.mode())?.open_reserves;
-        if spent + open + amount > cap {
-            return Err(ApiError::MonthlyCapExceeded { cap, spent });
-        }
-    }
-    Ok(())
-}
-
-/// On a shared database, the account's runs in flight on every node
-/// against the cap (each node's own slots see only its own runs), checked
-/// once at the start of the transaction that opens a run (or a batch).
-pub(crate) fn check_runs_in_flight(
-    tx: &Tx,
-    state: &AppState,
-    caller: &Caller,
-) -> Result<(), ApiError> {
-    if !state.store.is_shared() {
-        return Ok(());
-    }
-    let limit = state.config.max_runs_in_flight as u64;
-    let in_flight = crate::sessions::running_in(tx, &caller.account.id, caller.mode())?;
-    if in_flight >= limit {
-        return Err(ApiError::ConcurrencyCap {
-            retry_after_s: 1,
-            limit,
-            in_flight,
-        });
-    }
-    Ok(())
-}
-
-pub(crate) fn reserve(
-    tx: &Tx,
-    state: &AppState,
-    caller: &Caller,
-    amount: Micros,
-    purpose: &str,
-) -> Result<ledger::Reservation, ApiError> {
-    let before = ledger::balance(tx, &caller.account.id, caller.mode())?;
-    let r = ledger::reserve(tx, &caller.account.id, caller.mode(), amount, purpose).map_err(
-        |e| match e {
-            LedgerError::Insufficient(b) => ApiError::InsufficientCredit {
-                balance: b.balance,
-                open_reserves: b.open_reserves,
-                top_up_url: format!("{}/dashboard", state.config.public_url()),
-            },
-            other => ApiError::internal(anyhow::anyhow!("{other}")),
-        },
-    )?;
-    let after = ledger::balance(tx, &caller.account.id, caller.mode())?;
-    crate::webhooks::balance_changed(tx, &caller.account.id, caller.mode(), &before, &after)?;
-    Ok(r)
 }
 
 /// A session of the caller's account and mode, or 404.

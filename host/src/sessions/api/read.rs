@@ -18,6 +18,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use futures::Stream;
 use serde::Deserialize;
+use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::time::Duration;
 
@@ -134,57 +135,80 @@ pub(crate) fn sse(
     session_id: String,
     after: u64,
 ) -> Sse<impl Stream<Item = Result<SseEvent, Infallible>>> {
-    let bus = state.bus.subscribe();
-    let stream = futures::stream::unfold(
-        (state, session_id, after, bus, Vec::<Event>::new(), false),
-        |(state, id, mut after, mut bus, mut buffered, done)| async move {
-            if done {
-                return None;
-            }
-            loop {
-                if let Some(e) = (!buffered.is_empty()).then(|| buffered.remove(0)) {
-                    after = e.seq;
-                    let end = e.is_terminal() && {
-                        let s = state
-                            .store
-                            .read(|tx| crate::sessions::get(tx, &id))
-                            .ok()
-                            .flatten();
-                        s.is_none_or(|s| !s.is_running() && s.last_seq <= e.seq)
-                    };
-                    let out = SseEvent::default()
+    let follow = Follow {
+        bus: state.bus.subscribe(),
+        state,
+        id: session_id,
+        after,
+        buffered: VecDeque::new(),
+        done: false,
+    };
+    let stream = futures::stream::unfold(follow, |mut follow| async move {
+        let event = follow.next().await?;
+        Some((Ok(event), follow))
+    });
+    Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+}
+
+/// A reader following one run's event log: what it has read up to, the
+/// entries read but not yet sent, and the bus that wakes it on commits.
+struct Follow {
+    state: AppState,
+    id: String,
+    /// The seq of the last entry sent.
+    after: u64,
+    bus: tokio::sync::watch::Receiver<u64>,
+    buffered: VecDeque<Event>,
+    /// The terminal entry of the current turn was sent.
+    done: bool,
+}
+
+impl Follow {
+    /// The next entry as a server-sent event; `None` once the turn has
+    /// ended and everything was sent.
+    async fn next(&mut self) -> Option<SseEvent> {
+        if self.done {
+            return None;
+        }
+        loop {
+            if let Some(e) = self.buffered.pop_front() {
+                self.after = e.seq;
+                self.done = e.is_terminal() && self.ended_by(e.seq);
+                return Some(
+                    SseEvent::default()
                         .id(e.seq.to_string())
                         .event(e.phase.clone())
-                        .data(serde_json::to_string(&e).unwrap_or_default());
-                    return Some((Ok(out), (state, id, after, bus, buffered, end)));
-                }
-                bus.borrow_and_update();
-                let (sid, a) = (id.clone(), after);
-                let fresh = state
-                    .store
-                    .read(|tx| events::after(tx, &sid, a, 100))
-                    .unwrap_or_default();
-                if !fresh.is_empty() {
-                    buffered = fresh;
-                    continue;
-                }
-                let s = state
-                    .store
-                    .read(|tx| crate::sessions::get(tx, &id))
-                    .ok()
-                    .flatten();
-                if s.as_ref()
-                    .is_none_or(|s| !s.is_running() && s.last_seq <= after)
-                {
-                    return None;
-                }
-                if bus.changed().await.is_err() {
-                    return None;
-                }
+                        .data(serde_json::to_string(&e).unwrap_or_default()),
+                );
             }
-        },
-    );
-    Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+            self.bus.borrow_and_update();
+            let (id, after) = (self.id.clone(), self.after);
+            let fresh = self
+                .state
+                .store
+                .read(|tx| events::after(tx, &id, after, 100))
+                .unwrap_or_default();
+            if !fresh.is_empty() {
+                self.buffered = fresh.into();
+                continue;
+            }
+            if self.ended_by(self.after) || self.bus.changed().await.is_err() {
+                return None;
+            }
+        }
+    }
+
+    /// Has the session (gone, or) stopped running with nothing logged
+    /// after `seq`?
+    fn ended_by(&self, seq: u64) -> bool {
+        let s = self
+            .state
+            .store
+            .read(|tx| crate::sessions::get(tx, &self.id))
+            .ok()
+            .flatten();
+        s.is_none_or(|s| !s.is_running() && s.last_seq <= seq)
+    }
 }
 
 /// The run's events as server-sent events.

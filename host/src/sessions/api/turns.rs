@@ -17,8 +17,9 @@ use axum::Extension;
 use serde_json::{json, Value};
 
 use super::create::{plan, price};
-use super::{check_caps, check_runs_in_flight, own, reserve, PROPOSAL_TTL_MIN};
+use super::{own, PROPOSAL_TTL_MIN};
 use crate::sessions::intent::Intent;
+use crate::sessions::lifecycle::{check_runs_in_flight, open_turn};
 
 /// A priced follow-up turn, waiting for confirmation.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
@@ -223,8 +224,6 @@ pub(super) async fn add_turn(
                 return Err(ApiError::invalid("proposal", "this proposal is for another turn"));
             }
             check_runs_in_flight(tx, &st, &caller)?;
-            check_caps(tx, &caller, max_spend)?;
-            let r = reserve(tx, &st, &caller, max_spend, &s.id)?;
             p.used = true;
             store::put_json(tx, PROPOSALS, &p.id, &p)?;
             s.turn = p.turn;
@@ -236,15 +235,13 @@ pub(super) async fn add_turn(
             s.reason = None;
             s.ended_at = None;
             s.max_spend = max_spend;
-            s.reservation = r.id;
             // A refresh is diffed against the turn it reads again.
             s.diff = None;
             s.diff_base = refresh.then(|| format!("turn:{}", s.turn - 1));
             s.refresh_of = refresh.then(|| s.id.clone());
             s.updated_at = crate::time::now();
             let started = json!({ "turn": s.turn, "query": s.query, "reserved_usd": max_spend.to_json(), "proposal": p.id });
-            events::append(tx, &mut s, Phase::Started, started)?;
-            crate::sessions::put(tx, &s)?;
+            open_turn(tx, &st, &caller, &mut s, vec![(Phase::Started, started)])?;
             if let Some(idem) = &idem {
                 idem.complete_in(tx, StatusCode::CREATED, &s.to_wire(&public_url))?;
             }

@@ -1,0 +1,356 @@
+//! A run's lifecycle: every transition that moves money or writes its
+//! events, each inside one transaction.
+//!
+//! - **Open a turn** (`open_turn`, after `check_runs_in_flight`): the caps,
+//!   the reservation (and balance.low), the `started` event and the stored
+//!   session. Sessions, follow-up turns, refreshes and extractions all
+//!   open here; the caller stores its idempotent answer in the same
+//!   transaction.
+//! - **Commit a page**: `progress` (its receipt, rows, counters and
+//!   `source` event together).
+//! - **End a turn** (`end_in`, through `finish`): settle exactly the
+//!   turn's receipts, release the rest, the terminal event, the webhook
+//!   (and balance.low).
+
+use serde_json::{json, Value};
+
+use super::events::{self, Phase};
+use super::{Kind, Session, Status, StopReason};
+use crate::auth::Caller;
+use crate::http::ApiError;
+use crate::ledger::{self, LedgerError};
+use crate::money::Micros;
+use crate::state::AppState;
+use crate::store::Tx;
+use crate::wire::{self, Usd};
+
+/// How a run ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    Answered,
+    Abstained { reason: String },
+    Error { code: StreamCode, message: String },
+    Stopped { stop: StopReason, reason: String },
+}
+
+/// The code of a run that ended in error (SPEC §7.5, stream-terminal codes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StreamCode {
+    /// The host failed (a panic, a lost run, a crash).
+    Internal,
+    /// The planner could not read the query.
+    ParseFailed,
+    /// A source could not be read (fetch, replay, search).
+    ProviderUnavailable,
+}
+
+impl StreamCode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StreamCode::Internal => "internal",
+            StreamCode::ParseFailed => "parse_failed",
+            StreamCode::ProviderUnavailable => "provider_unavailable",
+        }
+    }
+}
+
+/// Check the caps and reserve; refusals carry their context.
+pub(crate) fn check_caps(tx: &Tx, caller: &Caller, amount: Micros) -> Result<(), ApiError> {
+    if let Some(cap) = caller.key.session_cap {
+        if amount > cap {
+            return Err(ApiError::SessionCapExceeded {
+                cap,
+                requested: amount,
+            });
+        }
+    }
+    if let Some(cap) = caller.account.monthly_cap {
+        let spent = ledger::spent_this_month(tx, &caller.account.id, caller.mode())?;
+        let open = ledger::balance(tx, &caller.account.id, caller.mode())?.open_reserves;
+        if spent + open + amount > cap {
+            return Err(ApiError::MonthlyCapExceeded { cap, spent });
+        }
+    }
+    Ok(())
+}
+
+/// On a shared database, the account's runs in flight on every node
+/// against the cap (each node's own slots see only its own runs), checked
+/// once at the start of the transaction that opens a run (or a batch).
+pub(crate) fn check_runs_in_flight(
+    tx: &Tx,
+    state: &AppState,
+    caller: &Caller,
+) -> Result<(), ApiError> {
+    if !state.store.is_shared() {
+        return Ok(());
+    }
+    let limit = state.config.max_runs_in_flight as u64;
+    let in_flight = crate::sessions::running_in(tx, &caller.account.id, caller.mode())?;
+    if in_flight >= limit {
+        return Err(ApiError::ConcurrencyCap {
+            retry_after_s: 1,
+            limit,
+            in_flight,
+        });
+    }
+    Ok(())
+}
+
+pub(crate) fn reserve(
+    tx: &Tx,
+    state: &AppState,
+    caller: &Caller,
+    amount: Micros,
+    purpose: &str,
+) -> Result<ledger::Reservation, ApiError> {
+    let before = ledger::balance(tx, &caller.account.id, caller.mode())?;
+    let r = ledger::reserve(tx, &caller.account.id, caller.mode(), amount, purpose).map_err(
+        |e| match e {
+            LedgerError::Insufficient(b) => ApiError::InsufficientCredit {
+                balance: b.balance,
+                open_reserves: b.open_reserves,
+                top_up_url: format!("{}/dashboard", state.config.public_url()),
+            },
+            other => ApiError::internal(anyhow::anyhow!("{other}")),
+        },
+    )?;
+    let after = ledger::balance(tx, &caller.account.id, caller.mode())?;
+    crate::webhooks::balance_changed(tx, &caller.account.id, caller.mode(), &before, &after)?;
+    Ok(r)
+}
+
+/// Open a turn in the caller's transaction: the caps, the reservation of
+/// `s.max_spend` (with balance.low), `events` in order (the first is
+/// `started`), and the stored session. The runs-in-flight cap is the
+/// caller's to check, once per transaction (a batch opens several turns).
+pub(crate) fn open_turn(
+    tx: &Tx,
+    state: &AppState,
+    caller: &Caller,
+    s: &mut Session,
+    events: Vec<(Phase, Value)>,
+) -> Result<(), ApiError> {
+    check_caps(tx, caller, s.max_spend)?;
+    let r = reserve(tx, state, caller, s.max_spend, &s.id)?;
+    s.reservation = r.id;
+    for (phase, data) in events {
+        events::append(tx, s, phase, data)?;
+    }
+    super::put(tx, s)?;
+    Ok(())
+}
+
+/// End a run: settle its receipts, release the rest, set the status, append
+/// the terminal event and enqueue the notification, in one transaction.
+pub async fn finish(state: &AppState, session_id: &str, outcome: Outcome) -> anyhow::Result<()> {
+    end_run(state, session_id, outcome, false).await
+}
+
+/// A run's own end: only while this node still runs the session (if it was
+/// judged dead and another node ended it, perhaps a new turn runs now).
+pub async fn finish_own(
+    state: &AppState,
+    session_id: &str,
+    outcome: Outcome,
+) -> anyhow::Result<()> {
+    end_run(state, session_id, outcome, true).await
+}
+
+async fn end_run(
+    state: &AppState,
+    session_id: &str,
+    outcome: Outcome,
+    own_only: bool,
+) -> anyhow::Result<()> {
+    let id = session_id.to_string();
+    let public_url = state.config.public_url();
+    let ended = state
+        .store
+        .write_async(move |tx| -> anyhow::Result<bool> {
+            let Some(mut s) = super::get(tx, &id)? else {
+                return Ok(false);
+            };
+            if !s.is_running() {
+                return Ok(false);
+            }
+            if own_only && super::runner(tx, &id)?.as_deref() != Some(tx.node()) {
+                return Ok(false);
+            }
+            end_in(tx, &mut s, outcome, &public_url)?;
+            Ok(true)
+        })
+        .await?;
+    if ended {
+        state.bus.publish();
+        state.webhooks.kick();
+    }
+    Ok(())
+}
+
+/// The terminal transition, inside the caller's transaction.
+pub fn end_in(tx: &Tx, s: &mut Session, outcome: Outcome, public_url: &str) -> anyhow::Result<()> {
+    let before = crate::ledger::balance(tx, &s.account, s.mode)?;
+    if s.kind == Kind::Extraction {
+        // An extraction reads one page: its receipt and the claim it states.
+        if let Some((id, _)) = s.turn_receipts.first() {
+            let receipt = crate::receipts::get(tx, id)?;
+            s.claim = receipt.and_then(|r| r["claim"].as_str().map(str::to_string));
+            s.receipt_id = Some(id.clone());
+        }
+    }
+    let r = crate::ledger::resolve(tx, &s.reservation, &s.turn_receipts)
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    s.settled += r.settled;
+    s.released += r.released;
+    s.turn_receipts.clear();
+    tx.remove(crate::store::STOP_REQUESTS, &s.id)?;
+    s.ended_at = Some(crate::time::now());
+    s.updated_at = crate::time::now();
+    let summary = json!({
+        "session_id": s.id,
+        "turn": s.turn,
+        "settled_usd": r.settled.to_json(),
+        "released_usd": r.released.to_json(),
+        "records": s.records,
+        "qualified": s.qualified,
+        "sources": s.sources,
+        "receipts_signed": s.receipts_signed,
+    });
+    let (phase, event_type, mut data) = match outcome {
+        Outcome::Answered if s.kind == Kind::Extraction => {
+            s.status = Status::Answered;
+            s.reason = Some("the page was read".into());
+            (Phase::Delivered, "extraction.delivered", summary)
+        }
+        Outcome::Answered => {
+            s.status = Status::Answered;
+            s.reason = Some("the run read every source it found".into());
+            (Phase::Answered, "session.answered", summary)
+        }
+        Outcome::Abstained { reason } => {
+            s.status = Status::Abstained;
+            s.reason = Some(reason.clone());
+            let mut d = summary;
+            d["reason"] = json!(reason);
+            (Phase::Abstain, "session.abstained", d)
+        }
+        Outcome::Error { code, message } => {
+            s.status = Status::Error;
+            s.error = Some((code.as_str().to_string(), message.clone()));
+            s.reason = Some(message.clone());
+            let mut d = summary;
+            d["code"] = json!(code.as_str());
+            d["message"] = json!(message);
+            d["reason"] = json!(message);
+            (Phase::Error, "session.error", d)
+        }
+        Outcome::Stopped { stop, reason } => {
+            s.status = Status::Stopped;
+            s.stop = Some(stop);
+            s.reason = Some(reason.clone());
+            let mut d = summary;
+            d["stop"] = json!(stop.as_str());
+            d["reason"] = json!(reason);
+            (Phase::Stopped, "session.stopped", d)
+        }
+    };
+    data["status"] = json!(s.status_str());
+    if phase == Phase::Error {
+        data["phase"] = json!("error");
+    }
+    events::append(tx, s, phase, data.clone())?;
+    super::put(tx, s)?;
+
+    if s.kind == Kind::Extraction {
+        // SPEC §6.3: extraction.delivered when its page was read, else
+        // extraction.failed; ids and summaries, never rows.
+        let event_type = if s.status == Status::Answered {
+            "extraction.delivered"
+        } else {
+            "extraction.failed"
+        };
+        crate::webhooks::emit(
+            tx,
+            &s.account,
+            s.mode,
+            event_type,
+            crate::extractions::ended_data(s),
+            s.webhook_url.as_deref(),
+        )?;
+        let after = crate::ledger::balance(tx, &s.account, s.mode)?;
+        return crate::webhooks::balance_changed(tx, &s.account, s.mode, &before, &after);
+    }
+    // The notification carries summaries and ids, never rows.
+    let own_url = s.webhook_url.as_deref();
+    match s.status {
+        Status::Answered => crate::webhooks::emit(
+            tx,
+            &s.account,
+            s.mode,
+            event_type,
+            wire::SessionAnsweredData {
+                session_id: s.id.clone(),
+                status: "answered",
+                turn: s.turn,
+                qualified: s.qualified,
+                records: s.records,
+                sources: s.sources,
+                receipts_signed: s.receipts_signed,
+                spend_usd: Usd(s.settled),
+                result_url: format!("{public_url}/v1/sessions/{}/result", s.id),
+            },
+            own_url,
+        )?,
+        _ => crate::webhooks::emit(
+            tx,
+            &s.account,
+            s.mode,
+            event_type,
+            wire::SessionEndedData {
+                session_id: s.id.clone(),
+                status: s.status.as_str(),
+                reason: s.reason.clone().unwrap_or_default(),
+                settled_usd: Usd(r.settled),
+                released_usd: Usd(r.released),
+                records: s.records,
+                stop: s.stop.clone(),
+            },
+            own_url,
+        )?,
+    }
+    let after = crate::ledger::balance(tx, &s.account, s.mode)?;
+    crate::webhooks::balance_changed(tx, &s.account, s.mode, &before, &after)?;
+    Ok(())
+}
+
+/// After a crash: end every run this node had in flight as error
+/// (internal), settling exactly the receipts it committed and releasing the
+/// rest. On redb that is every running session; on a shared database, those
+/// marked with this node (other nodes' runs go by their leases).
+pub fn recover_orphans(store: &crate::store::Store, public_url: &str) -> anyhow::Result<usize> {
+    let shared = store.is_shared();
+    store.write(|tx| -> anyhow::Result<usize> {
+        let mine: std::collections::HashSet<String> = super::running_owners(tx)?
+            .into_iter()
+            .filter(|(_, node)| !shared || node == tx.node())
+            .map(|(id, _)| id)
+            .collect();
+        let orphans: Vec<Session> = super::running(tx)?
+            .into_iter()
+            .filter(|s| mine.contains(&s.id))
+            .collect();
+        for mut s in orphans.clone() {
+            end_in(
+                tx,
+                &mut s,
+                Outcome::Error {
+                    code: StreamCode::Internal,
+                    message: "the server stopped during the run; its receipts were settled".into(),
+                },
+                public_url,
+            )?;
+        }
+        Ok(orphans.len())
+    })
+}
