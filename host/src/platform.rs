@@ -3,12 +3,10 @@
 use axum::extract::{Path, State};
 use axum::Json;
 use chrono::{Duration, NaiveDate, Utc};
-use serde::Deserialize;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::auth::Caller;
-use crate::http::pagination::PageQuery;
 use crate::http::{ApiError, Body, Page, Query};
 use crate::keys;
 use crate::ledger;
@@ -81,12 +79,6 @@ async fn balance(
     Ok(Json(balance_wire(&caller.account, mode, &b)))
 }
 
-#[derive(Deserialize)]
-struct UsageQuery {
-    from: Option<String>,
-    to: Option<String>,
-}
-
 fn parse_date(name: &str, v: &Option<String>, default: NaiveDate) -> Result<NaiveDate, ApiError> {
     match v {
         None => Ok(default),
@@ -103,7 +95,7 @@ fn parse_date(name: &str, v: &Option<String>, default: NaiveDate) -> Result<Naiv
 async fn usage(
     State(state): State<AppState>,
     caller: Caller,
-    Query(q): Query<UsageQuery>,
+    Query(q): Query<wire::UsageParams>,
 ) -> Result<Json<wire::Usage>, ApiError> {
     caller.require("account:read")?;
     let today = Utc::now().date_naive();
@@ -149,7 +141,7 @@ async fn usage(
 async fn list_keys(
     State(state): State<AppState>,
     caller: Caller,
-    Query(q): Query<PageQuery>,
+    Query(q): Query<wire::PageParams>,
 ) -> Result<Json<wire::KeyList>, ApiError> {
     caller.require("keys:read")?;
     let page = Page::from_query(&q)?;

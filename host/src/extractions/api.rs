@@ -13,7 +13,6 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
-use serde::Deserialize;
 use serde_json::json;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -21,16 +20,14 @@ use utoipa_axum::routes;
 use super::Spec;
 use crate::auth::Caller;
 use crate::http::middleware::RequestId;
-use crate::http::pagination::PageQuery;
 use crate::http::{ApiError, Body, Page, Query};
 use crate::idempotency;
 use crate::money::Micros;
 use crate::sessions::api::{
-    all_rows, event_page, ndjson, owned, receipt_ids, split_rows, sse, wait_until_done,
-    EventsQuery, MAX_WAIT_S,
+    all_rows, event_page, ndjson, owned, receipt_ids, split_rows, sse, wait_until_done, MAX_WAIT_S,
 };
 use crate::sessions::events::{self, Phase};
-use crate::sessions::lifecycle::{check_runs_in_flight, open_turn};
+use crate::sessions::lifecycle::Opener;
 use crate::sessions::{run, Kind, Session, Status};
 use crate::state::AppState;
 use crate::wire::{self, Usd};
@@ -218,13 +215,13 @@ async fn refresh(
     // Read again: reserved, run and settled like any extraction.
     let slot = std::sync::Arc::new(state.run_slots.acquire(caller.scope_key())?);
     let claim = state.runs.claim(&fresh.id);
-    let (caller_c, st) = (caller.clone(), state.clone());
+    let opener = Opener::new(state, caller);
     let (stored, answer) = state
         .store
         .write_async(move |tx| -> Result<(Session, wire::Extraction), ApiError> {
-            check_runs_in_flight(tx, &st, &caller_c)?;
+            opener.check_runs_in_flight(tx)?;
             let started = json!({ "url": fresh.url, "refresh_of": fresh.refresh_of, "reserved_usd": max_spend.to_json() });
-            open_turn(tx, &st, &caller_c, &mut fresh, vec![(Phase::Started, started)])?;
+            opener.open_turn(tx, &mut fresh, vec![(Phase::Started, started)])?;
             let answer = fresh.to_extraction_wire(&public_url);
             if let Some(idem) = &idem {
                 idem.complete_in(tx, StatusCode::CREATED, &answer)?;
@@ -364,16 +361,16 @@ pub(crate) async fn open(
         .map(|e| state.runs.claim(&e.id))
         .collect();
     let public_url = state.config.public_url();
-    let (caller_c, st, idem) = (caller.clone(), state.clone(), idem.cloned());
+    let (opener, idem) = (Opener::new(state, caller), idem.cloned());
     let (stored, answer) = state
         .store
         .write_async(move |tx| -> Result<(Vec<Session>, wire::ExtractionCreated), ApiError> {
-            check_runs_in_flight(tx, &st, &caller_c)?;
+            opener.check_runs_in_flight(tx)?;
             let mut stored = Vec::with_capacity(extractions.len());
             let total = Micros(extractions.iter().map(|e| e.max_spend.0).sum());
             for mut e in extractions {
                 let started = json!({ "url": e.url, "entity": e.entity, "reserved_usd": e.max_spend.to_json() });
-                open_turn(tx, &st, &caller_c, &mut e, vec![(Phase::Started, started)])?;
+                opener.open_turn(tx, &mut e, vec![(Phase::Started, started)])?;
                 stored.push(e);
             }
             let answer = if batch {
@@ -409,7 +406,7 @@ pub(crate) async fn open(
 async fn list(
     State(state): State<AppState>,
     caller: Caller,
-    Query(q): Query<PageQuery>,
+    Query(q): Query<wire::PageParams>,
 ) -> Result<Json<wire::ExtractionList>, ApiError> {
     caller.require("sessions:read")?;
     let page = Page::from_query(&q)?;
@@ -463,17 +460,11 @@ async fn events_page(
     State(state): State<AppState>,
     caller: Caller,
     Path(id): Path<String>,
-    Query(q): Query<EventsQuery>,
+    Query(q): Query<wire::EventsParams>,
 ) -> Result<Json<wire::SessionEventList>, ApiError> {
     caller.require("sessions:read")?;
     owned(&state, &caller, &id, Kind::Extraction)?;
     event_page(&state, id, &q).await.map(Json)
-}
-
-#[derive(Deserialize)]
-struct ResultQuery {
-    wait: Option<String>,
-    format: Option<String>,
 }
 
 /// The extraction's rows once it has ended (long poll).
@@ -491,7 +482,7 @@ async fn result(
     State(state): State<AppState>,
     caller: Caller,
     Path(id): Path<String>,
-    Query(q): Query<ResultQuery>,
+    Query(q): Query<wire::ResultParams>,
 ) -> Result<Response, ApiError> {
     caller.require("sessions:read")?;
     owned(&state, &caller, &id, Kind::Extraction)?;

@@ -2,15 +2,8 @@
 //! `starting_after` (the last id of the previous page); newest first.
 //! The answer is `{object: "list", data, has_more}` (see `wire::list_of`).
 
-use serde::Deserialize;
-
 use super::error::ApiError;
-
-#[derive(Debug, Clone, Default, Deserialize)]
-pub struct PageQuery {
-    pub limit: Option<String>,
-    pub starting_after: Option<String>,
-}
+use crate::wire::PageParams;
 
 /// A validated page request.
 #[derive(Debug, Clone)]
@@ -20,7 +13,7 @@ pub struct Page {
 }
 
 impl Page {
-    pub fn from_query(q: &PageQuery) -> Result<Page, ApiError> {
+    pub fn from_query(q: &PageParams) -> Result<Page, ApiError> {
         let limit = match &q.limit {
             None => 20,
             Some(s) => match s.parse::<usize>() {

@@ -13,7 +13,6 @@ use utoipa_axum::routes;
 use super::{Monitor, MonitorStatus};
 use crate::auth::Caller;
 use crate::http::middleware::RequestId;
-use crate::http::pagination::PageQuery;
 use crate::http::{ApiError, Body, Page, Query};
 use crate::idempotency;
 use crate::money::Micros;
@@ -185,7 +184,7 @@ async fn create_monitor(
 async fn list(
     State(state): State<AppState>,
     caller: Caller,
-    Query(q): Query<PageQuery>,
+    Query(q): Query<wire::PageParams>,
 ) -> Result<Json<wire::MonitorList>, ApiError> {
     caller.require("sessions:read")?;
     let page = Page::from_query(&q)?;
@@ -334,7 +333,7 @@ async fn runs(
     State(state): State<AppState>,
     caller: Caller,
     Path(id): Path<String>,
-    Query(q): Query<PageQuery>,
+    Query(q): Query<wire::PageParams>,
 ) -> Result<Json<wire::MonitorRunList>, ApiError> {
     caller.require("sessions:read")?;
     let page = Page::from_query(&q)?;

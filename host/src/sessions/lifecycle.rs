@@ -1,7 +1,7 @@
 //! A run's lifecycle: every transition that moves money or writes its
 //! events, each inside one transaction.
 //!
-//! - **Open a turn** (`open_turn`, after `check_runs_in_flight`): the caps,
+//! - **Open a turn** (`Opener::open_turn`, after `check_runs_in_flight`): the caps,
 //!   the reservation (and balance.low), the `started` event and the stored
 //!   session. Sessions, follow-up turns, refreshes and extractions all
 //!   open here; the caller stores its idempotent answer in the same
@@ -54,91 +54,110 @@ impl StreamCode {
     }
 }
 
-/// Check the caps and reserve; refusals carry their context.
-pub(crate) fn check_caps(tx: &Tx, caller: &Caller, amount: Micros) -> Result<(), ApiError> {
-    if let Some(cap) = caller.key.session_cap {
-        if amount > cap {
-            return Err(ApiError::SessionCapExceeded {
-                cap,
-                requested: amount,
+/// What opening runs needs from the server, taken before the transaction
+/// that opens them: the caller, the cap on runs in flight across nodes,
+/// and where a short balance is topped up.
+pub(crate) struct Opener {
+    caller: Caller,
+    /// On a shared database, the account's cap on runs in flight on every
+    /// node (each node's own slots see only its own runs).
+    shared_run_cap: Option<u64>,
+    top_up_url: String,
+}
+
+impl Opener {
+    pub(crate) fn new(state: &AppState, caller: &Caller) -> Opener {
+        Opener {
+            caller: caller.clone(),
+            shared_run_cap: state
+                .store
+                .is_shared()
+                .then_some(state.config.max_runs_in_flight as u64),
+            top_up_url: format!("{}/dashboard", state.config.public_url()),
+        }
+    }
+
+    /// The runs-in-flight cap across nodes, checked once at the start of the
+    /// transaction that opens a run (or a batch of them).
+    pub(crate) fn check_runs_in_flight(&self, tx: &Tx) -> Result<(), ApiError> {
+        let Some(limit) = self.shared_run_cap else {
+            return Ok(());
+        };
+        let caller = &self.caller;
+        let in_flight = crate::sessions::running_in(tx, &caller.account.id, caller.mode())?;
+        if in_flight >= limit {
+            return Err(ApiError::ConcurrencyCap {
+                retry_after_s: 1,
+                limit,
+                in_flight,
             });
         }
+        Ok(())
     }
-    if let Some(cap) = caller.account.monthly_cap {
-        let spent = ledger::spent_this_month(tx, &caller.account.id, caller.mode())?;
-        let open = ledger::balance(tx, &caller.account.id, caller.mode())?.open_reserves;
-        if spent + open + amount > cap {
-            return Err(ApiError::MonthlyCapExceeded { cap, spent });
+
+    /// Open a turn in the caller's transaction: the caps, the reservation
+    /// of `s.max_spend` (with balance.low), `events` in order (the first is
+    /// `started`), and the stored session.
+    pub(crate) fn open_turn(
+        &self,
+        tx: &Tx,
+        s: &mut Session,
+        events: Vec<(Phase, Value)>,
+    ) -> Result<(), ApiError> {
+        self.check_caps(tx, s.max_spend)?;
+        s.reservation = self.reserve(tx, s.max_spend, &s.id)?.id;
+        for (phase, data) in events {
+            events::append(tx, s, phase, data)?;
         }
+        super::put(tx, s)?;
+        Ok(())
     }
-    Ok(())
-}
 
-/// On a shared database, the account's runs in flight on every node
-/// against the cap (each node's own slots see only its own runs), checked
-/// once at the start of the transaction that opens a run (or a batch).
-pub(crate) fn check_runs_in_flight(
-    tx: &Tx,
-    state: &AppState,
-    caller: &Caller,
-) -> Result<(), ApiError> {
-    if !state.store.is_shared() {
-        return Ok(());
+    /// The key's per-session cap and the account's monthly cap; refusals
+    /// carry their context.
+    fn check_caps(&self, tx: &Tx, amount: Micros) -> Result<(), ApiError> {
+        let caller = &self.caller;
+        if let Some(cap) = caller.key.session_cap {
+            if amount > cap {
+                return Err(ApiError::SessionCapExceeded {
+                    cap,
+                    requested: amount,
+                });
+            }
+        }
+        if let Some(cap) = caller.account.monthly_cap {
+            let spent = ledger::spent_this_month(tx, &caller.account.id, caller.mode())?;
+            let open = ledger::balance(tx, &caller.account.id, caller.mode())?.open_reserves;
+            if spent + open + amount > cap {
+                return Err(ApiError::MonthlyCapExceeded { cap, spent });
+            }
+        }
+        Ok(())
     }
-    let limit = state.config.max_runs_in_flight as u64;
-    let in_flight = crate::sessions::running_in(tx, &caller.account.id, caller.mode())?;
-    if in_flight >= limit {
-        return Err(ApiError::ConcurrencyCap {
-            retry_after_s: 1,
-            limit,
-            in_flight,
-        });
-    }
-    Ok(())
-}
 
-pub(crate) fn reserve(
-    tx: &Tx,
-    state: &AppState,
-    caller: &Caller,
-    amount: Micros,
-    purpose: &str,
-) -> Result<ledger::Reservation, ApiError> {
-    let before = ledger::balance(tx, &caller.account.id, caller.mode())?;
-    let r = ledger::reserve(tx, &caller.account.id, caller.mode(), amount, purpose).map_err(
-        |e| match e {
+    /// Reserve `amount` for `purpose` (a run's id): too little available is
+    /// 402 insufficient_credit with the balance; crossing the low-balance
+    /// threshold enqueues balance.low.
+    fn reserve(
+        &self,
+        tx: &Tx,
+        amount: Micros,
+        purpose: &str,
+    ) -> Result<ledger::Reservation, ApiError> {
+        let (account, mode) = (&self.caller.account.id, self.caller.mode());
+        let before = ledger::balance(tx, account, mode)?;
+        let r = ledger::reserve(tx, account, mode, amount, purpose).map_err(|e| match e {
             LedgerError::Insufficient(b) => ApiError::InsufficientCredit {
                 balance: b.balance,
                 open_reserves: b.open_reserves,
-                top_up_url: format!("{}/dashboard", state.config.public_url()),
+                top_up_url: self.top_up_url.clone(),
             },
             other => ApiError::internal(anyhow::anyhow!("{other}")),
-        },
-    )?;
-    let after = ledger::balance(tx, &caller.account.id, caller.mode())?;
-    crate::webhooks::balance_changed(tx, &caller.account.id, caller.mode(), &before, &after)?;
-    Ok(r)
-}
-
-/// Open a turn in the caller's transaction: the caps, the reservation of
-/// `s.max_spend` (with balance.low), `events` in order (the first is
-/// `started`), and the stored session. The runs-in-flight cap is the
-/// caller's to check, once per transaction (a batch opens several turns).
-pub(crate) fn open_turn(
-    tx: &Tx,
-    state: &AppState,
-    caller: &Caller,
-    s: &mut Session,
-    events: Vec<(Phase, Value)>,
-) -> Result<(), ApiError> {
-    check_caps(tx, caller, s.max_spend)?;
-    let r = reserve(tx, state, caller, s.max_spend, &s.id)?;
-    s.reservation = r.id;
-    for (phase, data) in events {
-        events::append(tx, s, phase, data)?;
+        })?;
+        let after = ledger::balance(tx, account, mode)?;
+        crate::webhooks::balance_changed(tx, account, mode, &before, &after)?;
+        Ok(r)
     }
-    super::put(tx, s)?;
-    Ok(())
 }
 
 /// End a run: settle its receipts, release the rest, set the status, append

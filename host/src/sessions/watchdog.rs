@@ -18,7 +18,7 @@
 use std::collections::HashSet;
 use std::time::Duration;
 
-use super::run::{finish, Outcome};
+use super::lifecycle::{finish, Outcome};
 use crate::state::AppState;
 
 /// How often the running set is checked; an orphan ends within two periods.

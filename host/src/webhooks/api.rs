@@ -11,7 +11,6 @@ use utoipa_axum::routes;
 use super::{signing, Attempt, Endpoint};
 use crate::auth::Caller;
 use crate::http::middleware::RequestId;
-use crate::http::pagination::PageQuery;
 use crate::http::{ApiError, Body, Page, Query};
 use crate::idempotency;
 use crate::state::AppState;
@@ -168,7 +167,7 @@ async fn own(state: &AppState, caller: &Caller, id: &str) -> Result<Endpoint, Ap
 async fn list(
     State(state): State<AppState>,
     caller: Caller,
-    Query(q): Query<PageQuery>,
+    Query(q): Query<wire::PageParams>,
 ) -> Result<Json<wire::WebhookEndpointList>, ApiError> {
     caller.require("webhooks:read")?;
     let page = Page::from_query(&q)?;
@@ -334,7 +333,7 @@ async fn attempts(
     State(state): State<AppState>,
     caller: Caller,
     Path(id): Path<String>,
-    Query(q): Query<PageQuery>,
+    Query(q): Query<wire::PageParams>,
 ) -> Result<Json<wire::WebhookAttemptList>, ApiError> {
     caller.require("webhooks:read")?;
     let ep = own(&state, &caller, &id).await?;

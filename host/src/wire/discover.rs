@@ -1,5 +1,7 @@
 //! Discover (preview: discover): a site's catalog pages.
 
+use super::requests::check_url;
+use crate::http::{ApiError, Body};
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -20,4 +22,22 @@ pub struct DiscoverList {
     #[schema(value_type = String)]
     pub object: &'static str,
     pub data: Vec<DiscoverCandidate>,
+}
+
+/// POST /discover (preview: discover).
+#[derive(Debug, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DiscoverRequest {
+    /// The site's page to start from (usually its home page): absolute http(s), at most 2048 characters.
+    #[schema(format = "uri", max_length = 2048)]
+    pub url: String,
+}
+
+impl DiscoverRequest {
+    pub fn parse(body: &Body) -> Result<DiscoverRequest, ApiError> {
+        let url = body.required_str("url")?;
+        body.only(&["url"])?;
+        check_url("url", &url)?;
+        Ok(DiscoverRequest { url })
+    }
 }

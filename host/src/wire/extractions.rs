@@ -4,7 +4,11 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use utoipa::ToSchema;
 
+use super::requests::{check_url, MAX_GUIDANCE_CHARS, MAX_URL_CHARS};
 use super::{list_of, Row, SessionError, Usd};
+use crate::extractions::{MAX_BATCH, MAX_ENTITY_CHARS};
+use crate::http::{ApiError, Body};
+use crate::money::Micros;
 
 /// An extraction: one page read once, every record of it a row.
 #[derive(Debug, Serialize, ToSchema)]
@@ -158,3 +162,135 @@ pub struct ExtractionEndedData {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
 }
+
+/// POST /extractions/{id}/refresh (preview: refresh).
+#[derive(Debug, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ExtractionRefresh {
+    /// Serve the latest delivery of the URL when it is younger than this many seconds ($0, no fetch).
+    #[schema(minimum = 0)]
+    pub max_age_s: Option<u64>,
+    /// Default: the refreshed extraction's cap.
+    #[schema(value_type = Option<f64>, minimum = 0.000001)]
+    pub max_spend_usd: Option<Micros>,
+}
+
+impl ExtractionRefresh {
+    pub fn parse(body: &Body) -> Result<ExtractionRefresh, ApiError> {
+        body.only(&["max_age_s", "max_spend_usd"])?;
+        let max_age_s = match body.get("max_age_s") {
+            None => None,
+            Some(v) => Some(v.as_u64().ok_or_else(|| {
+                ApiError::invalid(
+                    "max_age_s",
+                    "max_age_s must be a whole number of seconds, 0 or more",
+                )
+            })?),
+        };
+        Ok(ExtractionRefresh {
+            max_age_s,
+            max_spend_usd: body.optional_usd("max_spend_usd")?,
+        })
+    }
+}
+
+/// POST /extractions (preview: extractions): exactly one of `url` and `urls`.
+#[derive(Debug, ToSchema)]
+pub struct ExtractionCreate {
+    /// The catalog page (an absolute http or https URL).
+    #[schema(format = "uri", max_length = 2048)]
+    pub url: Option<String>,
+    /// The batch form: 1 to 50 pages, each extracted on its own.
+    #[schema(max_items = 50, min_items = 1)]
+    pub urls: Option<Vec<String>>,
+    /// What one row is ("product", "lamp", ...).
+    #[schema(min_length = 1, max_length = 200)]
+    pub entity: String,
+    /// Steering text handed to the extractor as data, never as instructions.
+    #[schema(max_length = 2000)]
+    pub guidance: Option<String>,
+    /// The spend cap of each page, reserved per URL.
+    #[schema(value_type = f64, minimum = 0.000001)]
+    pub max_spend_usd: Micros,
+    /// An https URL notified of each extraction's end.
+    #[schema(format = "uri", max_length = 2048)]
+    pub webhook_url: Option<String>,
+    /// At most 50 string values, returned on the extraction.
+    #[schema(value_type = Option<HashMap<String, String>>)]
+    pub metadata: Option<Map<String, Value>>,
+}
+
+impl ExtractionCreate {
+    pub fn parse(body: &Body) -> Result<ExtractionCreate, ApiError> {
+        let (url, urls) = match (body.get("url"), body.get("urls")) {
+            (Some(_), Some(_)) => {
+                return Err(ApiError::invalid(
+                    "url",
+                    "send exactly one of url and urls, not both",
+                ))
+            }
+            (None, None) => {
+                return Err(ApiError::invalid(
+                    "url",
+                    "url is required (or urls, for a batch)",
+                ))
+            }
+            (Some(_), None) => {
+                let url = body.required_str("url")?;
+                check_url("url", &url)?;
+                (Some(url), None)
+            }
+            (None, Some(_)) => {
+                let urls = body.optional_strings("urls")?.unwrap_or_default();
+                if urls.is_empty() || urls.len() > MAX_BATCH {
+                    return Err(ApiError::invalid(
+                        "urls",
+                        format!("urls must hold 1 to {MAX_BATCH} URLs"),
+                    ));
+                }
+                for (i, url) in urls.iter().enumerate() {
+                    check_url(&format!("urls[{i}]"), url)?;
+                }
+                (None, Some(urls))
+            }
+        };
+        let entity = body.required_str("entity")?;
+        if entity.chars().count() > MAX_ENTITY_CHARS {
+            return Err(ApiError::invalid(
+                "entity",
+                format!("entity must be at most {MAX_ENTITY_CHARS} characters"),
+            ));
+        }
+        body.only(&[
+            "url",
+            "urls",
+            "entity",
+            "guidance",
+            "max_spend_usd",
+            "webhook_url",
+            "metadata",
+        ])?;
+        let max_spend_usd = body
+            .optional_usd("max_spend_usd")?
+            .ok_or_else(|| ApiError::missing("max_spend_usd"))?;
+        Ok(ExtractionCreate {
+            url,
+            urls,
+            entity,
+            guidance: body.optional_str("guidance", MAX_GUIDANCE_CHARS)?,
+            max_spend_usd,
+            metadata: body.optional_metadata("metadata")?,
+            webhook_url: body.optional_str("webhook_url", MAX_URL_CHARS)?,
+        })
+    }
+
+    /// The pages to read, and whether this is the batch form.
+    pub fn pages(&self) -> (Vec<String>, bool) {
+        match (&self.url, &self.urls) {
+            (Some(url), _) => (vec![url.clone()], false),
+            (None, urls) => (urls.clone().unwrap_or_default(), true),
+        }
+    }
+}
+
+super::requests::or_empty_body!(ExtractionRefreshBody, ExtractionRefresh);

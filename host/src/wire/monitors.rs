@@ -3,7 +3,12 @@
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use super::requests::{check_url, MAX_GUIDANCE_CHARS, MAX_QUERY_CHARS, MAX_URL_CHARS};
 use super::{list_of, Usd};
+use crate::http::{ApiError, Body};
+use crate::money::Micros;
+use crate::monitors::{MAX_CADENCE_S, MAX_WATCH_URLS, MIN_CADENCE_S};
+use serde_json::Value;
 
 /// One run of a monitor.
 #[derive(Debug, Serialize, ToSchema)]
@@ -107,4 +112,222 @@ pub struct MonitorRunData {
     /// True on the monitor.failed that paused the monitor.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub paused: Option<bool>,
+}
+
+/// The longest monitor name or entity.
+pub const MAX_NAME_CHARS: usize = 200;
+
+/// What a monitor watches: `urls` with `entity`, or `query`. Read from
+/// POST /monitors, stored on the monitor, and shown as it is stored.
+#[derive(Debug, Clone, PartialEq, ToSchema, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MonitorWatch {
+    /// 1 to 20 catalog URLs, each read as an extraction (with `entity`).
+    #[schema(min_items = 1, max_items = 20)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub urls: Option<Vec<String>>,
+    /// What the URLs' records are (with `urls`), at most 200 characters.
+    #[schema(min_length = 1, max_length = 200)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entity: Option<String>,
+    /// A natural-language query run as a session (instead of `urls`).
+    #[schema(min_length = 1, max_length = 2000)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub query: Option<String>,
+    /// Handed to the extractor as data, at most 2000 characters.
+    #[schema(max_length = 2000)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub guidance: Option<String>,
+}
+
+impl MonitorWatch {
+    /// `watch`: `{urls: [...], entity, guidance?}` or `{query, guidance?}`.
+    pub fn parse(body: &Body) -> Result<MonitorWatch, ApiError> {
+        let invalid = |msg: &str| ApiError::invalid("watch", msg.to_string());
+        let Some(Value::Object(w)) = body.get("watch") else {
+            return Err(match body.get("watch") {
+                None => ApiError::missing("watch"),
+                Some(_) => invalid("watch must be an object: {urls, entity} or {query}"),
+            });
+        };
+        let w = Body(w.clone());
+        w.only(&["urls", "entity", "guidance", "query"])
+            .map_err(|_| invalid("watch holds urls, entity and guidance, or query"))?;
+        let guidance = w
+            .optional_str("guidance", MAX_GUIDANCE_CHARS)
+            .map_err(|_| invalid("watch.guidance must be a string of at most 2000 characters"))?;
+        match (w.get("urls"), w.get("query")) {
+            (Some(_), Some(_)) | (None, None) => Err(invalid(
+                "watch needs exactly one of urls (catalog URLs) and query",
+            )),
+            (Some(_), None) => {
+                let urls = w
+                    .optional_strings("urls")
+                    .map_err(|_| invalid("watch.urls must be an array of URLs"))?
+                    .unwrap_or_default();
+                if urls.is_empty() || urls.len() > MAX_WATCH_URLS {
+                    return Err(invalid(&format!(
+                        "watch.urls must hold 1 to {MAX_WATCH_URLS} URLs"
+                    )));
+                }
+                for (i, url) in urls.iter().enumerate() {
+                    check_url(&format!("watch.urls[{i}]"), url)?;
+                }
+                let entity = match w.get("entity") {
+                    None => return Err(ApiError::missing("watch.entity")),
+                    Some(Value::String(e))
+                        if !e.trim().is_empty() && e.chars().count() <= MAX_NAME_CHARS =>
+                    {
+                        e.clone()
+                    }
+                    Some(_) => {
+                        return Err(ApiError::invalid(
+                            "watch.entity",
+                            "watch.entity must be a non-empty string of at most 200 characters",
+                        ))
+                    }
+                };
+                Ok(MonitorWatch {
+                    urls: Some(urls),
+                    entity: Some(entity),
+                    guidance,
+                    query: None,
+                })
+            }
+            (None, Some(_)) => {
+                if w.get("entity").is_some() {
+                    return Err(invalid("watch.entity goes with urls, not with query"));
+                }
+                match w.get("query") {
+                    Some(Value::String(q))
+                        if !q.trim().is_empty() && q.chars().count() <= MAX_QUERY_CHARS =>
+                    {
+                        Ok(MonitorWatch {
+                            urls: None,
+                            entity: None,
+                            guidance,
+                            query: Some(q.clone()),
+                        })
+                    }
+                    _ => Err(ApiError::invalid(
+                        "watch.query",
+                        "watch.query must be a non-empty string of at most 2000 characters",
+                    )),
+                }
+            }
+        }
+    }
+}
+
+/// `cadence_s`, when present.
+fn cadence_of(body: &Body) -> Result<Option<u64>, ApiError> {
+    match body.get("cadence_s") {
+        None => Ok(None),
+        Some(v) => match v.as_u64() {
+            Some(n) if (MIN_CADENCE_S..=MAX_CADENCE_S).contains(&n) => Ok(Some(n)),
+            _ => Err(ApiError::invalid(
+                "cadence_s",
+                format!("cadence_s must be a whole number of seconds from {MIN_CADENCE_S} to {MAX_CADENCE_S}"),
+            )),
+        },
+    }
+}
+
+/// `webhook_url`: absent (`None`), null (`Some(None)`, which clears it),
+/// or a URL.
+fn webhook_url_of(body: &Body) -> Result<Option<Option<String>>, ApiError> {
+    if !body.0.contains_key("webhook_url") {
+        return Ok(None);
+    }
+    Ok(Some(body.optional_str("webhook_url", MAX_URL_CHARS)?))
+}
+
+/// POST /monitors (preview: monitors).
+#[derive(Debug, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MonitorCreate {
+    pub watch: MonitorWatch,
+    /// Seconds between runs, 60 to 2592000.
+    #[schema(minimum = 60, maximum = 2592000)]
+    pub cadence_s: u64,
+    /// Reserved by each run; runs settle only their receipts.
+    #[schema(value_type = f64, minimum = 0.000001)]
+    pub max_spend_usd_per_run: Micros,
+    #[schema(max_length = 200)]
+    pub name: Option<String>,
+    /// Receives monitor.changed and monitor.failed (https, public).
+    #[schema(format = "uri", max_length = 2048)]
+    pub webhook_url: Option<String>,
+}
+
+impl MonitorCreate {
+    pub fn parse(body: &Body) -> Result<MonitorCreate, ApiError> {
+        let watch = MonitorWatch::parse(body)?;
+        let cadence_s = cadence_of(body)?.ok_or_else(|| ApiError::missing("cadence_s"))?;
+        let max_spend_usd_per_run = body
+            .optional_usd("max_spend_usd_per_run")?
+            .ok_or_else(|| ApiError::missing("max_spend_usd_per_run"))?;
+        let name = body.optional_str("name", MAX_NAME_CHARS)?;
+        body.only(&[
+            "watch",
+            "name",
+            "cadence_s",
+            "max_spend_usd_per_run",
+            "webhook_url",
+        ])?;
+        Ok(MonitorCreate {
+            watch,
+            cadence_s,
+            max_spend_usd_per_run,
+            name,
+            webhook_url: webhook_url_of(body)?.flatten(),
+        })
+    }
+}
+
+/// PATCH /monitors/{id} (preview: monitors): at least one member.
+#[derive(Debug, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(min_properties = 1)]
+pub struct MonitorUpdate {
+    pub paused: Option<bool>,
+    #[schema(minimum = 60, maximum = 2592000)]
+    pub cadence_s: Option<u64>,
+    #[schema(value_type = Option<f64>, minimum = 0.000001)]
+    pub max_spend_usd_per_run: Option<Micros>,
+    /// Null clears it.
+    #[schema(value_type = Option<String>, format = "uri", max_length = 2048)]
+    pub webhook_url: Option<Option<String>>,
+    #[schema(max_length = 200)]
+    pub name: Option<String>,
+}
+
+impl MonitorUpdate {
+    pub fn parse(body: &Body) -> Result<MonitorUpdate, ApiError> {
+        let paused = body.optional_bool("paused")?;
+        let cadence_s = cadence_of(body)?;
+        let max_spend_usd_per_run = body.optional_usd("max_spend_usd_per_run")?;
+        let name = body.optional_str("name", MAX_NAME_CHARS)?;
+        body.only(&[
+            "paused",
+            "cadence_s",
+            "max_spend_usd_per_run",
+            "webhook_url",
+            "name",
+        ])?;
+        if body.0.is_empty() {
+            // Nothing to change (also a body that does not parse, which counts as empty).
+            return Err(ApiError::invalid(
+                "paused",
+                "send at least one of paused, cadence_s, max_spend_usd_per_run, webhook_url and name",
+            ));
+        }
+        Ok(MonitorUpdate {
+            paused,
+            cadence_s,
+            max_spend_usd_per_run,
+            webhook_url: webhook_url_of(body)?,
+            name,
+        })
+    }
 }

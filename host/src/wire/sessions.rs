@@ -5,7 +5,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use utoipa::ToSchema;
 
+use super::requests::{query_of, MAX_GUIDANCE_CHARS, MAX_URL_CHARS};
 use super::{list_of, Usd};
+use crate::http::{ApiError, Body};
+use crate::money::Micros;
 use crate::sessions::events::Event;
 
 /// What the planner made of a query, and what running it would cost.
@@ -254,3 +257,117 @@ pub struct SessionProposalData {
     pub turn: u32,
     pub proposal: Proposal,
 }
+
+/// POST /sessions/estimate.
+#[derive(Debug, ToSchema)]
+pub struct EstimateRequest {
+    /// The natural-language query: not blank, at most 2000 characters.
+    #[schema(
+        min_length = 1,
+        max_length = 2000,
+        pattern = r"\S",
+        examples("tents under $200 from outdoor-gear.example")
+    )]
+    pub query: String,
+}
+
+impl EstimateRequest {
+    pub fn parse(body: &Body) -> Result<EstimateRequest, ApiError> {
+        Ok(EstimateRequest {
+            query: query_of(body)?,
+        })
+    }
+}
+
+/// POST /sessions.
+#[derive(Debug, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SessionCreate {
+    /// The natural-language query: not blank, at most 2000 characters.
+    #[schema(
+        min_length = 1,
+        max_length = 2000,
+        pattern = r"\S",
+        examples("tents under $200 from outdoor-gear.example")
+    )]
+    pub query: String,
+    /// The most this turn may spend; reserved up front (default set by the operator).
+    #[schema(value_type = Option<f64>, minimum = 0.000001)]
+    pub max_spend_usd: Option<Micros>,
+    /// Steering text handed to the extractor as data, never as instructions.
+    #[schema(max_length = 2000)]
+    pub guidance: Option<String>,
+    /// An https URL notified of this session's end, signed with the account default secret.
+    #[schema(format = "uri", max_length = 2048)]
+    pub webhook_url: Option<String>,
+    /// At most 50 string values, returned on the session.
+    #[schema(value_type = Option<HashMap<String, String>>)]
+    pub metadata: Option<Map<String, Value>>,
+}
+
+impl SessionCreate {
+    pub fn parse(body: &Body) -> Result<SessionCreate, ApiError> {
+        let query = query_of(body)?;
+        body.only(&[
+            "query",
+            "max_spend_usd",
+            "guidance",
+            "webhook_url",
+            "metadata",
+        ])?;
+        Ok(SessionCreate {
+            query,
+            max_spend_usd: body.optional_usd("max_spend_usd")?,
+            guidance: body.optional_str("guidance", MAX_GUIDANCE_CHARS)?,
+            metadata: body.optional_metadata("metadata")?,
+            webhook_url: body.optional_str("webhook_url", MAX_URL_CHARS)?,
+        })
+    }
+}
+
+/// POST /sessions/{id}/turns.
+#[derive(Debug, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TurnCreate {
+    /// The follow-up query: not blank, at most 2000 characters.
+    #[schema(min_length = 1, max_length = 2000, pattern = r"\S")]
+    pub query: String,
+    /// The id of the proposal this request confirms; without it the turn is only priced.
+    pub proposal: Option<String>,
+    #[schema(value_type = Option<f64>, minimum = 0.000001)]
+    pub max_spend_usd: Option<Micros>,
+}
+
+impl TurnCreate {
+    pub fn parse(body: &Body) -> Result<TurnCreate, ApiError> {
+        let query = body.required_str("query")?;
+        body.only(&["query", "proposal", "max_spend_usd"])?;
+        Ok(TurnCreate {
+            query,
+            proposal: body.optional_str("proposal", 64)?,
+            max_spend_usd: body.optional_usd("max_spend_usd")?,
+        })
+    }
+}
+
+/// POST /sessions/{id}/refresh (preview: refresh).
+#[derive(Debug, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SessionRefresh {
+    /// The id of the refresh proposal this request confirms; without it the refresh is only priced.
+    pub proposal: Option<String>,
+    #[schema(value_type = Option<f64>, minimum = 0.000001)]
+    pub max_spend_usd: Option<Micros>,
+}
+
+impl SessionRefresh {
+    pub fn parse(body: &Body) -> Result<SessionRefresh, ApiError> {
+        body.only(&["proposal", "max_spend_usd"])?;
+        Ok(SessionRefresh {
+            proposal: body.optional_str("proposal", 64)?,
+            max_spend_usd: body.optional_usd("max_spend_usd")?,
+        })
+    }
+}
+
+super::requests::or_empty_body!(SessionRefreshBody, SessionRefresh);

@@ -5,6 +5,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::{list_of, AutoRecharge, Usd};
+use crate::http::{ApiError, Body};
 
 /// The latest delivery attempt to an endpoint.
 #[derive(Debug, Clone, Serialize, serde::Deserialize, ToSchema)]
@@ -170,4 +171,105 @@ pub struct WebhookRedelivery {
     #[serde(rename = "type")]
     #[schema(rename = "type")]
     pub event_type: String,
+}
+
+/// The longest endpoint description.
+pub const MAX_DESCRIPTION_CHARS: usize = 500;
+
+/// Event types: at least one, each a known type.
+fn events_of(events: Vec<String>) -> Result<Vec<String>, ApiError> {
+    use crate::webhooks::{is_known_event, EMITTED_EVENTS, PLANNED_EVENTS};
+    if events.is_empty() {
+        return Err(ApiError::invalid(
+            "events",
+            "events must name at least one event type",
+        ));
+    }
+    let mut out: Vec<String> = Vec::with_capacity(events.len());
+    for e in events {
+        if !is_known_event(&e) {
+            let known: Vec<&str> = EMITTED_EVENTS
+                .iter()
+                .chain(PLANNED_EVENTS)
+                .copied()
+                .collect();
+            return Err(ApiError::invalid(
+                "events",
+                format!(
+                    "unknown event type {e:?}; known types: {}",
+                    known.join(", ")
+                ),
+            ));
+        }
+        if !out.contains(&e) {
+            out.push(e);
+        }
+    }
+    Ok(out)
+}
+
+/// POST /webhooks.
+#[derive(Debug, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WebhookEndpointCreate {
+    /// A public https URL (no private, loopback, link-local or metadata addresses).
+    #[schema(format = "uri", max_length = 2048)]
+    pub url: String,
+    /// Event types to deliver: at least one, each a known type.
+    #[schema(min_items = 1)]
+    pub events: Vec<String>,
+    #[schema(max_length = 500)]
+    pub description: Option<String>,
+}
+
+impl WebhookEndpointCreate {
+    pub fn parse(body: &Body) -> Result<WebhookEndpointCreate, ApiError> {
+        body.only(&["url", "events", "description"])?;
+        let url = body.required_str("url")?;
+        let events = events_of(
+            body.optional_strings("events")?
+                .ok_or_else(|| ApiError::missing("events"))?,
+        )?;
+        let description = body.optional_str("description", MAX_DESCRIPTION_CHARS)?;
+        Ok(WebhookEndpointCreate {
+            url,
+            events,
+            description,
+        })
+    }
+}
+
+/// PATCH /webhooks/{id}: every member optional.
+#[derive(Debug, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WebhookEndpointUpdate {
+    #[schema(format = "uri", max_length = 2048)]
+    pub url: Option<String>,
+    pub events: Option<Vec<String>>,
+    pub disabled: Option<bool>,
+    /// A dated version to serialize payloads under from now on.
+    pub fn_version: Option<String>,
+    #[schema(max_length = 500)]
+    pub description: Option<String>,
+}
+
+impl WebhookEndpointUpdate {
+    pub fn parse(body: &Body) -> Result<WebhookEndpointUpdate, ApiError> {
+        body.only(&["url", "events", "disabled", "fn_version", "description"])?;
+        let url = match body.get("url") {
+            Some(_) => Some(body.required_str("url")?),
+            None => None,
+        };
+        let events = body
+            .optional_strings("events")?
+            .map(events_of)
+            .transpose()?;
+        Ok(WebhookEndpointUpdate {
+            url,
+            events,
+            disabled: body.optional_bool("disabled")?,
+            fn_version: body.optional_str("fn_version", 32)?,
+            description: body.optional_str("description", MAX_DESCRIPTION_CHARS)?,
+        })
+    }
 }

@@ -10,7 +10,7 @@ use crate::idempotency;
 use crate::money::Micros;
 use crate::sessions::events::Phase;
 use crate::sessions::intent::Intent;
-use crate::sessions::lifecycle::{self, check_runs_in_flight, open_turn};
+use crate::sessions::lifecycle::{self, Opener};
 use crate::sessions::{run, Kind, Session, Status};
 use crate::state::AppState;
 use crate::wire;
@@ -297,8 +297,7 @@ pub(crate) async fn open_session(
         ended_at: None,
     };
     let public_url = state.config.public_url();
-    let caller = caller.clone();
-    let st = state.clone();
+    let opener = Opener::new(state, caller);
     let idem = idem.cloned();
     let planned = estimate.clone();
     // Claimed before the commit: from then on the session is never running
@@ -309,12 +308,12 @@ pub(crate) async fn open_session(
     let session = state
         .store
         .write_async(move |tx| -> Result<Session, ApiError> {
-            check_runs_in_flight(tx, &st, &caller)?;
+            opener.check_runs_in_flight(tx)?;
             let mut opening = vec![(Phase::Started, json!({ "turn": 1, "query": query, "reserved_usd": max_spend.to_json() }))];
             if let Some(e) = &planned {
                 opening.push((Phase::Parsed, json!({ "would_run": e.would_run, "parsed": e.parsed, "missing": e.missing, "reason": e.reason })));
             }
-            open_turn(tx, &st, &caller, &mut session, opening)?;
+            opener.open_turn(tx, &mut session, opening)?;
             if let Some(idem) = &idem {
                 idem.complete_in(tx, StatusCode::CREATED, &session.to_wire(&public_url))?;
             }

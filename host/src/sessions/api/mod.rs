@@ -11,7 +11,7 @@ mod stop;
 mod turns;
 
 pub(crate) use create::{open_session, NewSession};
-pub(crate) use read::{event_page, sse, EventsQuery};
+pub(crate) use read::{event_page, sse};
 
 use super::{Kind, Session};
 use crate::auth::Caller;

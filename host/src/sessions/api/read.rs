@@ -5,7 +5,6 @@ use super::{
     all_rows, ndjson, own, parse_seq, receipt_ids, split_rows, wait_until_done, MAX_WAIT_S,
 };
 use crate::auth::Caller;
-use crate::http::pagination::PageQuery;
 use crate::http::{ApiError, Page, Query};
 use crate::sessions::events::{self, Event};
 use crate::sessions::Kind;
@@ -17,7 +16,6 @@ use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use futures::Stream;
-use serde::Deserialize;
 use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::time::Duration;
@@ -30,7 +28,7 @@ use std::time::Duration;
 pub(super) async fn list(
     State(state): State<AppState>,
     caller: Caller,
-    Query(q): Query<PageQuery>,
+    Query(q): Query<wire::PageParams>,
 ) -> Result<Json<wire::SessionList>, ApiError> {
     caller.require("sessions:read")?;
     let page = Page::from_query(&q)?;
@@ -73,12 +71,6 @@ pub(super) async fn read(
     ))
 }
 
-#[derive(Deserialize)]
-pub(crate) struct EventsQuery {
-    after: Option<String>,
-    limit: Option<String>,
-}
-
 /// A page of the session's event log.
 #[utoipa::path(get, path = "/sessions/{id}/events", operation_id = "listSessionEvents", tag = "sessions",
     description = "Scope: sessions:read.",
@@ -88,7 +80,7 @@ pub(super) async fn events_page(
     State(state): State<AppState>,
     caller: Caller,
     Path(id): Path<String>,
-    Query(q): Query<EventsQuery>,
+    Query(q): Query<wire::EventsParams>,
 ) -> Result<Json<wire::SessionEventList>, ApiError> {
     caller.require("sessions:read")?;
     own(&state, &caller, &id)?;
@@ -100,7 +92,7 @@ pub(super) async fn events_page(
 pub(crate) async fn event_page(
     state: &AppState,
     id: String,
-    q: &EventsQuery,
+    q: &wire::EventsParams,
 ) -> Result<wire::SessionEventList, ApiError> {
     let after = match &q.after {
         None => 0,
@@ -108,7 +100,7 @@ pub(crate) async fn event_page(
             ApiError::invalid("after", "after must be an event seq (an integer from 0)")
         })?,
     };
-    let page = Page::from_query(&PageQuery {
+    let page = Page::from_query(&wire::PageParams {
         limit: q.limit.clone(),
         starting_after: None,
     })?;
@@ -233,12 +225,6 @@ pub(super) async fn stream(
     Ok(sse(state, id, after).into_response())
 }
 
-#[derive(Deserialize)]
-pub(super) struct ResultQuery {
-    wait: Option<String>,
-    format: Option<String>,
-}
-
 /// Long-poll for the result.
 #[utoipa::path(get, path = "/sessions/{id}/result", operation_id = "getSessionResult", tag = "sessions",
     description = "Scope: sessions:read. Once the run has ended: 200 with the result. Still running after `wait` seconds: 202 with the session.",
@@ -254,7 +240,7 @@ pub(super) async fn result(
     State(state): State<AppState>,
     caller: Caller,
     Path(id): Path<String>,
-    Query(q): Query<ResultQuery>,
+    Query(q): Query<wire::ResultParams>,
 ) -> Result<Response, ApiError> {
     caller.require("sessions:read")?;
     own(&state, &caller, &id)?;
@@ -311,7 +297,7 @@ pub(super) async fn rows(
     State(state): State<AppState>,
     caller: Caller,
     Path(id): Path<String>,
-    Query(q): Query<PageQuery>,
+    Query(q): Query<wire::PageParams>,
 ) -> Result<Json<wire::RowList>, ApiError> {
     caller.require("sessions:read")?;
     own(&state, &caller, &id)?;
@@ -344,7 +330,7 @@ pub(super) async fn receipts(
     State(state): State<AppState>,
     caller: Caller,
     Path(id): Path<String>,
-    Query(q): Query<PageQuery>,
+    Query(q): Query<wire::PageParams>,
 ) -> Result<Json<wire::ReceiptList>, ApiError> {
     caller.require("sessions:read")?;
     own(&state, &caller, &id)?;

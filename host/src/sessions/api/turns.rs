@@ -19,7 +19,7 @@ use serde_json::{json, Value};
 use super::create::{plan, price};
 use super::{own, PROPOSAL_TTL_MIN};
 use crate::sessions::intent::Intent;
-use crate::sessions::lifecycle::{check_runs_in_flight, open_turn};
+use crate::sessions::lifecycle::Opener;
 
 /// A priced follow-up turn, waiting for confirmation.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
@@ -194,8 +194,7 @@ pub(super) async fn add_turn(
     };
     let slot = state.run_slots.acquire(caller.scope_key())?;
     let public_url = state.config.public_url();
-    let caller = caller.clone();
-    let st = state.clone();
+    let opener = Opener::new(state, caller);
     let sid = session.id.clone();
     let idem = idem.cloned();
     let claim = state.runs.claim(&sid);
@@ -223,7 +222,7 @@ pub(super) async fn add_turn(
             if s.turn + 1 != p.turn {
                 return Err(ApiError::invalid("proposal", "this proposal is for another turn"));
             }
-            check_runs_in_flight(tx, &st, &caller)?;
+            opener.check_runs_in_flight(tx)?;
             p.used = true;
             store::put_json(tx, PROPOSALS, &p.id, &p)?;
             s.turn = p.turn;
@@ -241,7 +240,7 @@ pub(super) async fn add_turn(
             s.refresh_of = refresh.then(|| s.id.clone());
             s.updated_at = crate::time::now();
             let started = json!({ "turn": s.turn, "query": s.query, "reserved_usd": max_spend.to_json(), "proposal": p.id });
-            open_turn(tx, &st, &caller, &mut s, vec![(Phase::Started, started)])?;
+            opener.open_turn(tx, &mut s, vec![(Phase::Started, started)])?;
             if let Some(idem) = &idem {
                 idem.complete_in(tx, StatusCode::CREATED, &s.to_wire(&public_url))?;
             }
