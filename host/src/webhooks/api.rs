@@ -17,10 +17,6 @@ use crate::state::AppState;
 use crate::store::{self, ATTEMPTS, ATTEMPT_KEYS, WEBHOOKS, WEBHOOK_INDEX};
 use crate::wire;
 
-/// The longest URL accepted.
-const MAX_URL_LEN: usize = 2048;
-/// The longest description accepted.
-
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(create, list))
@@ -28,34 +24,6 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(attempts))
         .routes(routes!(read_secret))
         .routes(routes!(rotate_secret))
-}
-
-/// A URL that passes the hard wall, or 400 invalid_param `url` with the reason.
-async fn valid_url(state: &AppState, url: &str) -> Result<String, ApiError> {
-    if url.len() > MAX_URL_LEN {
-        return Err(ApiError::invalid(
-            "url",
-            format!("url must be at most {MAX_URL_LEN} characters"),
-        ));
-    }
-    super::check_target(&state.config.target_policy(), url)
-        .await
-        .map_err(|e| ApiError::invalid("url", e.to_string()))?;
-    Ok(url.to_string())
-}
-
-fn valid_version(param: &str, v: &str) -> Result<String, ApiError> {
-    if super::KNOWN_VERSIONS.contains(&v) {
-        Ok(v.to_string())
-    } else {
-        Err(ApiError::invalid(
-            param,
-            format!(
-                "{param} must be a dated version this service knows: {}",
-                super::KNOWN_VERSIONS.join(", ")
-            ),
-        ))
-    }
 }
 
 /// Registers an endpoint; its secret is shown in this response only.
@@ -99,14 +67,13 @@ async fn create_endpoint(
         url,
         events,
         description,
-    } = wire::WebhookEndpointCreate::parse(body)?;
-    let url = valid_url(state, &url).await?;
+    } = wire::WebhookEndpointCreate::parse(body, &state.config.target_policy()).await?;
     let fn_version = match headers
         .get("fn-version")
         .and_then(|v| v.to_str().ok())
         .filter(|v| !v.is_empty())
     {
-        Some(v) => valid_version("fn-version", v)?,
+        Some(v) => wire::known_version("fn-version", v)?,
         None => caller.account.fn_version.clone(),
     };
     let now = chrono::Utc::now();
@@ -241,28 +208,12 @@ async fn update(
         disabled,
         fn_version,
         description,
-    } = wire::WebhookEndpointUpdate::parse(&body)?;
-    let url = match url {
-        Some(url) => Some(valid_url(&state, &url).await?),
-        None => None,
-    };
-    let fn_version = match fn_version {
-        Some(v) => {
-            let v = valid_version("fn_version", &v)?;
-            // Dated versions sort as text: a pin only moves forward.
-            if v < current.fn_version {
-                return Err(ApiError::invalid(
-                    "fn_version",
-                    format!(
-                        "fn_version can only advance; the endpoint is pinned to {}",
-                        current.fn_version
-                    ),
-                ));
-            }
-            Some(v)
-        }
-        None => None,
-    };
+    } = wire::WebhookEndpointUpdate::parse(
+        &body,
+        &state.config.target_policy(),
+        &current.fn_version,
+    )
+    .await?;
     let id2 = id.clone();
     let updated = state
         .store
