@@ -7,8 +7,6 @@
 //! idempotent response. The runs start once it commits, in tasks of their
 //! own (each claimed before the commit, as sessions are).
 
-use std::time::Duration;
-
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -23,9 +21,7 @@ use crate::http::middleware::RequestId;
 use crate::http::{ApiError, Body, Page, Query};
 use crate::idempotency;
 use crate::money::Micros;
-use crate::sessions::api::{
-    all_rows, event_page, ndjson, owned, receipt_ids, split_rows, sse, wait_until_done, MAX_WAIT_S,
-};
+use crate::sessions::api::{event_page, long_poll, owned, sse};
 use crate::sessions::events::{self, Phase};
 use crate::sessions::lifecycle::Opener;
 use crate::sessions::{run, Kind, Session, Status};
@@ -486,46 +482,24 @@ async fn result(
 ) -> Result<Response, ApiError> {
     caller.require("sessions:read")?;
     owned(&state, &caller, &id, Kind::Extraction)?;
-    let wait = match &q.wait {
-        None => 0,
-        Some(w) => match w.parse::<u64>() {
-            Ok(n) if n <= MAX_WAIT_S => n,
-            _ => {
-                return Err(ApiError::invalid(
-                    "wait",
-                    format!("wait must be an integer from 0 to {MAX_WAIT_S} (seconds)"),
-                ))
-            }
+    let public_url = state.config.public_url();
+    long_poll(
+        &state,
+        &id,
+        &q,
+        |e| e.to_extraction_wire(&public_url),
+        |e, rows, unchecked, receipts| wire::ExtractionResult {
+            object: "result",
+            extraction_id: e.id.clone(),
+            status: e.status_str(),
+            claim: e.claim.clone(),
+            qualified: e.qualified,
+            records: e.records,
+            spend_usd: Usd(e.settled),
+            receipts,
+            rows,
+            unchecked,
         },
-    };
-    let as_ndjson = match q.format.as_deref() {
-        None | Some("json") => false,
-        Some("ndjson") => true,
-        Some(_) => return Err(ApiError::invalid("format", "format must be json or ndjson")),
-    };
-    let e = wait_until_done(&state, &id, Duration::from_secs(wait)).await?;
-    if e.is_running() {
-        return Ok((
-            StatusCode::ACCEPTED,
-            Json(e.to_extraction_wire(&state.config.public_url())),
-        )
-            .into_response());
-    }
-    let (rows, unchecked) = split_rows(all_rows(&state, &id)?);
-    let result = wire::ExtractionResult {
-        object: "result",
-        extraction_id: e.id.clone(),
-        status: e.status_str(),
-        claim: e.claim.clone(),
-        qualified: e.qualified,
-        records: e.records,
-        spend_usd: Usd(e.settled),
-        receipts: receipt_ids(&state, &id)?,
-        rows,
-        unchecked,
-    };
-    if as_ndjson {
-        return ndjson(&result);
-    }
-    Ok(Json(result).into_response())
+    )
+    .await
 }

@@ -357,7 +357,9 @@ async fn end(state: &AppState, id: &str, failure: Option<String>) -> anyhow::Res
     let receipt_id = match receipt_id {
         Some(r) => Some(r),
         None => match children.first() {
-            Some(c) if c.id.starts_with("ses_") => crate::sessions::api::receipt_ids(state, &c.id)
+            Some(c) if c.id.starts_with("ses_") => state
+                .store
+                .read(|tx| sessions::receipt_ids(tx, &c.id))
                 .ok()
                 .and_then(|r| r.into_iter().next()),
             _ => None,

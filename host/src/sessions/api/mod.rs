@@ -11,19 +11,16 @@ mod stop;
 mod turns;
 
 pub(crate) use create::{open_session, NewSession};
-pub(crate) use read::{event_page, sse};
+pub(crate) use read::{event_page, long_poll, sse};
 
 use super::{Kind, Session};
 use crate::auth::Caller;
 use crate::http::ApiError;
 use crate::state::AppState;
-use serde_json::Value;
 use std::time::Duration;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-/// The longest a result may be waited for (SPEC §8).
-pub const MAX_WAIT_S: u64 = 600;
 /// How long a turn proposal stays valid.
 pub const PROPOSAL_TTL_MIN: i64 = 15;
 
@@ -112,47 +109,4 @@ pub(crate) async fn wait_until_done(
             return Ok(s);
         }
     }
-}
-
-pub(crate) fn all_rows(state: &AppState, id: &str) -> Result<Vec<crate::wire::Row>, ApiError> {
-    Ok(state
-        .store
-        .read(|tx| crate::sessions::rows(tx, id, 0, usize::MAX))?)
-}
-
-/// A run's result rows: the checked ones, then the unchecked.
-pub(crate) fn split_rows(
-    rows: Vec<crate::wire::Row>,
-) -> (Vec<crate::wire::Row>, Vec<crate::wire::Row>) {
-    rows.into_iter().partition(|r| r.unchecked.is_none())
-}
-
-/// The ndjson form of a result: each row on a line, then the summary
-/// (the result without its rows).
-pub(crate) fn ndjson(result: &impl serde::Serialize) -> Result<axum::response::Response, ApiError> {
-    use axum::response::IntoResponse;
-    let mut summary = serde_json::to_value(result).map_err(|e| ApiError::Internal(e.into()))?;
-    let mut out = String::new();
-    for part in ["rows", "unchecked"] {
-        if let Some(Value::Array(rows)) = summary.as_object_mut().and_then(|m| m.remove(part)) {
-            for r in rows {
-                out.push_str(&r.to_string());
-                out.push('\n');
-            }
-        }
-    }
-    out.push_str(&summary.to_string());
-    out.push('\n');
-    Ok((
-        [(axum::http::header::CONTENT_TYPE, "application/x-ndjson")],
-        out,
-    )
-        .into_response())
-}
-
-pub(crate) fn receipt_ids(state: &AppState, id: &str) -> Result<Vec<String>, ApiError> {
-    let ids = state
-        .store
-        .read(|tx| crate::sessions::receipt_ids(tx, id))?;
-    Ok(ids)
 }

@@ -1,13 +1,11 @@
 //! Reading a session: the list, the session, its event log and stream, its
 //! result, rows and receipts.
 
-use super::{
-    all_rows, ndjson, own, parse_seq, receipt_ids, split_rows, wait_until_done, MAX_WAIT_S,
-};
+use super::{own, parse_seq, wait_until_done};
 use crate::auth::Caller;
 use crate::http::{ApiError, Page, Query};
 use crate::sessions::events::{self, Event};
-use crate::sessions::Kind;
+use crate::sessions::{Kind, Session};
 use crate::state::AppState;
 use crate::wire::{self, Usd};
 use axum::extract::{Path, State};
@@ -244,44 +242,46 @@ pub(super) async fn result(
 ) -> Result<Response, ApiError> {
     caller.require("sessions:read")?;
     own(&state, &caller, &id)?;
-    let wait = match &q.wait {
-        None => 0,
-        Some(w) => match w.parse::<u64>() {
-            Ok(n) if n <= MAX_WAIT_S => n,
-            _ => {
-                return Err(ApiError::invalid(
-                    "wait",
-                    format!("wait must be an integer from 0 to {MAX_WAIT_S} (seconds)"),
-                ))
-            }
+    let public_url = state.config.public_url();
+    long_poll(
+        &state,
+        &id,
+        &q,
+        |s| s.to_wire(&public_url),
+        |s, rows, unchecked, receipts| wire::SessionResult {
+            object: "result",
+            session_id: s.id.clone(),
+            status: s.status.as_str(),
+            stop: s.stop,
+            qualified: s.qualified,
+            records: s.records,
+            spend_usd: Usd(s.settled),
+            receipts,
+            rows,
+            unchecked,
         },
-    };
-    let as_ndjson = match q.format.as_deref() {
-        None | Some("json") => false,
-        Some("ndjson") => true,
-        Some(_) => return Err(ApiError::invalid("format", "format must be json or ndjson")),
-    };
-    let s = wait_until_done(&state, &id, Duration::from_secs(wait)).await?;
+    )
+    .await
+}
+
+/// The long-poll of a run's result (a session's or an extraction's): waits
+/// up to `wait` seconds for the run to end; still running, 202 with the run
+/// as `running` shows it; ended, 200 with `result` of its rows (checked,
+/// then unchecked) and receipt ids, as JSON or as ndjson.
+pub(crate) async fn long_poll<Running: serde::Serialize, Ended: serde::Serialize>(
+    state: &AppState,
+    id: &str,
+    q: &wire::ResultParams,
+    running: impl FnOnce(&Session) -> Running,
+    result: impl FnOnce(&Session, Vec<wire::Row>, Vec<wire::Row>, Vec<String>) -> Ended,
+) -> Result<Response, ApiError> {
+    let (wait, as_ndjson) = q.parse()?;
+    let s = wait_until_done(state, id, wait).await?;
     if s.is_running() {
-        return Ok((
-            StatusCode::ACCEPTED,
-            Json(s.to_wire(&state.config.public_url())),
-        )
-            .into_response());
+        return Ok((StatusCode::ACCEPTED, Json(running(&s))).into_response());
     }
-    let (rows, unchecked) = split_rows(all_rows(&state, &id)?);
-    let result = wire::SessionResult {
-        object: "result",
-        session_id: s.id.clone(),
-        status: s.status.as_str(),
-        stop: s.stop.clone(),
-        qualified: s.qualified,
-        records: s.records,
-        spend_usd: Usd(s.settled),
-        receipts: receipt_ids(&state, &id)?,
-        rows,
-        unchecked,
-    };
+    let (rows, unchecked) = split_rows(all_rows(state, id)?);
+    let result = result(&s, rows, unchecked, receipt_ids(state, id)?);
     if as_ndjson {
         return ndjson(&result);
     }
@@ -339,4 +339,47 @@ pub(super) async fn receipts(
     let list = state.store.read(|tx| crate::receipts::get_many(tx, &ids))?;
     let list = page.slice(list, |r| r["id"].as_str().unwrap_or_default())?;
     Ok(Json(wire::ReceiptList::cut(&page, list)))
+}
+
+fn all_rows(state: &AppState, id: &str) -> Result<Vec<crate::wire::Row>, ApiError> {
+    Ok(state
+        .store
+        .read(|tx| crate::sessions::rows(tx, id, 0, usize::MAX))?)
+}
+
+/// A run's result rows: the checked ones, then the unchecked.
+fn split_rows(rows: Vec<crate::wire::Row>) -> (Vec<crate::wire::Row>, Vec<crate::wire::Row>) {
+    rows.into_iter().partition(|r| r.unchecked.is_none())
+}
+
+/// The ndjson form of a result: each row on a line, then the summary
+/// (the result without its rows).
+fn ndjson(result: &impl serde::Serialize) -> Result<axum::response::Response, ApiError> {
+    use axum::response::IntoResponse;
+    let mut summary = serde_json::to_value(result).map_err(|e| ApiError::Internal(e.into()))?;
+    let mut out = String::new();
+    for part in ["rows", "unchecked"] {
+        if let Some(serde_json::Value::Array(rows)) =
+            summary.as_object_mut().and_then(|m| m.remove(part))
+        {
+            for r in rows {
+                out.push_str(&r.to_string());
+                out.push('\n');
+            }
+        }
+    }
+    out.push_str(&summary.to_string());
+    out.push('\n');
+    Ok((
+        [(axum::http::header::CONTENT_TYPE, "application/x-ndjson")],
+        out,
+    )
+        .into_response())
+}
+
+fn receipt_ids(state: &AppState, id: &str) -> Result<Vec<String>, ApiError> {
+    let ids = state
+        .store
+        .read(|tx| crate::sessions::receipt_ids(tx, id))?;
+    Ok(ids)
 }
