@@ -5,7 +5,7 @@ use crate::dom::{Doc, BUTTON, HIDDEN, STRIKE};
 use crate::text::Find as _;
 use crate::text::{
     availability_from_short_text, has_currency_mark, is_buy_text, parse_current_price,
-    parse_machine_price, refine_currency,
+    parse_machine_price,
 };
 use crate::visible::has_word;
 use serde_json::{Map, Value};
@@ -480,12 +480,7 @@ fn name_like(t: &str) -> bool {
 }
 
 /// Read a card's fields into a record.
-pub fn read_card(
-    doc: &Doc,
-    card: usize,
-    base: &Option<url::Url>,
-    host: &str,
-) -> Map<String, Value> {
+pub fn read_card(doc: &Doc, card: usize, base: &Option<url::Url>) -> Map<String, Value> {
     let mut r = Map::new();
     let end = doc.els[card].el_end;
     let url = card_link(doc, card, base);
@@ -607,11 +602,7 @@ pub fn read_card(
     if let Some((p, list)) = prices(doc, card) {
         put(&mut r, "price", Some(p.value.clone()));
         if let Some(c) = &p.currency {
-            put(
-                &mut r,
-                "currency",
-                Some(refine_currency(c, &p.raw, host, &doc.lang)),
-            );
+            put(&mut r, "currency", doc.locale.resolve(c, &p.raw));
         }
         put(&mut r, "list_price", list);
     }

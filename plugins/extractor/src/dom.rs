@@ -48,6 +48,8 @@ pub struct Doc<'a> {
     pub metas: Vec<(String, String)>,
     pub lang: String,
     pub title: String,
+    /// Where the page sells (set by the caller once the page URL is known).
+    pub locale: crate::locale::Locale,
 }
 
 /// Hint words that set flags, looked for in one pass (see [`Words`]).
@@ -148,6 +150,7 @@ impl<'a> Doc<'a> {
             metas: Vec::new(),
             lang: String::new(),
             title: String::new(),
+            locale: crate::locale::Locale::default(),
         };
         let root = html.root_element();
         doc.walk(root, None, 0, 0);

@@ -20,6 +20,7 @@ mod dom;
 mod embedded;
 mod links;
 mod listing;
+mod locale;
 mod markup;
 mod repeated;
 mod schema;
@@ -215,7 +216,9 @@ pub fn extract(page: &Page, request: &Request) -> Result<Extraction, String> {
         });
     }
     let html = scraper::Html::parse_document(page.body);
-    let doc = dom::Doc::build(&html);
+    let mut doc = dom::Doc::build(&html);
+    doc.locale = locale::Locale::of(&doc, page.url);
+    let doc = doc;
     let base = url::Url::parse(page.url).ok();
     let host = base
         .as_ref()
@@ -342,7 +345,7 @@ pub fn extract(page: &Page, request: &Request) -> Result<Extraction, String> {
     let listing_result = |found: listing::Listing, mut notes: Vec<String>| {
         let mut records = found.records;
         for r in &mut records {
-            fill_currency(r, &doc, &host, &hinted_currency);
+            fill_currency(r, &doc, &hinted_currency);
         }
         notes.push(found.note);
         let paginated = !catalog.next.is_empty();
@@ -578,11 +581,7 @@ pub fn extract(page: &Page, request: &Request) -> Result<Extraction, String> {
         if let Some(found) = visible::main_price(&doc) {
             used_visible |= put(&mut main, "price", Some(found.price.value.clone()));
             if let Some(c) = &found.price.currency {
-                put(
-                    &mut main,
-                    "currency",
-                    Some(text::refine_currency(c, &found.raw, &host, &doc.lang)),
-                );
+                put(&mut main, "currency", doc.locale.resolve(c, &found.raw));
             }
         }
     }
@@ -647,7 +646,7 @@ pub fn extract(page: &Page, request: &Request) -> Result<Extraction, String> {
     if used_visible {
         notes.push("heuristic".into());
     }
-    fill_currency(&mut main, &doc, &host, &hinted_currency);
+    fill_currency(&mut main, &doc, &hinted_currency);
     if let Some(u) = field(&main, "url").and_then(|h| resolve(&base, h)) {
         main.insert("url".into(), Value::String(u));
     } else if !main.contains_key("url") {
@@ -696,7 +695,7 @@ pub fn debug_price_candidates(body: &str) -> Vec<(String, String, i32)> {
 }
 
 /// Set a missing currency from the page's meta tags or its context.
-fn fill_currency(r: &mut Map<String, Value>, doc: &dom::Doc, host: &str, hinted: &Option<String>) {
+fn fill_currency(r: &mut Map<String, Value>, doc: &dom::Doc, hinted: &Option<String>) {
     if r.contains_key("currency") || !r.contains_key("price") {
         return;
     }
@@ -708,6 +707,6 @@ fn fill_currency(r: &mut Map<String, Value>, doc: &dom::Doc, host: &str, hinted:
     .iter()
     .find_map(|k| doc.meta(k).and_then(text::normalize_currency))
     .or_else(|| hinted.clone())
-    .or_else(|| text::currency_from_context(host, &doc.lang));
+    .or_else(|| doc.locale.default_currency());
     put(r, "currency", c);
 }

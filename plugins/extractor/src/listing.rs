@@ -244,7 +244,7 @@ fn last_segments(cx: &Ctx) -> HashMap<String, String> {
 fn card_records(cx: &Ctx, cards: &[usize]) -> Vec<Map<String, Value>> {
     cards
         .iter()
-        .map(|&c| read_card(cx.doc, c, cx.base, cx.host))
+        .map(|&c| read_card(cx.doc, c, cx.base))
         .collect()
 }
 
@@ -321,7 +321,7 @@ pub fn from_page(cx: &Ctx, listed_urls: &[String]) -> Option<Listing> {
         for (u, c) in listed.iter().zip(found) {
             let mut r = Map::new();
             r.insert("url".into(), Value::String(u.clone()));
-            let card = c.map(|c| read_card(doc, c, cx.base, cx.host));
+            let card = c.map(|c| read_card(doc, c, cx.base));
             if let Some(s) = state
                 .as_ref()
                 .and_then(|s| s.iter().find(|x| same_item(&r, x)))

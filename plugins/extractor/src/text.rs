@@ -411,16 +411,32 @@ fn is_currency_letter_context(before: &str) -> bool {
         || before.ends_with(|c: char| c.is_alphabetic() && !c.is_ascii())
 }
 
+/// Currency signs and their ISO codes; longer signs before the signs they
+/// end with ("CDN$" before "$"). A bare "$" or "kr" is only a first guess,
+/// resolved by the page's locale (`locale.rs`).
 const SYMBOLS: &[(&str, &str)] = &[
     ("US$", "USD"),
+    ("USD$", "USD"),
     ("NT$", "TWD"),
     ("R$", "BRL"),
-    ("C$", "CAD"),
+    ("CDN$", "CAD"),
+    ("CAD$", "CAD"),
     ("CA$", "CAD"),
-    ("A$", "AUD"),
+    ("C$", "CAD"),
+    ("AUD$", "AUD"),
     ("AU$", "AUD"),
+    ("A$", "AUD"),
+    ("NZD$", "NZD"),
+    ("NZ$", "NZD"),
     ("HK$", "HKD"),
+    ("SGD$", "SGD"),
+    ("SG$", "SGD"),
     ("S$", "SGD"),
+    ("MXN$", "MXN"),
+    ("MX$", "MXN"),
+    ("RD$", "DOP"),
+    ("J$", "JMD"),
+    ("TT$", "TTD"),
     ("€", "EUR"),
     ("£", "GBP"),
     ("₽", "RUB"),
@@ -444,6 +460,7 @@ const SYMBOLS: &[(&str, &str)] = &[
     ("Rs", "INR"),
     ("CHF", "CHF"),
     ("Fr.", "CHF"),
+    ("kr.", "SEK"),
     ("kr", "SEK"),
     ("₱", "PHP"),
     ("RM", "MYR"),
@@ -488,6 +505,17 @@ fn currency_near(before: &str, after: &str) -> Option<String> {
         .collect();
     let a: String = after.chars().take(6).collect();
     let (b, a) = (b.trim_end(), a.trim_start());
+    // A country prefix set apart from its sign ("CDN $83", "US $36").
+    let joined;
+    let b = match b.strip_suffix('$').map(str::trim_end) {
+        Some(head)
+            if head.len() + 1 < b.len() && head.ends_with(|c: char| c.is_ascii_uppercase()) =>
+        {
+            joined = format!("{head}$");
+            joined.as_str()
+        }
+        _ => b,
+    };
     // Letter marks must stand as words ("5 kn", not "5 knives").
     let starts = |text: &str, mark: &str| -> bool {
         let Some(rest) = text.get(..mark.len()) else {
@@ -563,128 +591,6 @@ fn mark_stands(text: &str, mark: &str) -> bool {
         let after = text[i + mark.len()..].chars().next();
         !before.is_some_and(|c| c.is_alphabetic()) && !after.is_some_and(|c| c.is_alphabetic())
     })
-}
-
-/// Refine a currency guess with the page's context (TLD and language): "$"
-/// on a .com.ar page is ARS, "kr" on a .no page is NOK, "Rs" on .pk is PKR.
-pub fn refine_currency(code: &str, symbol_text: &str, host: &str, lang: &str) -> String {
-    let tld = host.rsplit('.').next().unwrap_or("");
-    let dollar = |c: &str| -> String {
-        match tld {
-            "ar" => "ARS",
-            "mx" => "MXN",
-            "cl" => "CLP",
-            "co" if host.ends_with(".com.co") => "COP",
-            "ca" => "CAD",
-            "au" => "AUD",
-            "nz" => "NZD",
-            "sg" => "SGD",
-            "hk" => "HKD",
-            "tw" => "TWD",
-            _ => c,
-        }
-        .to_string()
-    };
-    match code {
-        "USD" if !symbol_text.has("US") => dollar("USD"),
-        "SEK" => match tld {
-            "no" => "NOK".into(),
-            "dk" => "DKK".into(),
-            "is" => "ISK".into(),
-            _ => "SEK".into(),
-        },
-        "INR" if tld == "pk" => "PKR".into(),
-        "JPY" if tld == "cn" || lang.starts_with("zh") => "CNY".into(),
-        "CNY" if tld == "tw" || lang == "zh-tw" => "TWD".into(),
-        _ => code.to_string(),
-    }
-}
-
-/// The currency a page most likely uses when it prints none: from the TLD,
-/// then the language.
-pub fn currency_from_context(host: &str, lang: &str) -> Option<String> {
-    let parts: Vec<&str> = host.split('.').collect();
-    let tld = *parts.last().unwrap_or(&"");
-    let by_tld = match tld {
-        "de" | "fr" | "it" | "es" | "pt" | "nl" | "be" | "at" | "fi" | "ie" | "gr" | "sk"
-        | "si" | "ee" | "lv" | "lt" | "lu" | "hr" => Some("EUR"),
-        "uk" => Some("GBP"),
-        "ch" => Some("CHF"),
-        "ru" => Some("RUB"),
-        "ua" => Some("UAH"),
-        "pl" => Some("PLN"),
-        "cz" => Some("CZK"),
-        "hu" => Some("HUF"),
-        "ro" => Some("RON"),
-        "bg" => Some("BGN"),
-        "se" => Some("SEK"),
-        "no" => Some("NOK"),
-        "dk" => Some("DKK"),
-        "jp" => Some("JPY"),
-        "cn" => Some("CNY"),
-        "kr" => Some("KRW"),
-        "tw" => Some("TWD"),
-        "in" => Some("INR"),
-        "pk" => Some("PKR"),
-        "il" => Some("ILS"),
-        "tr" => Some("TRY"),
-        "br" => Some("BRL"),
-        "ar" => Some("ARS"),
-        "mx" => Some("MXN"),
-        "cl" => Some("CLP"),
-        "ca" => Some("CAD"),
-        "au" => Some("AUD"),
-        "nz" => Some("NZD"),
-        "za" => Some("ZAR"),
-        _ => None,
-    };
-    if by_tld.is_some() {
-        return by_tld.map(String::from);
-    }
-    let l = lang.to_lowercase();
-    let by_lang = match l.split(['-', '_']).next().unwrap_or("") {
-        "de" | "fr" | "it" | "es" | "pt" | "nl" | "fi" | "el" | "sk" | "sl" | "et" | "lv"
-        | "lt" => {
-            if l.ends_with("ch") {
-                "CHF"
-            } else if l == "en-gb" {
-                "GBP"
-            } else {
-                "EUR"
-            }
-        }
-        "ru" => "RUB",
-        "uk" => "UAH",
-        "pl" => "PLN",
-        "cs" => "CZK",
-        "hu" => "HUF",
-        "ro" => "RON",
-        "ja" => "JPY",
-        "ko" => "KRW",
-        "zh" => {
-            if l.has("tw") || l.has("hant") {
-                "TWD"
-            } else {
-                "CNY"
-            }
-        }
-        "he" => "ILS",
-        "tr" => "TRY",
-        "sv" => "SEK",
-        "da" => "DKK",
-        "nb" | "no" => "NOK",
-        "en" => {
-            if l == "en-gb" {
-                "GBP"
-            } else if l == "en-us" {
-                "USD"
-            } else {
-                return None;
-            }
-        }
-        _ => return None,
-    };
-    Some(by_lang.to_string())
 }
 
 /// Normalize a currency value from markup: ISO codes pass, symbols map.
