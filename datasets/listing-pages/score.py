@@ -10,8 +10,10 @@ availability}, ...]}}. ground-truth.json defaults to the file next to this scrip
 Per page, predicted records are matched one-to-one to truth items: first by URL
 (scheme and host lowercased, fragment dropped, trailing slash dropped, percent-escapes
 decoded), then the remaining ones by name (casefolded, whitespace collapsed). A matched
-item's price is right when it equals the truth numerically ("19.9" == "19.90"). The truth
-kind of every page is "listing".
+item's price is right when it equals the truth numerically ("19.9" == "19.90"); items whose
+truth price is null (the card shows none) are left out of price accuracy. Currency accuracy:
+matched items whose predicted currency equals the truth's. The truth kind of every page is
+"listing".
 """
 
 import json
@@ -107,7 +109,7 @@ def main(argv):
     header = f"{'page':<18} {'truth':>5} {'pred':>5} {'found':>5} {'P':>6} {'R':>6} {'F1':>6} {'price':>6}  kind"
     print(header)
     print("-" * len(header))
-    tot_truth = tot_pred = tot_tp = tot_price = kind_ok = 0
+    tot_truth = tot_pred = tot_tp = tot_price = tot_priced = tot_cur = kind_ok = 0
     for page_id, page in truth.items():
         items = page["items"]
         pred = predictions.get(page_id)
@@ -116,12 +118,14 @@ def main(argv):
         records = [r for r in (pred.get("records") or []) if isinstance(r, dict)]
         pairs = match(items, records)
         tp = len(pairs)
-        price_ok = 0
+        price_ok = priced = 0
         for ti, pi in pairs:
             want = to_decimal(items[ti].get("price"))
             got = to_decimal(records[pi].get("price"))
+            priced += want is not None
             if want is not None and got is not None and want == got:
                 price_ok += 1
+            tot_cur += records[pi].get("currency") == items[ti].get("currency")
         p, r = ratio(tp, len(records)), ratio(tp, len(items))
         kind = pred.get("kind")
         kind_ok += kind == TRUTH_KIND
@@ -129,7 +133,8 @@ def main(argv):
         tot_pred += len(records)
         tot_tp += tp
         tot_price += price_ok
-        price = f"{ratio(price_ok, tp):6.3f}" if tp else f"{'-':>6}"
+        tot_priced += priced
+        price = f"{ratio(price_ok, priced):6.3f}" if priced else f"{'-':>6}"
         mark = "" if kind == TRUTH_KIND else "  <-"
         print(
             f"{page_id:<18} {len(items):>5} {len(records):>5} {tp:>5} {p:6.3f} {r:6.3f} "
@@ -142,7 +147,8 @@ def main(argv):
     print("-" * len(header))
     print(
         f"overall: items F1 {f1(p, r):.3f} (P {p:.3f} R {r:.3f}), "
-        f"price accuracy {ratio(tot_price, tot_tp):.3f}, kind {kind_ok}/{len(truth)}"
+        f"price accuracy {ratio(tot_price, tot_priced):.3f}, "
+        f"currency accuracy {ratio(tot_cur, tot_tp):.3f}, kind {kind_ok}/{len(truth)}"
     )
 
 

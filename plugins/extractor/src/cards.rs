@@ -4,8 +4,8 @@
 use crate::dom::{Doc, BUTTON, HIDDEN, STRIKE};
 use crate::text::Find as _;
 use crate::text::{
-    availability_from_short_text, has_currency_mark, is_buy_text, parse_current_price,
-    parse_machine_price,
+    availability_from_short_text, has_currency_mark, is_buy_text, is_free_text,
+    parse_current_price, parse_machine_price,
 };
 use crate::visible::has_word;
 use serde_json::{Map, Value};
@@ -65,6 +65,35 @@ const MEMBER_WORDS: &[&str] = &[
     "family",
     "rewards",
     "cardholder",
+];
+
+/// Hint words of a price before tax (Magento's `price-excluding-tax`).
+const EXCL_TAX_WORDS: &[&str] = &["excl", "excluding", "exclusive", "exkl", "netto", "notax"];
+
+/// Text of a price before tax ("exkl. MwSt.", "ex VAT", "HT", "+ VAT").
+const EXCL_TAX_TEXT: &[&str] = &[
+    "exkl",
+    "excl",
+    "ex vat",
+    "ex. vat",
+    "exc vat",
+    "exc. vat",
+    "ex tax",
+    "ex. tax",
+    "+ vat",
+    "plus vat",
+    "+vat",
+    "zzgl",
+    "hors taxe",
+    " ht",
+    "sin iva",
+    "senza iva",
+    "bez dph",
+    "excl. btw",
+    "ex. btw",
+    "ex moms",
+    "exkl. moms",
+    "ohne mwst",
 ];
 
 /// Text that makes an amount a former price ("Was $20", "RRP £30").
@@ -164,6 +193,8 @@ struct Amount {
     sale: bool,
     /// A members' price (a loyalty club, a shop card), not everyone's.
     member: bool,
+    /// A price before tax, shown beside the price the shopper pays.
+    excl_tax: bool,
 }
 
 fn as_f64(v: &str) -> f64 {
@@ -186,6 +217,7 @@ fn amounts(doc: &Doc, card: usize) -> Vec<Amount> {
                 list: has_word(&ty, LIST_WORDS) || doc.els[i].flags & STRIKE != 0,
                 sale: false,
                 member: false,
+                excl_tax: false,
             });
         }
     }
@@ -212,6 +244,19 @@ fn amounts(doc: &Doc, card: usize) -> Vec<Amount> {
     let mut cents_of_previous: Vec<usize> = Vec::new();
     for k in e.text_start..e.text_end {
         let t = &doc.texts[k];
+        // "Free", "Free to Play": a price of nothing.
+        if t.flags & (HIDDEN | STRIKE) == 0 && t.text.len() <= 24 && is_free_text(&t.text) {
+            out.push(Amount {
+                value: "0.00".into(),
+                currency: None,
+                raw: t.text.clone(),
+                list: false,
+                sale: false,
+                member: false,
+                excl_tax: false,
+            });
+            continue;
+        }
         if t.flags & HIDDEN != 0
             || t.text.len() > 80
             || !t.text.bytes().any(|b| b.is_ascii_digit())
@@ -275,14 +320,18 @@ fn amounts(doc: &Doc, card: usize) -> Vec<Amount> {
         let Some(p) = parse_current_price(&raw) else {
             continue;
         };
-        if as_f64(&p.value) <= 0.0 {
+        if as_f64(&p.value) < 0.0 {
             continue;
         }
+        // The text before is a label of this amount only when it holds no
+        // amount of its own ("Was" then "£45", not "was £45" then "£30").
+        let label_before = (k > e.text_start)
+            .then(|| doc.texts[k - 1].text.to_lowercase())
+            .filter(|prev| prev.len() < 30 && !prev.bytes().any(|b| b.is_ascii_digit()));
         let former_in_text = LIST_TEXT.iter().any(|w| lower.has(w))
-            || (k > e.text_start && {
-                let prev = doc.texts[k - 1].text.to_lowercase();
-                prev.len() < 30 && LIST_TEXT.iter().any(|w| prev.has(w.trim_end()))
-            });
+            || label_before
+                .as_ref()
+                .is_some_and(|prev| LIST_TEXT.iter().any(|w| prev.has(w.trim_end())));
         // "was $20 now $15" in one text: parse_current_price took the
         // current one, so the text is not a former price.
         let former_only = former_in_text && !lower.has("now") && !has_two_amounts(&raw);
@@ -293,11 +342,16 @@ fn amounts(doc: &Doc, card: usize) -> Vec<Amount> {
                 "sale", "special", "now", "final", "current", "promo", "discount",
             ],
         );
+        let excl_tax = has_word(&hints, EXCL_TAX_WORDS)
+            || EXCL_TAX_TEXT.iter().any(|w| lower.has(w))
+            || label_before
+                .as_ref()
+                .is_some_and(|prev| EXCL_TAX_TEXT.iter().any(|w| prev.has(w)));
         let member = has_word(&hints, MEMBER_WORDS)
-            || (k > e.text_start && {
-                let prev = doc.texts[k - 1].text.to_lowercase();
-                prev.len() < 30 && has_word(&prev, MEMBER_WORDS)
-            });
+            || (lower.len() < 40 && has_word(&lower, MEMBER_WORDS))
+            || label_before
+                .as_ref()
+                .is_some_and(|prev| has_word(prev, MEMBER_WORDS));
         out.push(Amount {
             value: p.value,
             currency: p.currency,
@@ -305,6 +359,7 @@ fn amounts(doc: &Doc, card: usize) -> Vec<Amount> {
             list,
             sale,
             member,
+            excl_tax,
         });
     }
     out
@@ -417,11 +472,19 @@ fn has_two_amounts(raw: &str) -> bool {
 /// The current price of a card, its former price when shown, and the raw
 /// text the currency came from.
 fn prices(doc: &Doc, card: usize) -> Option<(Amount, Option<String>)> {
-    let all = amounts(doc, card);
+    let mut all = amounts(doc, card);
+    // A zero or "Free" stands only when the card shows no other amount.
+    if all.iter().any(|a| as_f64(&a.value) > 0.0) {
+        all.retain(|a| as_f64(&a.value) > 0.0);
+    }
     let mut current: Vec<&Amount> = all.iter().filter(|a| !a.list).collect();
-    // Everyone's price before a members' price shown beside it.
+    // Everyone's price before a members' price shown beside it, and the
+    // price with tax before the one without.
     if current.iter().any(|a| !a.member) {
         current.retain(|a| !a.member);
+    }
+    if current.iter().any(|a| !a.excl_tax) {
+        current.retain(|a| !a.excl_tax);
     }
     let former: Vec<&Amount> = all.iter().filter(|a| a.list).collect();
     if current.is_empty() {
@@ -456,6 +519,7 @@ fn prices(doc: &Doc, card: usize) -> Option<(Amount, Option<String>)> {
             list: false,
             sale: pick.sale,
             member: pick.member,
+            excl_tax: pick.excl_tax,
         },
         list_price,
     ))

@@ -30,16 +30,6 @@ const OTHER_PATH_WORDS: &[&str] = &[
     "trending",
 ];
 
-/// Globals that hold a page's state as plain JSON.
-const STATE_GLOBALS: &[&str] = &[
-    "window.__NUXT__",
-    "window.__INITIAL_STATE__",
-    "window.__PRELOADED_STATE__",
-    "window.__STATE__",
-    "window.__APP_STATE__",
-    "window.__DATA__",
-];
-
 fn first_str(o: &Map<String, Value>, keys: &[&str]) -> Option<String> {
     keys.iter().find_map(|k| match o.get(*k) {
         Some(Value::String(s)) if !s.trim().is_empty() => Some(s.trim().to_string()),
@@ -140,12 +130,85 @@ fn price_value(v: &Value, depth: usize) -> Option<(String, Option<String>)> {
     }
 }
 
+/// The current price of an object, by the meaning of its keys: a key named
+/// for a sale ("salePrice", "product_specialPrice", "finalPrice") over a
+/// plain price key ("price", "product_price", "priceInfo"); never a former
+/// price ("compare_at_price", "oldPrice") and never zero (data often writes
+/// 0 for "no price").
+fn current_price(o: &Map<String, Value>) -> Option<(String, Option<String>)> {
+    const FORMER: &[&str] = &[
+        "compare", "was", "old", "regular", "original", "list", "msrp", "strike", "before", "max",
+        "high", "range", "tax", "unit", "club", "member", "point",
+    ];
+    const SALE: &[&str] = &[
+        "sale",
+        "special",
+        "final",
+        "current",
+        "offer",
+        "now",
+        "selling",
+        "discounted",
+        "promo",
+    ];
+    let positive = |(p, c): (String, Option<String>)| {
+        (p.parse::<f64>().unwrap_or(0.0) > 0.0).then_some((p, c))
+    };
+    let mut plain: Option<(String, Option<String>)> = None;
+    let mut sale: Option<(String, Option<String>)> = None;
+    for (k, v) in o {
+        let k = k.to_ascii_lowercase();
+        if !k.contains("price") && !PRICE_KEYS.iter().any(|p| p.eq_ignore_ascii_case(&k)) {
+            continue;
+        }
+        let is_sale = SALE.iter().any(|w| k.contains(w));
+        if !is_sale && FORMER.iter().any(|w| k.contains(w)) {
+            continue;
+        }
+        let Some(found) = price_value(v, 0).and_then(positive) else {
+            continue;
+        };
+        if is_sale {
+            let lower = sale.as_ref().is_none_or(|(s, _)| {
+                found.0.parse::<f64>().unwrap_or(0.0) < s.parse().unwrap_or(0.0)
+            });
+            if lower {
+                sale = Some(found);
+            }
+        } else if plain.is_none() || k == "price" {
+            plain = Some(found);
+        }
+    }
+    sale.or(plain).or_else(|| {
+        PRICE_KEYS
+            .iter()
+            .find_map(|k| o.get(*k).and_then(|v| price_value(v, 0)).and_then(positive))
+    })
+}
+
+/// Whether an object of a product list names and links a product that shows
+/// no price.
+fn priceless_item(o: &Map<String, Value>) -> bool {
+    first_str(o, NAME_KEYS).is_some()
+        && [
+            "url",
+            "href",
+            "link",
+            "slug",
+            "handle",
+            "productUrl",
+            "product_url",
+            "path",
+            "urlKey",
+            "url_key",
+        ]
+        .iter()
+        .any(|k| o.get(*k).is_some_and(|v| v.is_string()))
+}
+
 /// Whether an object looks like a product: a name and a price.
 fn looks_like_product(o: &Map<String, Value>) -> bool {
-    first_str(o, NAME_KEYS).is_some()
-        && PRICE_KEYS
-            .iter()
-            .any(|k| o.get(*k).and_then(|v| price_value(v, 0)).is_some())
+    first_str(o, NAME_KEYS).is_some() && current_price(o).is_some()
 }
 
 /// Shopify's product objects give prices in cents.
@@ -176,13 +239,10 @@ pub fn record_of(o: &Map<String, Value>) -> Map<String, Value> {
     put(&mut r, "name", first_str(o, NAME_KEYS));
     let cents_shape = in_cents(o);
     let mut currency = None;
-    for k in PRICE_KEYS {
-        if let Some((p, c)) = o.get(*k).and_then(|v| price_value(v, 0)) {
-            let p = if cents_shape { cents(&p) } else { p };
-            put(&mut r, "price", Some(p));
-            currency = c;
-            break;
-        }
+    if let Some((p, c)) = current_price(o) {
+        let p = if cents_shape { cents(&p) } else { p };
+        put(&mut r, "price", Some(p));
+        currency = c;
     }
     for k in LIST_KEYS {
         if let Some((p, _)) = o.get(*k).and_then(|v| price_value(v, 0)) {
@@ -335,9 +395,15 @@ fn product_arrays(
                 .filter(|o| looks_like_product(o))
                 .collect();
             if products.len() >= 2 && products.len() * 2 >= objs.len() {
+                // Members without a price (sold out, call for price) are
+                // products of the same list when they name and link one.
                 out.push(Found {
                     path: path.clone(),
-                    records: products.iter().map(|o| record_of(o)).collect(),
+                    records: objs
+                        .iter()
+                        .filter(|o| looks_like_product(o) || priceless_item(o))
+                        .map(|o| record_of(o))
+                        .collect(),
                 });
                 return;
             }
@@ -363,6 +429,21 @@ fn product_arrays(
             }
         }
         Value::Object(o) => {
+            // A normalized cache (Apollo, Relay, Redux entities): products
+            // as the values of an object keyed by type and id.
+            let products: Vec<&Map<String, Value>> = o
+                .values()
+                .filter_map(|x| x.as_object())
+                .filter(|x| looks_like_product(x))
+                .collect();
+            let keyed = o.keys().filter(|k| k.contains(':')).count();
+            if products.len() >= 2 && (keyed * 2 >= o.len() || products.len() * 2 >= o.len()) {
+                out.push(Found {
+                    path: path.clone(),
+                    records: products.iter().map(|x| record_of(x)).collect(),
+                });
+                return;
+            }
             for (k, x) in o {
                 if !matches!(x, Value::Array(_) | Value::Object(_)) {
                     continue;
@@ -383,22 +464,55 @@ fn is_other_path(path: &str) -> bool {
     OTHER_PATH_WORDS.iter().any(|w| p.has(w))
 }
 
-/// The JSON of a `window.X = {...}` assignment in the inline scripts.
+/// The JSON values assigned to globals in the inline scripts
+/// (`window.__NUXT__ = {...}`, `window.__APOLLO_STATE__={...}`,
+/// `window["__STATE__"] = [...]`, `self.__SHOP_STATE__ = {...}`): any name,
+/// as long as the value is plain JSON.
 fn state_globals(scripts: &str) -> Vec<Value> {
     let mut out = Vec::new();
-    for g in STATE_GLOBALS {
-        let Some(at) = scripts.find(g) else { continue };
-        let rest = scripts[at + g.len()..].trim_start();
+    let mut from = 0;
+    let mut seen = 0;
+    while let Some(at) = scripts[from..].find("window").map(|i| from + i) {
+        from = at + 6;
+        seen += 1;
+        if seen > 400 || out.len() >= 8 {
+            break;
+        }
+        let rest = &scripts[from..];
+        // `.name` or `["name"]`
+        let name_len = if let Some(r) = rest.strip_prefix('.') {
+            1 + r
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '$'))
+                .unwrap_or(r.len())
+        } else if rest.starts_with("[\"") || rest.starts_with("['") {
+            match rest[2..].find(']') {
+                Some(e) => e + 3,
+                None => continue,
+            }
+        } else {
+            continue;
+        };
+        if name_len < 2 {
+            continue;
+        }
+        let rest = rest[name_len..].trim_start();
         let Some(rest) = rest.strip_prefix('=') else {
             continue;
         };
+        if rest.starts_with('=') {
+            continue;
+        }
         let rest = rest.trim_start();
         if !rest.starts_with('{') && !rest.starts_with('[') {
             continue;
         }
         let mut stream = serde_json::Deserializer::from_str(rest).into_iter::<Value>();
         if let Some(Ok(v)) = stream.next() {
-            out.push(v);
+            if matches!(&v, Value::Object(o) if !o.is_empty())
+                || matches!(&v, Value::Array(a) if !a.is_empty())
+            {
+                out.push(v);
+            }
         }
     }
     out

@@ -28,6 +28,8 @@ pub mod text;
 mod visible;
 
 #[cfg(test)]
+mod class_tests;
+#[cfg(test)]
 mod listing_tests;
 #[cfg(test)]
 mod tests;
@@ -347,6 +349,7 @@ pub fn extract(page: &Page, request: &Request) -> Result<Extraction, String> {
         for r in &mut records {
             fill_currency(r, &doc, &hinted_currency);
         }
+        listing::fill_list_currency(&mut records);
         notes.push(found.note);
         let paginated = !catalog.next.is_empty();
         if paginated {

@@ -248,6 +248,28 @@ fn card_records(cx: &Ctx, cards: &[usize]) -> Vec<Map<String, Value>> {
         .collect()
 }
 
+/// The currency of a list's cards whose own text names none (no price, a
+/// free item, a bare sign the page does not resolve): the one most of the
+/// list's prices are in, so that every row of a catalog says what money it
+/// is counted in.
+pub fn fill_list_currency(records: &mut [Map<String, Value>]) {
+    let mut counts: Vec<(String, usize)> = Vec::new();
+    for c in records.iter().filter_map(|r| field(r, "currency")) {
+        match counts.iter_mut().find(|(x, _)| x == c) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((c.to_string(), 1)),
+        }
+    }
+    let Some((list, _)) = counts.into_iter().max_by_key(|(_, n)| *n) else {
+        return;
+    };
+    for r in records.iter_mut() {
+        if !r.contains_key("currency") {
+            r.insert("currency".into(), Value::String(list.clone()));
+        }
+    }
+}
+
 fn is_record(r: &Map<String, Value>) -> bool {
     r.contains_key("price") || (r.contains_key("name") && r.contains_key("url"))
 }
@@ -393,9 +415,10 @@ pub fn from_page(cx: &Ctx, listed_urls: &[String]) -> Option<Listing> {
     }
     let records: Vec<Map<String, Value>> = card_records(cx, &cards)
         .into_iter()
-        .filter(|r| r.contains_key("price") && r.contains_key("url"))
+        .filter(|r| r.contains_key("url") && (r.contains_key("price") || r.contains_key("name")))
         .collect();
-    if records.len() < 2 || (records.len() == 2 && !alike_product_links(cx, &records)) {
+    let priced = records.iter().filter(|r| r.contains_key("price")).count();
+    if priced < 2 || (records.len() == 2 && !alike_product_links(cx, &records)) {
         return None;
     }
     Some(Listing {

@@ -372,9 +372,10 @@ impl Locale {
         by_region.map(String::from).or_else(|| {
             // A language spoken in one currency area.
             Some(
+                // Not the languages of several currency areas (es, pt, fr,
+                // de, zh): those need the region.
                 match self.lang.as_str() {
-                    "de" | "fr" | "it" | "es" | "pt" | "nl" | "fi" | "el" | "sk" | "sl" | "et"
-                    | "lv" | "lt" => "EUR",
+                    "it" | "nl" | "fi" | "el" | "sk" | "sl" | "et" | "lv" | "lt" => "EUR",
                     "ru" => "RUB",
                     "uk" => "UAH",
                     "pl" => "PLN",
@@ -383,9 +384,11 @@ impl Locale {
                     "ro" => "RON",
                     "ja" => "JPY",
                     "ko" => "KRW",
-                    "zh" => "CNY",
                     "he" => "ILS",
                     "tr" => "TRY",
+                    "sv" => "SEK",
+                    "da" => "DKK",
+                    "nb" | "nn" | "no" => "NOK",
                     _ => return None,
                 }
                 .to_string(),

@@ -2,7 +2,7 @@
 //! same shape that each carry a link and a price (the record regions of
 //! MDR/DEPTA, found in one pass over the flat element array).
 
-use crate::dom::{Doc, CHROME, HIDDEN, MAIN, RELATED};
+use crate::dom::{Doc, CHROME, HEADING, HIDDEN, MAIN, RELATED};
 use crate::text::{has_currency_mark, Find as _};
 use std::collections::HashMap;
 
@@ -40,6 +40,22 @@ const OTHER_LIST_PHRASES: &[&str] = &[
     "productos relacionados",
     "potrebbe piacerti",
     "prodotti correlati",
+    "best seller",
+    "bestseller",
+    "best-seller",
+    "best selling",
+    "top seller",
+    "top-seller",
+    "trending",
+    "most popular",
+    "popular products",
+    "featured products",
+    "featured items",
+    "top rated",
+    "meistverkauft",
+    "meilleures ventes",
+    "más vendidos",
+    "più venduti",
 ];
 
 /// Whether a short text names a list of other products.
@@ -118,7 +134,13 @@ pub fn in_other_region(doc: &Doc, el: usize) -> bool {
         if n <= 4 {
             let from = a.text_start.saturating_sub(2);
             let to = (a.text_start + 1).min(a.text_end).max(a.text_start);
-            if (from..to).any(|t| names_other_list(&doc.texts[t].text) && heading_of(doc, t, i)) {
+            // The page's own title ("Best sellers" as a category) names
+            // the main list, not another one.
+            if (from..to).any(|t| {
+                doc.texts[t].flags & HEADING == 0
+                    && names_other_list(&doc.texts[t].text)
+                    && heading_of(doc, t, i)
+            }) {
                 return true;
             }
         }
@@ -363,5 +385,80 @@ pub fn main_list(doc: &Doc, min: usize) -> Vec<usize> {
     if members.len() < min {
         return Vec::new();
     }
-    members
+    with_priceless_siblings(doc, &counts, members)
+}
+
+/// The link of an element's subtree that a card leads to, as (host, path
+/// depth): the shape product links of one shop share.
+fn link_shape(doc: &Doc, card: usize) -> Option<(String, usize)> {
+    (card..doc.els[card].el_end).find_map(|i| {
+        let e = &doc.els[i];
+        if e.tag != "a" {
+            return None;
+        }
+        let h = e.el.value().attr("href")?.trim();
+        if h.is_empty() || h.starts_with('#') || h.starts_with("javascript") {
+            return None;
+        }
+        // Relative links keep their own depth; the host is then the page's.
+        let (host, path) = match h.split_once("://") {
+            Some((_, rest)) => rest.split_once('/').unwrap_or((rest, "")),
+            None => ("", h.trim_start_matches('/')),
+        };
+        let path = path.split(['?', '#']).next().unwrap_or("");
+        let depth = path.split('/').filter(|s| !s.is_empty()).count();
+        Some((host.trim_start_matches("www.").to_ascii_lowercase(), depth))
+    })
+}
+
+/// The main list with its cards that show no price ("call for price", sold
+/// out, not yet released): siblings of a card, of the same shape, that lead
+/// to a link of the same shape as the priced cards' links. Only where most
+/// cards are priced, so that a row of category tiles never joins a list.
+fn with_priceless_siblings(doc: &Doc, counts: &Counts, members: Vec<usize>) -> Vec<usize> {
+    if members.len() < 3 {
+        return members;
+    }
+    let shapes: Vec<Option<(String, usize)>> =
+        members.iter().map(|&m| link_shape(doc, m)).collect();
+    let Some(common) = shapes.first().cloned().flatten() else {
+        return members;
+    };
+    if shapes
+        .iter()
+        .filter(|s| s.as_ref() == Some(&common))
+        .count()
+        * 4
+        < members.len() * 3
+    {
+        return members;
+    }
+    let mut parents: Vec<usize> = members.iter().filter_map(|&m| doc.els[m].parent).collect();
+    parents.dedup();
+    let card_shapes: Vec<String> = members.iter().map(|&m| shape(doc, m)).collect();
+    let mut extra: Vec<usize> = Vec::new();
+    for &p in &parents {
+        let mut k = p + 1;
+        while k < doc.els[p].el_end {
+            let e = &doc.els[k];
+            if !members.contains(&k)
+                && e.flags & HIDDEN == 0
+                && counts.prices(doc, k) == 0
+                && counts.links(doc, k) > 0
+                && card_shapes.contains(&shape(doc, k))
+                && !is_ad_hint(&e.hint)
+                && link_shape(doc, k).as_ref() == Some(&common)
+            {
+                extra.push(k);
+            }
+            k = e.el_end;
+        }
+    }
+    if extra.is_empty() || extra.len() > members.len() {
+        return members;
+    }
+    let mut all = members;
+    all.extend(extra);
+    all.sort_unstable();
+    all
 }

@@ -593,6 +593,33 @@ fn mark_stands(text: &str, mark: &str) -> bool {
     })
 }
 
+/// Whether a short text says the product costs nothing ("Free", "Free to
+/// Play", "Gratis", "Kostenlos"): a price of 0.00, not a missing one.
+pub fn is_free_text(text: &str) -> bool {
+    let t = text.trim().trim_end_matches('!').trim().to_lowercase();
+    matches!(
+        t.as_str(),
+        "free"
+            | "free to play"
+            | "free-to-play"
+            | "free download"
+            | "gratis"
+            | "kostenlos"
+            | "gratuit"
+            | "gratuito"
+            | "grátis"
+            | "gratuita"
+            | "darmowy"
+            | "zdarma"
+            | "ingyenes"
+            | "ilmainen"
+            | "бесплатно"
+            | "免费"
+            | "無料"
+            | "무료"
+    )
+}
+
 /// Normalize a currency value from markup: ISO codes pass, symbols map.
 pub fn normalize_currency(v: &str) -> Option<String> {
     let t = v.trim();

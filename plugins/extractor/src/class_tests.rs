@@ -1,0 +1,331 @@
+//! One small page per class of miss seen on shops the rules were not
+//! written against: cards without a price, free items, regional currency
+//! spellings and bare signs, which price is current, locale number formats,
+//! which list is the main list, and lists that live only in page state.
+
+use crate::{extract, Extraction, Page, PageKind, Request};
+use serde_json::{json, Map, Value};
+
+fn run(url: &str, body: &str) -> Extraction {
+    let hints = json!({});
+    let req = Request {
+        entity: "product",
+        guidance: None,
+        hints: &hints,
+    };
+    let page = Page {
+        url,
+        status: 200,
+        content_type: Some("text/html"),
+        body,
+    };
+    extract(&page, &req).expect("extract")
+}
+
+fn get<'a>(r: &'a Map<String, Value>, k: &str) -> Option<&'a str> {
+    r.get(k).and_then(|v| v.as_str())
+}
+
+/// A page of six cards, each made by `card`, in a result list.
+fn grid(lang: &str, card: impl Fn(usize) -> String) -> String {
+    let cards: String = (1..=6).map(card).collect();
+    format!(
+        "<html lang=\"{lang}\"><body><h1>Results</h1><ul class=\"results\">{cards}</ul></body></html>"
+    )
+}
+
+fn prices(x: &Extraction) -> Vec<Option<&str>> {
+    x.records.iter().map(|r| get(r, "price")).collect()
+}
+
+fn currencies(x: &Extraction) -> Vec<Option<&str>> {
+    x.records.iter().map(|r| get(r, "currency")).collect()
+}
+
+#[test]
+fn cards_without_a_price_are_products_of_the_list() {
+    let body = grid("en", |i| {
+        let price = match i {
+            2 => "<span class=\"note\">Call for price</span>".to_string(),
+            5 => "<span class=\"stock\">Sold out</span>".to_string(),
+            _ => format!("<span class=\"price\">${i}9.00</span>"),
+        };
+        format!("<li class=\"card\"><a href=\"/p/item-{i}\"><img src=\"/i/{i}.jpg\" alt=\"\">Lamp {i}</a>{price}</li>")
+    });
+    let x = run("https://lamps.example.com/c/lamps", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(x.records.len(), 6, "{:?}", x.records);
+    assert_eq!(
+        prices(&x),
+        [
+            Some("19.00"),
+            None,
+            Some("39.00"),
+            Some("49.00"),
+            None,
+            Some("69.00")
+        ]
+    );
+    assert_eq!(get(&x.records[1], "name"), Some("Lamp 2"));
+    assert_eq!(
+        get(&x.records[1], "url"),
+        Some("https://lamps.example.com/p/item-2")
+    );
+    // Every row says the list's currency.
+    assert!(currencies(&x).iter().all(|c| *c == Some("USD")));
+    assert_eq!(get(&x.records[4], "availability"), Some("OutOfStock"));
+}
+
+#[test]
+fn a_row_of_category_tiles_does_not_join_a_list() {
+    // Tiles that lead elsewhere (other path depth) stay out.
+    let mut body = grid("en", |i| {
+        format!("<li class=\"card\"><a href=\"/p/item-{i}\">Lamp {i}</a><span class=\"price\">${i}9.00</span></li>")
+    });
+    body = body.replace(
+        "</ul>",
+        "<li class=\"card\"><a href=\"/c/lamps/floor/all\">All floor lamps</a></li></ul>",
+    );
+    let x = run("https://lamps.example.com/c/lamps", &body);
+    assert_eq!(x.records.len(), 6, "{:?}", x.records);
+}
+
+#[test]
+fn free_items_cost_nothing() {
+    let body = grid("en", |i| {
+        let price = match i {
+            1 => "<div class=\"search_price\">Free to Play</div>".to_string(),
+            4 => "<div class=\"search_price\">Free</div>".to_string(),
+            _ => format!("<div class=\"search_price\">CDN$ {i}.99</div>"),
+        };
+        format!("<li class=\"row\"><a href=\"/app/{i}00/\">Game {i}</a>{price}</li>")
+    });
+    let x = run("https://store.example.com/search/?term=games", &body);
+    assert_eq!(x.records.len(), 6, "{:?}", x.records);
+    assert_eq!(
+        prices(&x),
+        [
+            Some("0.00"),
+            Some("2.99"),
+            Some("3.99"),
+            Some("0.00"),
+            Some("5.99"),
+            Some("6.99")
+        ]
+    );
+    assert!(
+        currencies(&x).iter().all(|c| *c == Some("CAD")),
+        "{:?}",
+        x.records
+    );
+}
+
+#[test]
+fn regional_dollar_spellings_name_their_currency() {
+    for (sign, code) in [
+        ("CDN$", "CAD"),
+        ("CAD$", "CAD"),
+        ("C$", "CAD"),
+        ("CA$", "CAD"),
+        ("CDN $", "CAD"),
+        ("A$", "AUD"),
+        ("AU$", "AUD"),
+        ("NZ$", "NZD"),
+        ("HK$", "HKD"),
+        ("S$", "SGD"),
+        ("SG$", "SGD"),
+        ("US$", "USD"),
+        ("US $", "USD"),
+        ("R$", "BRL"),
+        ("MX$", "MXN"),
+        ("NT$", "TWD"),
+    ] {
+        let body = grid("en", |i| {
+            format!("<li class=\"card\"><a href=\"/p/{i}\">Item {i}</a><span class=\"price\">{sign}{i}2.50</span></li>")
+        });
+        // A page that would otherwise read a bare "$" as US dollars.
+        let x = run("https://shop.example.com/all", &body);
+        assert_eq!(x.records.len(), 6, "{sign}");
+        assert_eq!(get(&x.records[0], "currency"), Some(code), "{sign}");
+        assert_eq!(get(&x.records[0], "price"), Some("12.50"), "{sign}");
+    }
+}
+
+#[test]
+fn a_bare_sign_is_resolved_by_the_page_or_left_unresolved() {
+    let card = |i: usize| {
+        format!("<li class=\"card\"><a href=\"/p/{i}\">Item {i}</a><span class=\"price\">${i}2.50</span></li>")
+    };
+    // The region in the URL.
+    let x = run("https://shop.example.com/en-ca/search", &grid("en", card));
+    assert_eq!(get(&x.records[0], "currency"), Some("CAD"));
+    // og:locale.
+    let body = grid("en", card).replace(
+        "<body>",
+        "<head><meta property=\"og:locale\" content=\"en_AU\"></head><body>",
+    );
+    let x = run("https://shop.example.com/search", &body);
+    assert_eq!(get(&x.records[0], "currency"), Some("AUD"));
+    // A country domain.
+    let x = run("https://shop.example.com.mx/buscar", &grid("es", card));
+    assert_eq!(get(&x.records[0], "currency"), Some("MXN"));
+    // Spanish on a generic domain: several countries write "$".
+    let x = run("https://shop.example.com/buscar", &grid("es", card));
+    assert_eq!(x.records.len(), 6);
+    assert_eq!(get(&x.records[0], "currency"), None);
+    // "kr" by the page's language.
+    let kr = |i: usize| {
+        format!("<li class=\"card\"><a href=\"/p/{i}\">Vare {i}</a><span class=\"price\">1 2{i}9,00 kr</span></li>")
+    };
+    let x = run("https://shop.example.com/sok", &grid("nb", kr));
+    assert_eq!(get(&x.records[0], "currency"), Some("NOK"));
+    assert_eq!(get(&x.records[0], "price"), Some("1219.00"));
+    let x = run("https://shop.example.com/sok", &grid("", kr));
+    assert_eq!(get(&x.records[0], "currency"), None);
+}
+
+#[test]
+fn locale_number_formats() {
+    for (text, value) in [
+        ("¥31,182", "31182"),
+        ("34.000 Ft", "34000"),
+        ("1 299,00 kr", "1299.00"),
+        ("R$ 1.299,90", "1299.90"),
+        ("1.299,- €", "1299"),
+        ("$1,234.56", "1234.56"),
+        ("CHF 1'234.50", "1234.50"),
+    ] {
+        let p = crate::text::parse_price(text).unwrap_or_else(|| panic!("{text}"));
+        let got: f64 = p.value.parse().unwrap();
+        let want: f64 = value.parse().unwrap();
+        assert_eq!(got, want, "{text}");
+    }
+}
+
+#[test]
+fn former_and_members_prices_are_not_current() {
+    let body = grid("en-GB", |i| {
+        match i {
+        1 => "<li class=\"card\"><a href=\"/p/1\">Kettle 1</a><span>was £45.00</span> <span>£30.00</span></li>".into(),
+        2 => "<li class=\"card\"><a href=\"/p/2\">Kettle 2</a><del>£50.00</del> <span>£35.00</span></li>".into(),
+        3 => "<li class=\"card\"><a href=\"/p/3\">Kettle 3</a><span>RRP £60.00</span> <span>£40.00</span></li>".into(),
+        4 => "<li class=\"card\"><a href=\"/p/4\">Kettle 4</a><span class=\"member-price\">Club price £20.00</span> <span class=\"price\">£25.00</span></li>".into(),
+        _ => format!("<li class=\"card\"><a href=\"/p/{i}\">Kettle {i}</a><span class=\"price\">£{i}5.00</span></li>"),
+    }
+    });
+    let x = run("https://shop.example.co.uk/kettles", &body);
+    assert_eq!(x.records.len(), 6, "{:?}", x.records);
+    assert_eq!(
+        prices(&x),
+        [
+            Some("30.00"),
+            Some("35.00"),
+            Some("40.00"),
+            Some("25.00"),
+            Some("55.00"),
+            Some("65.00")
+        ]
+    );
+    assert!(currencies(&x).iter().all(|c| *c == Some("GBP")));
+}
+
+#[test]
+fn the_price_a_shopper_pays_includes_tax() {
+    let body = grid("de", |i| {
+        format!("<li class=\"card\"><a href=\"/p/{i}\">Tisch {i}</a><span class=\"price-excl\">{i}0,00 € exkl. MwSt.</span><span class=\"price-incl\">{i}1,90 € inkl. MwSt.</span></li>")
+    });
+    let x = run("https://shop.example.de/tische", &body);
+    assert_eq!(x.records.len(), 6, "{:?}", x.records);
+    assert_eq!(
+        get(&x.records[0], "price"),
+        Some("11.90"),
+        "{:?}",
+        x.records[0]
+    );
+    let body = grid("en-GB", |i| {
+        format!("<li class=\"card\"><a href=\"/p/{i}\">Desk {i}</a><span>£{i}0.00 ex VAT</span><span>£{i}2.00 inc VAT</span></li>")
+    });
+    let x = run("https://shop.example.co.uk/desks", &body);
+    assert_eq!(
+        get(&x.records[0], "price"),
+        Some("12.00"),
+        "{:?}",
+        x.records[0]
+    );
+}
+
+#[test]
+fn cents_in_their_own_element_stay_with_the_amount() {
+    let body = grid("en", |i| {
+        format!("<li class=\"card\"><a href=\"/p/{i}\">Drill {i}</a><span class=\"price\"><span class=\"currency\">$</span><span class=\"whole\">{i}9</span><span class=\"cents\">97</span></span></li>")
+    });
+    let x = run("https://tools.example.com/drills", &body);
+    assert_eq!(
+        get(&x.records[0], "price"),
+        Some("19.97"),
+        "{:?}",
+        x.records[0]
+    );
+}
+
+#[test]
+fn a_featured_rail_is_not_the_main_list() {
+    let rail: String = (1..=4)
+        .map(|i| format!("<div class=\"tile\"><a href=\"/p/best-{i}\">Best seller {i}</a><span class=\"price\">$9{i}.00</span></div>"))
+        .collect();
+    let main: String = (1..=3)
+        .map(|i| format!("<li class=\"product\"><a href=\"/p/tent-{i}\">Tent {i}</a><span class=\"price\">${i}49.00</span></li>"))
+        .collect();
+    let body = format!(
+        "<html lang=\"en\"><body><h1>Tents</h1><section><h2>Best sellers</h2><div class=\"rail\">{rail}</div></section><ul class=\"products\">{main}</ul></body></html>"
+    );
+    let x = run("https://gear.example.com/tents", &body);
+    let names: Vec<_> = x.records.iter().filter_map(|r| get(r, "name")).collect();
+    assert_eq!(names, ["Tent 1", "Tent 2", "Tent 3"], "{:?}", x.notes);
+}
+
+#[test]
+fn a_list_that_lives_only_in_page_state_is_read() {
+    let state = json!({
+        "props": {"catalog": {"hits": [
+            {"title": "Trail Shoe", "url": "/trail-shoe", "priceInfo": {"amount": 89.5, "currencyCode": "EUR"}},
+            {"title": "Road Shoe", "url": "/road-shoe", "priceInfo": {"amount": 99, "currencyCode": "EUR"}},
+            {"title": "Track Spike", "url": "/track-spike", "priceInfo": {"amount": 120, "currencyCode": "EUR"}}
+        ]}}
+    });
+    let body = format!(
+        "<html lang=\"de\"><body><div id=\"app\"></div><script>window.__SHOP_STATE__ = {state};</script></body></html>"
+    );
+    let x = run("https://shoes.example.com/laufen", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(x.records.len(), 3, "{:?}", x.records);
+    assert_eq!(get(&x.records[0], "name"), Some("Trail Shoe"));
+    assert_eq!(get(&x.records[0], "price"), Some("89.5"));
+    assert_eq!(get(&x.records[0], "currency"), Some("EUR"));
+    assert_eq!(
+        get(&x.records[0], "url"),
+        Some("https://shoes.example.com/trail-shoe")
+    );
+}
+
+#[test]
+fn a_normalized_state_cache_is_a_list() {
+    // Apollo-style caches keep products as the values of an object keyed by
+    // type and id, not as an array.
+    let state = json!({
+        "ROOT_QUERY": {"search": {"__ref": "Search:1"}},
+        "Product:11": {"__typename": "Product", "name": "Desk Lamp", "url": "/p/desk-lamp", "price": {"value": 24.0, "currency": "USD"}},
+        "Product:12": {"__typename": "Product", "name": "Floor Lamp", "url": "/p/floor-lamp", "price": {"value": 64.0, "currency": "USD"}},
+        "Product:13": {"__typename": "Product", "name": "Wall Lamp", "url": "/p/wall-lamp", "price": {"value": 34.0, "currency": "USD"}}
+    });
+    let body = format!(
+        "<html lang=\"en\"><body><div id=\"root\"></div><script>window.__APOLLO_STATE__={state}</script></body></html>"
+    );
+    let x = run("https://lamps.example.com/lamps", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(x.records.len(), 3, "{:?}", x.records);
+    assert_eq!(
+        get(&x.records[1], "url"),
+        Some("https://lamps.example.com/p/floor-lamp")
+    );
+}
