@@ -147,10 +147,17 @@ fn is_name_hint(hint: &str) -> bool {
         || hint.has("product_name")
 }
 
+/// Whether a link is a route of a single-page app ("#!/content/63207",
+/// "#%21/item/5"): the fragment is the address of the page it shows.
+pub fn is_app_route(href: &str) -> bool {
+    let h = href.trim();
+    h.starts_with("#!") || h.get(..4).is_some_and(|p| p.eq_ignore_ascii_case("#%21"))
+}
+
 fn usable_href(h: &str) -> bool {
     let l = h.trim().to_ascii_lowercase();
     !(l.is_empty()
-        || l.starts_with('#')
+        || (l.starts_with('#') && !is_app_route(&l))
         || l.starts_with("javascript")
         || l.starts_with("mailto:")
         || l.starts_with("tel:")
@@ -160,14 +167,23 @@ fn usable_href(h: &str) -> bool {
         || l.has("/cart"))
 }
 
-/// An absolute URL without its fragment.
+/// An absolute URL without its fragment; an app route keeps its "#!"
+/// fragment, the only part that tells its pages apart.
 pub fn absolute(base: &Option<url::Url>, href: &str) -> Option<String> {
     let b = base.as_ref()?;
     let mut u = b.join(href.trim()).ok()?;
     if u.scheme() != "http" && u.scheme() != "https" {
         return None;
     }
-    u.set_fragment(None);
+    let route = u.fragment().and_then(|f| {
+        let rest = f.strip_prefix('!').or_else(|| {
+            f.get(..3)
+                .filter(|p| p.eq_ignore_ascii_case("%21"))
+                .map(|_| &f[3..])
+        })?;
+        Some(format!("!{rest}"))
+    });
+    u.set_fragment(route.as_deref());
     Some(u.to_string())
 }
 

@@ -329,3 +329,17 @@ fn a_normalized_state_cache_is_a_list() {
         Some("https://lamps.example.com/p/floor-lamp")
     );
 }
+
+#[test]
+fn app_routes_are_the_cards_addresses() {
+    let body = grid("en", |i| {
+        format!("<li class=\"block\"><a href=\"#%21/content/6{i}\" class=\"livelink\" title=\"Asset {i}\">Asset {i}</a><span class=\"price\">${i}</span></li>")
+    });
+    let x = run("https://store.example.com/en/#!/search/query=games", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(x.records.len(), 6, "{:?}", x.records);
+    assert_eq!(
+        get(&x.records[1], "url"),
+        Some("https://store.example.com/en/#!/content/62")
+    );
+}

@@ -167,7 +167,9 @@ impl Counts {
                     .attr("href")
                     .map(|h| {
                         let h = h.trim();
-                        !h.is_empty() && !h.starts_with('#') && !h.starts_with("javascript")
+                        !h.is_empty()
+                            && (!h.starts_with('#') || crate::cards::is_app_route(h))
+                            && !h.starts_with("javascript")
                     })
                     .unwrap_or(false);
             links.push(links.last().unwrap() + is_link as u32);
@@ -397,9 +399,20 @@ fn link_shape(doc: &Doc, card: usize) -> Option<(String, usize)> {
             return None;
         }
         let h = e.el.value().attr("href")?.trim();
-        if h.is_empty() || h.starts_with('#') || h.starts_with("javascript") {
+        if h.is_empty()
+            || (h.starts_with('#') && !crate::cards::is_app_route(h))
+            || h.starts_with("javascript")
+        {
             return None;
         }
+        // An app route's address is its fragment ("#!/content/63207").
+        let h = if crate::cards::is_app_route(h) {
+            h.trim_start_matches('#')
+                .trim_start_matches('!')
+                .trim_start_matches("%21")
+        } else {
+            h
+        };
         // Relative links keep their own depth; the host is then the page's.
         let (host, path) = match h.split_once("://") {
             Some((_, rest)) => rest.split_once('/').unwrap_or((rest, "")),
