@@ -4,7 +4,8 @@
 //! - `test`             build everything the tests need, then run every test
 //! - `plugins`          build the plugin components (wasm32-wasip2), the
 //!                      Python example's too
-//! - `f1`               score the extractor on the product-pages dataset
+//! - `f1`               score the extractor on the product pages and every
+//!                      listing set
 //! - `bench`            run the benchmarks and print their figures
 
 use std::path::{Path, PathBuf};
@@ -290,9 +291,13 @@ fn ensure_wasm_target() {
     }
 }
 
-/// Run `fnhost extract` over the product-pages dataset and score it.
+/// Run `fnhost extract` over the product-pages dataset and score it, then
+/// every listing set: the repository's own (`datasets/listing-pages*`, each
+/// with its scorer) and the shared ones beside the repository that carry
+/// `list-f1`. `FNHOST_DATASET` / `FNHOST_SCORER` score one product set only.
 fn f1(root: &Path) {
     build_plugins();
+    let only_products = std::env::var_os("FNHOST_DATASET").is_some();
     let dataset = std::env::var("FNHOST_DATASET")
         .map(PathBuf::from)
         .unwrap_or_else(|_| root.join("../shared/datasets/product-pages"));
@@ -309,6 +314,39 @@ fn f1(root: &Path) {
         .arg(dataset.join("ground-truth.json"))
         .arg(&out);
     run(&mut score);
+    if only_products {
+        return;
+    }
+    run(cargo(&["build", "--quiet", "--package", "fnhost"]));
+    let target =
+        std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
+    let fnhost = target.join("debug/fnhost");
+    let mut sets: Vec<PathBuf> = std::fs::read_dir(root.join("datasets"))
+        .map(|d| d.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    if let Ok(shared) = std::fs::read_dir(root.join("../shared/datasets")) {
+        sets.extend(shared.flatten().map(|e| e.path()));
+    }
+    sets.retain(|d| d.join("ground-truth.json").exists() && d.join("pages").is_dir());
+    sets.sort();
+    let data = target.join("f1-data");
+    for set in sets {
+        println!("xtask: {}", set.display());
+        if set.join("list-f1").exists() {
+            // Listing and product pages, with kinds (it runs fnhost itself).
+            run(Command::new("python3").arg(set.join("list-f1")).arg(&fnhost));
+        } else if set.join("score.py").exists() {
+            let out = target.join("listing-predictions.json");
+            run(Command::new(&fnhost)
+                .arg("--data-dir")
+                .arg(&data)
+                .args(["extract", "--list", "--dir"])
+                .arg(&set)
+                .arg("--out")
+                .arg(&out));
+            run(Command::new("python3").arg(set.join("score.py")).arg(&out));
+        }
+    }
 }
 
 /// `fnhost extract` (every core, the plugin in the host's runtime) beside

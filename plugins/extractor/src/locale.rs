@@ -176,31 +176,34 @@ fn data_currency(doc: &Doc) -> Option<String> {
             count(v);
         }
     }
+    // One pass of the (SIMD-fast) substring search per text: `currency"`,
+    // `Currency"`, `currencyCode"`, `currency_code"`, then `: "XXX"`.
     let mut scan = |text: &str| {
-        for key in ["currency\"", "currencycode\"", "currency_code\""] {
-            let lower_key_len = key.len();
-            let mut from = 0;
-            let lower = text.as_bytes();
-            let mut guard = 0;
-            while let Some(at) = find_ci(&lower[from..], key.as_bytes()) {
-                guard += 1;
-                if guard > 2000 {
-                    break;
-                }
-                let after = from + at + lower_key_len;
-                from = after;
-                let rest = &text[after..];
-                let rest = rest.trim_start_matches([' ', ':', '\t']).trim_start();
-                let Some(rest) = rest.strip_prefix('"') else {
-                    continue;
-                };
-                let code: String = rest.chars().take(4).collect();
-                if code.len() == 4
-                    && code.ends_with('"')
-                    && code[..3].chars().all(|c| c.is_ascii_alphabetic())
-                {
-                    count(&code[..3]);
-                }
+        let mut from = 0;
+        for _ in 0..2000 {
+            let Some(at) = text[from..].find("urrency") else {
+                break;
+            };
+            let start = from + at;
+            from = start + 7;
+            if !matches!(text[..start].bytes().next_back(), Some(b'c' | b'C')) {
+                continue;
+            }
+            let rest = &text[from..];
+            let rest = rest
+                .strip_prefix("Code")
+                .or_else(|| rest.strip_prefix("_code"))
+                .unwrap_or(rest);
+            let Some(rest) = rest.strip_prefix('"') else {
+                continue;
+            };
+            let rest = rest.trim_start_matches([' ', ':', '\t']);
+            let Some(rest) = rest.strip_prefix('"') else {
+                continue;
+            };
+            let code = rest.as_bytes();
+            if code.len() >= 4 && code[3] == b'"' && code[..3].iter().all(u8::is_ascii_alphabetic) {
+                count(&rest[..3]);
             }
         }
     };
@@ -216,27 +219,6 @@ fn data_currency(doc: &Doc) -> Option<String> {
 /// generic name (".io", ".co", ".tv", ".me", ".ai").
 fn country_domain(tld: &str) -> bool {
     tld.len() == 2 && !matches!(tld, "io" | "co" | "tv" | "me" | "ai" | "fm" | "gg" | "ly")
-}
-
-/// Case-insensitive search of an ASCII needle (lowercase) in bytes.
-fn find_ci(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    if needle.is_empty() || hay.len() < needle.len() {
-        return None;
-    }
-    let first = needle[0];
-    let mut i = 0;
-    while i + needle.len() <= hay.len() {
-        if hay[i].to_ascii_lowercase() == first
-            && hay[i..i + needle.len()]
-                .iter()
-                .zip(needle)
-                .all(|(a, b)| a.to_ascii_lowercase() == *b)
-        {
-            return Some(i);
-        }
-        i += 1;
-    }
-    None
 }
 
 impl Locale {
