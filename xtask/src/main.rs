@@ -334,7 +334,9 @@ fn f1(root: &Path) {
         println!("xtask: {}", set.display());
         if set.join("list-f1").exists() {
             // Listing and product pages, with kinds (it runs fnhost itself).
-            run(Command::new("python3").arg(set.join("list-f1")).arg(&fnhost));
+            run(Command::new("python3")
+                .arg(set.join("list-f1"))
+                .arg(&fnhost));
         } else if set.join("score.py").exists() {
             let out = target.join("listing-predictions.json");
             run(Command::new(&fnhost)
