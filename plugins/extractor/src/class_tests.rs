@@ -3,28 +3,9 @@
 //! spellings and bare signs, which price is current, locale number formats,
 //! which list is the main list, and lists that live only in page state.
 
-use crate::{extract, Extraction, Page, PageKind, Request};
-use serde_json::{json, Map, Value};
-
-fn run(url: &str, body: &str) -> Extraction {
-    let hints = json!({});
-    let req = Request {
-        entity: "product",
-        guidance: None,
-        hints: &hints,
-    };
-    let page = Page {
-        url,
-        status: 200,
-        content_type: Some("text/html"),
-        body,
-    };
-    extract(&page, &req).expect("extract")
-}
-
-fn get<'a>(r: &'a Map<String, Value>, k: &str) -> Option<&'a str> {
-    r.get(k).and_then(|v| v.as_str())
-}
+use crate::listing_tests::{get, run};
+use crate::{Extraction, PageKind};
+use serde_json::json;
 
 /// A page of six cards, each made by `card`, in a result list.
 fn grid(lang: &str, card: impl Fn(usize) -> String) -> String {

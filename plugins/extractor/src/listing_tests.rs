@@ -3,7 +3,7 @@
 use crate::{extract, Extraction, Page, PageKind, Request};
 use serde_json::{json, Map, Value};
 
-fn run(url: &str, body: &str) -> Extraction {
+pub(crate) fn run(url: &str, body: &str) -> Extraction {
     let hints = json!({});
     let req = Request {
         entity: "product",
@@ -19,7 +19,7 @@ fn run(url: &str, body: &str) -> Extraction {
     extract(&page, &req).expect("extract")
 }
 
-fn get<'a>(r: &'a Map<String, Value>, k: &str) -> Option<&'a str> {
+pub(crate) fn get<'a>(r: &'a Map<String, Value>, k: &str) -> Option<&'a str> {
     r.get(k).and_then(|v| v.as_str())
 }
 
