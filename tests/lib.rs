@@ -697,3 +697,171 @@ pub fn python() -> std::path::PathBuf {
     );
     path
 }
+
+/// A canned answer of a [`Scripted`] site. `{origin}` in its headers and
+/// body is replaced by the site's origin.
+#[derive(Clone, Debug)]
+pub struct Canned {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+}
+
+/// One request a [`Scripted`] site received.
+#[derive(Clone, Debug)]
+pub struct Hit {
+    /// Path and query.
+    pub target: String,
+    /// Header names in lower case.
+    pub headers: Vec<(String, String)>,
+    pub at: std::time::Instant,
+}
+
+/// A loopback site that answers each path (with its query) as scripted,
+/// and counts what it was asked: requests, their headers and times, and the
+/// most connections it held at once. Unknown paths answer 404.
+#[derive(Clone)]
+pub struct Scripted {
+    pub origin: String,
+    routes: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, Vec<Canned>>>>,
+    hits: std::sync::Arc<std::sync::Mutex<Vec<Hit>>>,
+    in_flight: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    most_in_flight: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    /// How long each answer is held before it is sent, in ms.
+    pub hold_ms: std::sync::Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl Scripted {
+    pub fn start() -> Scripted {
+        use std::io::{Read, Write};
+        use std::sync::atomic::Ordering::SeqCst;
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let site = Scripted {
+            origin: format!("http://{}", listener.local_addr().unwrap()),
+            routes: Default::default(),
+            hits: Default::default(),
+            in_flight: Default::default(),
+            most_in_flight: Default::default(),
+            hold_ms: Default::default(),
+        };
+        let s = site.clone();
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { continue };
+                let s = s.clone();
+                std::thread::spawn(move || {
+                    let now = s.in_flight.fetch_add(1, SeqCst) + 1;
+                    s.most_in_flight.fetch_max(now, SeqCst);
+                    let mut buf = Vec::new();
+                    let mut chunk = [0u8; 4096];
+                    while !buf.windows(4).any(|w| w == b"\r\n\r\n") {
+                        match stream.read(&mut chunk) {
+                            Ok(0) | Err(_) => break,
+                            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                        }
+                    }
+                    let head = String::from_utf8_lossy(&buf).to_string();
+                    let target = head.split_whitespace().nth(1).unwrap_or("/").to_string();
+                    let headers = head
+                        .lines()
+                        .skip(1)
+                        .filter_map(|l| l.split_once(':'))
+                        .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_string()))
+                        .collect();
+                    s.hits.lock().unwrap().push(Hit {
+                        target: target.clone(),
+                        headers,
+                        at: std::time::Instant::now(),
+                    });
+                    let hold = s.hold_ms.load(SeqCst);
+                    if hold > 0 {
+                        std::thread::sleep(Duration::from_millis(hold));
+                    }
+                    let canned = {
+                        let mut routes = s.routes.lock().unwrap();
+                        match routes.get_mut(&target) {
+                            // Scripted answers in turn; the last one repeats.
+                            Some(list) if list.len() > 1 => Some(list.remove(0)),
+                            Some(list) => list.first().cloned(),
+                            None => None,
+                        }
+                    };
+                    let canned = canned.unwrap_or(Canned {
+                        status: 404,
+                        headers: vec![],
+                        body: String::new(),
+                    });
+                    let body = canned.body.replace("{origin}", &s.origin);
+                    let mut out = format!("HTTP/1.1 {} Scripted\r\n", canned.status);
+                    let mut typed = false;
+                    for (n, v) in &canned.headers {
+                        typed |= n.eq_ignore_ascii_case("content-type");
+                        out.push_str(&format!("{n}: {}\r\n", v.replace("{origin}", &s.origin)));
+                    }
+                    if !typed {
+                        out.push_str("Content-Type: text/html; charset=utf-8\r\n");
+                    }
+                    out.push_str(&format!(
+                        "Content-Length: {}\r\nConnection: close\r\n\r\n",
+                        body.len()
+                    ));
+                    let _ = stream.write_all(out.as_bytes());
+                    let _ = stream.write_all(body.as_bytes());
+                    let _ = stream.flush();
+                    s.in_flight.fetch_sub(1, SeqCst);
+                });
+            }
+        });
+        site
+    }
+
+    /// Answer `target` (path and query) with these answers in turn, the
+    /// last one from then on.
+    pub fn script(&self, target: &str, answers: Vec<Canned>) {
+        self.routes
+            .lock()
+            .unwrap()
+            .insert(target.to_string(), answers);
+    }
+
+    /// Answer `target` with one status, headers and body.
+    pub fn answer(&self, target: &str, status: u16, headers: &[(&str, &str)], body: &str) {
+        self.script(
+            target,
+            vec![Canned {
+                status,
+                headers: headers
+                    .iter()
+                    .map(|(n, v)| (n.to_string(), v.to_string()))
+                    .collect(),
+                body: body.to_string(),
+            }],
+        );
+    }
+
+    /// Answer `target` with a 200 HTML page.
+    pub fn page(&self, target: &str, body: &str) {
+        self.answer(target, 200, &[], body);
+    }
+
+    /// Every request so far.
+    pub fn hits(&self) -> Vec<Hit> {
+        self.hits.lock().unwrap().clone()
+    }
+
+    /// How many requests asked for `target`.
+    pub fn count(&self, target: &str) -> usize {
+        self.hits().iter().filter(|h| h.target == target).count()
+    }
+
+    /// The most requests the site was answering at once.
+    pub fn most_in_flight(&self) -> usize {
+        self.most_in_flight
+            .load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// The URL of a path on the site.
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.origin)
+    }
+}

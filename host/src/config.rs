@@ -126,7 +126,24 @@ pub struct FetchConfig {
     pub max_pages_per_turn: u32,
     /// The most turns a session may have.
     pub max_turns: u32,
+    /// The User-Agent of every fetch. Empty: `fnhost/<version> (+<public_url>)`,
+    /// so a site's operator can find who reads it.
     pub user_agent: String,
+    /// Requests in flight to one host, shared by every run of the node.
+    pub per_host_concurrency: usize,
+    /// Least milliseconds between the starts of two requests to one host.
+    pub per_host_interval_ms: u64,
+    /// Retries of a page answered 429/503 (after its Retry-After) or another 5xx.
+    pub retries: u32,
+    /// The longest Retry-After honoured, in seconds; a longer one ends the
+    /// page `rate_limited` at once.
+    pub retry_after_max_s: u64,
+    /// The first back-off after a 5xx, in ms; doubled per retry, plus jitter.
+    pub backoff_ms: u64,
+    /// How long a site's robots.txt is kept before it is read again, in seconds.
+    pub robots_ttl_s: u64,
+    /// Hosts whose robots.txt is not applied: only sites the operator owns.
+    pub robots_exempt_hosts: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -231,7 +248,14 @@ impl Default for FetchConfig {
             timeout_s: 10,
             max_pages_per_turn: 500,
             max_turns: 5,
-            user_agent: "fnhost/0.1 (+catalog extraction)".into(),
+            user_agent: String::new(),
+            per_host_concurrency: 2,
+            per_host_interval_ms: 250,
+            retries: 2,
+            retry_after_max_s: 20,
+            backoff_ms: 500,
+            robots_ttl_s: 3600,
+            robots_exempt_hosts: Vec::new(),
         }
     }
 }
@@ -347,6 +371,28 @@ impl Config {
         self.docs_url
             .clone()
             .unwrap_or_else(|| format!("{}/docs", self.public_url()))
+    }
+
+    /// How fetches treat the sites they read.
+    pub fn fetch_manners(&self) -> crate::fetch::Manners {
+        let f = &self.fetch;
+        let user_agent = if f.user_agent.trim().is_empty() {
+            format!("fnhost/{} (+{})", env!("CARGO_PKG_VERSION"), self.public_url())
+        } else {
+            f.user_agent.clone()
+        };
+        crate::fetch::Manners {
+            timeout: std::time::Duration::from_secs(f.timeout_s),
+            max_bytes: f.max_page_bytes,
+            user_agent,
+            per_host: f.per_host_concurrency.max(1),
+            interval: std::time::Duration::from_millis(f.per_host_interval_ms),
+            retries: f.retries,
+            retry_after_max: std::time::Duration::from_secs(f.retry_after_max_s),
+            backoff: std::time::Duration::from_millis(f.backoff_ms),
+            robots_ttl: std::time::Duration::from_secs(f.robots_ttl_s),
+            robots_exempt: f.robots_exempt_hosts.clone(),
+        }
     }
 
     pub fn per_fetch(&self) -> Micros {

@@ -1,7 +1,6 @@
 //! The state every handler shares.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use crate::auth::cache::KeyCache;
 use crate::config::Config;
@@ -51,12 +50,7 @@ pub struct Shared {
 
 impl AppState {
     pub fn new(config: Config, store: Store, plugins: Plugins, signer: ReceiptSigner) -> AppState {
-        let fetcher = Fetcher::new(
-            config.target_policy(),
-            Duration::from_secs(config.fetch.timeout_s),
-            config.fetch.max_page_bytes,
-            &config.fetch.user_agent,
-        );
+        let fetcher = Fetcher::new(config.target_policy(), config.fetch_manners());
         AppState(Arc::new(Shared {
             rate_limiter: Arc::new(RateLimiter::new(
                 config.rate_limit_per_s,

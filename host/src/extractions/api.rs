@@ -488,17 +488,19 @@ async fn result(
         &id,
         &q,
         |e| e.to_extraction_wire(&public_url),
-        |e, rows, unchecked, receipts| wire::ExtractionResult {
+        |e, read| wire::ExtractionResult {
             object: "result",
             extraction_id: e.id.clone(),
             status: e.status_str(),
             claim: e.claim.clone(),
+            outcome: e.outcome.map(|o| o.as_str().to_string()),
+            completeness: e.completeness.clone(),
             qualified: e.qualified,
             records: e.records,
             spend_usd: Usd(e.settled),
-            receipts,
-            rows,
-            unchecked,
+            receipts: read.receipts,
+            rows: read.rows,
+            unchecked: read.unchecked,
         },
     )
     .await

@@ -77,6 +77,9 @@ pub fn new_extraction(caller: &Caller, url: &str, entity: &str, spec: Spec) -> S
         created_at: now.clone(),
         updated_at: now,
         ended_at: None,
+        outcome: None,
+        completeness: None,
+        validators: Default::default(),
     }
 }
 

@@ -14,6 +14,8 @@
 //! - a monitor due while the server was down runs once when it is back, and
 //!   its next run is a cadence after that, not once per missed slot.
 
+use std::collections::{HashMap, HashSet};
+
 use std::time::Duration;
 
 use serde_json::Value;
@@ -288,6 +290,51 @@ fn records_of(tx: &Tx, children: &[String]) -> anyhow::Result<Vec<String>> {
     Ok(out)
 }
 
+/// Where the baseline's products were seen, and which pages this run read
+/// `ok`: a product counts as removed only when the page that showed it was
+/// read again without it (a blocked, failed or unread page removes nothing).
+struct Sighting {
+    pages_read: HashSet<String>,
+    /// The baseline's rows: identity → the page they were read from.
+    base_pages: HashMap<String, String>,
+}
+
+impl Sighting {
+    fn was_read(&self, identity: &str) -> bool {
+        self.base_pages
+            .get(identity)
+            .is_some_and(|page| self.pages_read.contains(page))
+    }
+}
+
+/// The pages a set of runs read with outcome `ok` (from their page events).
+fn pages_read_ok(tx: &Tx, children: &[String]) -> anyhow::Result<HashSet<String>> {
+    let mut out = HashSet::new();
+    for child in children {
+        for e in sessions::events::after(tx, child, 0, usize::MAX)? {
+            if e.data["outcome"] == "ok" {
+                if let Some(url) = e.data["url"].as_str() {
+                    out.insert(url.to_string());
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The page each qualified row of a set of runs was read from, by identity.
+fn pages_of(tx: &Tx, children: &[String]) -> anyhow::Result<HashMap<String, String>> {
+    let mut out = HashMap::new();
+    for child in children {
+        for r in sessions::rows(tx, child, 0, usize::MAX)? {
+            if r.qualified {
+                out.insert(fnhost_differ::identity(&r.record), r.source.url);
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// Ends the monitor's run: `failure` when it could not start, else from
 /// its children's ends. Diffs a successful run against the baseline, adds
 /// its cost to the lifetime spend, moves the status and tells.
@@ -297,9 +344,7 @@ async fn end(state: &AppState, id: &str, failure: Option<String>) -> anyhow::Res
     let read = state
         .store
         .read_async(
-            move |tx| -> anyhow::Result<
-                Option<(Monitor, Vec<Session>, Option<(Vec<String>, Vec<String>)>)>,
-            > {
+            move |tx| -> anyhow::Result<Option<(Monitor, Vec<Session>, Option<(Vec<String>, Vec<String>)>, Sighting)>> {
                 let Some(m) = super::get(tx, &id_c)? else {
                     return Ok(None);
                 };
@@ -316,11 +361,18 @@ async fn end(state: &AppState, id: &str, failure: Option<String>) -> anyhow::Res
                     Some(base) => Some((records_of(tx, base)?, records_of(tx, &run.runs)?)),
                     None => Some((Vec::new(), records_of(tx, &run.runs)?)),
                 };
-                Ok(Some((m, children, rows)))
+                let sighting = Sighting {
+                    pages_read: pages_read_ok(tx, &run.runs)?,
+                    base_pages: match &m.baseline {
+                        Some(base) => pages_of(tx, base)?,
+                        None => HashMap::new(),
+                    },
+                };
+                Ok(Some((m, children, rows, sighting)))
             },
         )
         .await?;
-    let Some((m, children, rows)) = read else {
+    let Some((m, children, rows, sighting)) = read else {
         return Ok(());
     };
     let run = m.running.clone().expect("checked above");
@@ -346,7 +398,11 @@ async fn end(state: &AppState, id: &str, failure: Option<String>) -> anyhow::Res
         (None, Some((before, after))) => {
             let rows = after.len() as u64;
             match state.plugins.diff(before, after).await {
-                Ok(d) => Ok((rows, d)),
+                Ok(mut d) => {
+                    // Gone only from a page that was read, and read whole.
+                    d.removed.retain(|identity| sighting.was_read(identity));
+                    Ok((rows, d))
+                }
                 Err(e) => Err(format!("the differ failed: {e}")),
             }
         }

@@ -20,10 +20,15 @@ pub enum Phase {
     Parsed,
     /// A page read: its receipt, rows and cost.
     Source,
-    /// A page not read: disallowed, not recorded, or refused.
+    /// A page not read: disallowed by robots.txt.
     Skipped,
+    /// A page no response came for (or missing from the recordings).
     FetchFailed,
     ExtractFailed,
+    /// A page fetched that gave nothing billable: its outcome (blocked,
+    /// login_required, not_found, rate_limited, needs_rendering,
+    /// not_a_catalog) and the signal.
+    Page,
     /// A follow-up turn was priced.
     Proposal,
     // The terminal phases: no event follows in the turn.
@@ -43,6 +48,7 @@ impl Phase {
             Phase::Skipped => "skipped",
             Phase::FetchFailed => "fetch_failed",
             Phase::ExtractFailed => "extract_failed",
+            Phase::Page => "page",
             Phase::Proposal => "proposal",
             Phase::Answered => "answered",
             Phase::Delivered => "delivered",
@@ -75,8 +81,9 @@ const TERMINAL: [Phase; 5] = [
 pub struct Event {
     /// Increasing from 1 within the session; the SSE `id`.
     pub seq: u64,
-    /// started, parsed, source, fetch_failed, extract_failed, skipped,
-    /// proposal, and the terminal answered, abstain, error, stopped (open enum).
+    /// started, parsed, source, page, fetch_failed, extract_failed, skipped,
+    /// proposal, and the terminal answered, delivered, abstain, error,
+    /// stopped (open enum). Every page's event names its `outcome`.
     pub phase: String,
     pub at: String,
     #[schema(value_type = Object)]

@@ -40,8 +40,10 @@ pub enum StreamCode {
     Internal,
     /// The planner could not read the query.
     ParseFailed,
-    /// A source could not be read (fetch, replay, search).
+    /// A source could not be read (replay, search, an unconfigured provider).
     ProviderUnavailable,
+    /// An extraction's page ended in this outcome (not `ok`).
+    Page(crate::fetch::outcome::PageOutcome),
 }
 
 impl StreamCode {
@@ -50,6 +52,7 @@ impl StreamCode {
             StreamCode::Internal => "internal",
             StreamCode::ParseFailed => "parse_failed",
             StreamCode::ProviderUnavailable => "provider_unavailable",
+            StreamCode::Page(outcome) => outcome.as_str(),
         }
     }
 }

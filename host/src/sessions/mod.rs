@@ -168,6 +168,15 @@ pub struct Session {
     pub created_at: String,
     pub updated_at: String,
     pub ended_at: Option<String>,
+    /// An extraction's page outcome, once its page was tried.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<crate::fetch::outcome::PageOutcome>,
+    /// How much of the catalog the last turn read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completeness: Option<crate::wire::Completeness>,
+    /// The validators of an extraction's page, for a refresh's conditional request.
+    #[serde(default, skip_serializing_if = "crate::fetch::Validators::is_empty")]
+    pub validators: crate::fetch::Validators,
 }
 
 impl Session {
@@ -272,6 +281,8 @@ impl Session {
             settled_usd: Usd(self.settled),
             released_usd: Usd(self.released),
             receipt_id: self.receipt_id.clone(),
+            outcome: self.outcome.map(|o| o.as_str().to_string()),
+            completeness: self.completeness.clone(),
             refresh_of: self.refresh_of.clone(),
             served_from: self.served_from.clone(),
             diff: self.diff.clone(),

@@ -30,6 +30,13 @@ pub(super) enum Effect {
     Event { phase: Phase, data: Value },
     /// A receipted page with its rows and its `source` event.
     Page(PageCommit),
+    /// What the run read of its catalog (and an extraction's page outcome),
+    /// stated before its end.
+    Reading {
+        outcome: Option<crate::fetch::outcome::PageOutcome>,
+        completeness: crate::wire::Completeness,
+        validators: crate::fetch::Validators,
+    },
 }
 
 /// One page's effects, decided by the run before they are written.
@@ -168,6 +175,15 @@ fn apply(tx: &Tx, id: &str, effects: Vec<Effect>) -> anyhow::Result<()> {
                     store::put_json(tx, ROWS, &row.key, &row.row)?;
                 }
                 events::append(tx, &mut s, Phase::Source, page.event)?;
+            }
+            Effect::Reading {
+                outcome,
+                completeness,
+                validators,
+            } => {
+                s.outcome = outcome;
+                s.completeness = Some(completeness);
+                s.validators = validators;
             }
         }
     }

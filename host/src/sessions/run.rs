@@ -26,6 +26,7 @@ use super::testmode::{self, Sentinel};
 use super::StopReason;
 use super::{Kind, Session};
 use crate::accounts::Mode;
+use crate::fetch::outcome::PageOutcome;
 use crate::fetch::{FetchError, Fetched};
 use crate::limits::RunSlot;
 use crate::money::Micros;
@@ -51,9 +52,8 @@ pub fn spawn(state: AppState, session: Session, slot: Arc<RunSlot>, claim: RunCl
             progress: Progress::new(state.store.clone(), state.bus.clone(), &session.id),
             state: state.clone(),
             rows: HashMap::new(),
-            pages_read: 0,
-            last_http_status: 0,
-            unread: None,
+            last_page: None,
+            reading: Reading::default(),
             session,
             stop,
         };
@@ -104,12 +104,62 @@ struct Run {
     progress: Progress,
     /// The rows of this run by identity, so a product seen twice is one row.
     rows: HashMap<String, RowMark>,
-    /// Pages read and receipted.
-    pages_read: u32,
-    /// The HTTP status of the last page read.
-    last_http_status: u16,
-    /// Why the last page that could not be read was not.
-    unread: Option<String>,
+    /// How the last page the run wanted ended (an extraction's one page).
+    last_page: Option<PageEnd>,
+    /// What the run read of its catalog's listings.
+    reading: Reading,
+}
+
+/// How a page the run wanted ended.
+struct PageEnd {
+    /// `None`: a test key's page missing from the recordings.
+    outcome: Option<PageOutcome>,
+    reason: String,
+    validators: crate::fetch::Validators,
+}
+
+/// What the run read of the listings it walked (the run's `completeness`).
+#[derive(Default)]
+struct Reading {
+    /// The largest total a listing page stated.
+    expected: Option<u64>,
+    /// Products read from listing pages, by identity.
+    found: HashSet<String>,
+    /// Listing pages read.
+    pages_walked: u32,
+    /// The pages queued as a listing's next pages.
+    next_pages: HashSet<String>,
+    /// The outcome of a listing's next page that could not be read.
+    lost: Option<PageOutcome>,
+    /// The listing's next pages not read because the run ended first.
+    unwalked: bool,
+}
+
+impl Reading {
+    /// Whether the listings read so far are whole: nothing lost, and at
+    /// least what the site says it has.
+    fn whole(&self) -> bool {
+        self.lost.is_none() && self.expected.is_none_or(|n| self.found.len() as u64 >= n)
+    }
+
+    fn completeness(&self, stopped: Option<&Outcome>) -> wire::Completeness {
+        let stopped_because = match stopped {
+            Some(Outcome::Stopped { stop: StopReason::SpendBudget, .. }) => "budget".to_string(),
+            Some(Outcome::Stopped { stop: StopReason::QueryBudget, .. }) => "page_limit".to_string(),
+            Some(Outcome::Stopped { .. }) => "stopped".to_string(),
+            _ => match self.lost {
+                Some(outcome) => outcome.as_str().to_string(),
+                None if self.unwalked => "page_limit".to_string(),
+                None => "end_of_list".to_string(),
+            },
+        };
+        wire::Completeness {
+            expected: self.expected,
+            found: self.found.len() as u64,
+            pages_walked: self.pages_walked,
+            stopped_because,
+        }
+    }
 }
 
 /// A row the run has written: its key, its record and how it counted.
@@ -139,6 +189,10 @@ impl Run {
     async fn execute(&mut self) -> Outcome {
         // What the run handed over is committed before its end is.
         let outcome = match self.plan_and_crawl().await {
+            Ok(outcome) => self.state_reading(&outcome).await.map(|()| outcome),
+            Err(e) => Err(e),
+        };
+        let outcome = match outcome {
             Ok(outcome) => self.progress.flush().await.map(|()| outcome),
             Err(e) => Err(e),
         };
@@ -159,6 +213,18 @@ impl Run {
                 }
             }
         }
+    }
+
+    /// Hand over what the run read: its completeness and, for an
+    /// extraction, its page's outcome and validators.
+    async fn state_reading(&mut self, outcome: &Outcome) -> anyhow::Result<()> {
+        let page = self.last_page.as_ref();
+        let effect = Effect::Reading {
+            outcome: page.and_then(|p| p.outcome),
+            completeness: self.reading.completeness(Some(outcome)),
+            validators: page.map(|p| p.validators.clone()).unwrap_or_default(),
+        };
+        self.progress.push(effect).await
     }
 
     /// A refresh's rows against its base, by the differ plugin: an
@@ -256,7 +322,7 @@ impl Run {
             return self.extract_one(sentinel).await;
         }
         let mut seeds = seeds_of(&Intent::of(&self.session.parsed));
-        if seeds.is_empty() && sentinel == Some(Sentinel::SpendStop) {
+        if seeds.is_empty() && matches!(sentinel, Some(Sentinel::SpendStop | Sentinel::Page(_))) {
             seeds.push(testmode::DEFAULT_TEST_SITE.to_string());
         }
         if seeds.is_empty() {
@@ -317,31 +383,63 @@ impl Run {
     }
 
     /// An extraction: its one page, read once (robots.txt obeyed), every
-    /// record of it a row. A page that cannot be read ends the run as error.
+    /// record of it a row. A page that is not `ok` ends the run as error
+    /// with the outcome as its code (robots.txt: abstained), at $0.
     async fn extract_one(&mut self, sentinel: Option<Sentinel>) -> anyhow::Result<Outcome> {
         let url = self.session.url.clone().unwrap_or_default();
         let outcome = self.crawl(vec![url], sentinel, false).await?;
-        if outcome == Outcome::Answered && self.last_http_status >= 400 {
-            // An error page is read (and its fetch receipted), not delivered.
-            return Ok(Outcome::Error {
+        if outcome != Outcome::Answered {
+            return Ok(outcome);
+        }
+        let Some(page) = &self.last_page else {
+            return Ok(outcome);
+        };
+        Ok(match page.outcome {
+            Some(PageOutcome::Ok) => outcome,
+            Some(PageOutcome::RobotsDisallowed) => Outcome::Abstained {
+                reason: format!("robots_disallowed: {}", page.reason),
+            },
+            Some(other) => Outcome::Error {
+                code: StreamCode::Page(other),
+                message: format!("{}: {}", other.as_str(), page.reason),
+            },
+            None => Outcome::Error {
                 code: StreamCode::ProviderUnavailable,
-                message: format!("the page answered HTTP {}", self.last_http_status),
-            });
+                message: page.reason.clone(),
+            },
+        })
+    }
+
+    /// A page that gave nothing billable: its event (`skipped` for
+    /// robots.txt, `fetch_failed` when no response came, `page` otherwise),
+    /// at $0 and without a receipt.
+    async fn unbilled(
+        &mut self,
+        url: &str,
+        outcome: Option<PageOutcome>,
+        reason: String,
+        listing_page: bool,
+    ) -> anyhow::Result<()> {
+        let phase = match outcome {
+            Some(PageOutcome::RobotsDisallowed) => Phase::Skipped,
+            Some(PageOutcome::FetchFailed) | None => Phase::FetchFailed,
+            Some(_) => Phase::Page,
+        };
+        let named = outcome.unwrap_or(PageOutcome::FetchFailed);
+        if listing_page && self.reading.lost.is_none() {
+            self.reading.lost = Some(named);
         }
-        if outcome == Outcome::Answered && self.pages_read == 0 {
-            return Ok(match self.unread.take() {
-                Some(reason) if reason.contains("robots.txt") => Outcome::Abstained { reason },
-                Some(reason) => Outcome::Error {
-                    code: StreamCode::ProviderUnavailable,
-                    message: reason,
-                },
-                None => Outcome::Error {
-                    code: StreamCode::ProviderUnavailable,
-                    message: "the page could not be read".into(),
-                },
-            });
-        }
-        Ok(outcome)
+        self.event(
+            phase,
+            json!({ "url": url, "outcome": named.as_str(), "reason": reason, "records": 0, "cost_usd": 0 }),
+        )
+        .await?;
+        self.last_page = Some(PageEnd {
+            outcome,
+            reason,
+            validators: Default::default(),
+        });
+        Ok(())
     }
 
     async fn crawl(
@@ -434,40 +532,40 @@ impl Run {
                 Some(q) => format!("{}?{q}", parsed_url.path()),
                 None => parsed_url.path().to_string(),
             };
-            if robots.get(&site).is_some_and(|r| !r.allows(&path)) {
-                self.event(
-                    Phase::Skipped,
-                    json!({ "url": url, "reason": "disallowed by robots.txt" }),
-                )
-                .await?;
-                self.unread = Some("robots.txt disallows the page".into());
+            let listing_page = self.reading.next_pages.contains(&url);
+            if let Some(Sentinel::Page(outcome)) = sentinel {
+                pages += 1;
+                let reason = "a test sentinel chose the outcome".to_string();
+                self.unbilled(&url, Some(outcome), reason, listing_page).await?;
                 continue;
             }
-            let page = self.get(&url).await;
-            let page = match page {
+            if robots.get(&site).is_some_and(|r| !r.allows(&path)) {
+                let reason = "robots.txt disallows the page".to_string();
+                self.unbilled(&url, Some(PageOutcome::RobotsDisallowed), reason, listing_page)
+                    .await?;
+                continue;
+            }
+            let page = match self.get(&url).await {
                 Ok(Some(p)) => p,
                 Ok(None) => {
-                    self.event(
-                        Phase::FetchFailed,
-                        json!({ "url": url, "reason": "not in the recording" }),
-                    )
-                    .await?;
-                    self.unread = Some("the page is not in the recording".into());
+                    let reason = "the page is not in the recording".to_string();
+                    self.unbilled(&url, None, reason, listing_page).await?;
                     continue;
                 }
                 Err(e) => {
-                    self.event(
-                        Phase::FetchFailed,
-                        json!({ "url": url, "reason": e.to_string() }),
-                    )
-                    .await?;
-                    self.unread = Some(format!("the page could not be fetched: {e}"));
+                    let reason = format!("the page could not be fetched: {e}");
+                    self.unbilled(&url, Some(PageOutcome::FetchFailed), reason, listing_page)
+                        .await?;
                     continue;
                 }
             };
             pages += 1;
-            self.pages_read += 1;
-            self.last_http_status = page.status;
+            // What the response alone says (a challenge, a sign-in, a 404...).
+            if let Some(v) = crate::fetch::outcome::of_response(&url, &page) {
+                self.unbilled(&page.url, Some(v.outcome), v.signal, listing_page)
+                    .await?;
+                continue;
+            }
             let request = ExtractRequest {
                 entity: entity.clone(),
                 guidance: self.session.guidance.clone(),
@@ -482,21 +580,18 @@ impl Run {
             let extraction = match self.state.plugins.extract(plugin_page, request).await {
                 Ok(x) => x,
                 Err(e) => {
-                    // A fetched page is a receipted source even when nothing could be read from it.
+                    // Nothing could be read from the page: it is not billed.
                     self.event(
                         Phase::ExtractFailed,
-                        json!({ "url": page.url, "reason": e.to_string() }),
+                        json!({ "url": page.url, "outcome": PageOutcome::NotACatalog.as_str(), "reason": e.to_string(), "records": 0, "cost_usd": 0 }),
                     )
                     .await?;
-                    crate::plugins::Extraction {
-                        kind: crate::plugins::PageKind::Other,
-                        next_pages: vec![],
-                        records: vec![],
-                        complete: false,
-                        links: vec![],
-                        notes: vec![],
-                        plugin: "none".into(),
-                    }
+                    self.last_page = Some(PageEnd {
+                        outcome: Some(PageOutcome::NotACatalog),
+                        reason: format!("the extractor failed: {e}"),
+                        validators: Default::default(),
+                    });
+                    continue;
                 }
             };
             // A listing is walked page by page; its next pages are not deeper.
@@ -506,7 +601,23 @@ impl Run {
                 &[]
             };
             for next in next_pages {
-                frontier.push_as(next, depth, Priority::Next);
+                if frontier.push_as(next, depth, Priority::Next) {
+                    if let Ok(u) = Url::parse(next) {
+                        self.reading.next_pages.insert(normalize(&u));
+                    }
+                }
+            }
+            if !follow && !extraction.next_pages.is_empty() {
+                self.reading.unwalked = true;
+            }
+            if extraction.kind == PageKind::Listing && !extraction.records.is_empty() {
+                self.reading.pages_walked += 1;
+                if let Some(total) = stated_total(&extraction.notes) {
+                    self.reading.expected = Some(self.reading.expected.unwrap_or(0).max(total));
+                }
+                for record in &extraction.records {
+                    self.reading.found.insert(identity_of(record, &page.url));
+                }
             }
             if follow && extraction.kind == PageKind::Listing {
                 for record in &extraction.records {
@@ -526,6 +637,17 @@ impl Run {
                 if follow && depth < 2 {
                     frontier.push(link, depth + 1);
                 }
+            }
+            if extraction.records.is_empty() {
+                // Read, but nothing to bill: why (an empty listing is ok).
+                let v = crate::fetch::outcome::of_empty(&page);
+                let outcome = match (extraction.kind, v.outcome) {
+                    (PageKind::Listing, PageOutcome::NotACatalog) => PageOutcome::Ok,
+                    (_, o) => o,
+                };
+                self.unbilled(&page.url, Some(outcome), v.signal, listing_page)
+                    .await?;
+                continue;
             }
             // Only new rows are billed; a product already seen is updated in place.
             let remaining = budget - spent - per_fetch;
@@ -570,11 +692,18 @@ impl Run {
             }
             let cost = Micros(per_fetch.0 + per_record.0 * new_rows);
             spent += cost;
-            let claim = if extraction.complete && !truncated {
+            // Complete only when the list was read whole: this page's part,
+            // no listing page lost, and what the site says it has.
+            let claim = if extraction.complete && !truncated && self.reading.whole() {
                 "complete"
             } else {
                 "partial"
             };
+            self.last_page = Some(PageEnd {
+                outcome: Some(PageOutcome::Ok),
+                reason: "read".into(),
+                validators: page.validators(),
+            });
             self.commit_page(&page, &extraction.plugin, claim, cost, rows, &intent)
                 .await?;
             self.injected_panic().await?;
@@ -585,6 +714,7 @@ impl Run {
                 });
             }
             if wanted.is_some_and(|n| self.qualified() >= n) {
+                self.reading.unwalked |= !frontier.is_empty();
                 break;
             }
         }
@@ -704,7 +834,7 @@ impl Run {
                 unchecked_delta: delta(unchecked, before.1),
             });
         }
-        let event = json!({ "url": page.url, "receipt_id": receipt_id, "records": rows.len(), "qualified": page_qualified, "claim": claim, "cost_usd": cost.to_json() });
+        let event = json!({ "url": page.url, "outcome": PageOutcome::Ok.as_str(), "receipt_id": receipt_id, "records": rows.len(), "qualified": page_qualified, "claim": claim, "cost_usd": cost.to_json() });
         self.progress
             .push(Effect::Page(PageCommit {
                 receipt_id,
@@ -737,6 +867,13 @@ pub fn seed_origin(parsed: &Value) -> Option<String> {
     Url::parse(&first)
         .ok()
         .map(|u| u.origin().ascii_serialization())
+}
+
+/// The catalog's total as the extractor states it: a note `total:<n>`.
+fn stated_total(notes: &[String]) -> Option<u64> {
+    notes
+        .iter()
+        .find_map(|n| n.strip_prefix("total:")?.trim().parse().ok())
 }
 
 /// The most sitemap entries a run queues.

@@ -2,6 +2,19 @@
 //! steer the run; on live keys they are plain words.
 
 use crate::accounts::Mode;
+use crate::fetch::outcome::PageOutcome;
+
+/// The page-outcome sentinels: FN_TEST_ and the outcome's name in capitals.
+pub const PAGE_OUTCOMES: [PageOutcome; 8] = [
+    PageOutcome::Blocked,
+    PageOutcome::LoginRequired,
+    PageOutcome::NotFound,
+    PageOutcome::RateLimited,
+    PageOutcome::RobotsDisallowed,
+    PageOutcome::NeedsRendering,
+    PageOutcome::NotACatalog,
+    PageOutcome::FetchFailed,
+];
 
 /// What a sentinel asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -14,6 +27,9 @@ pub enum Sentinel {
     Error,
     /// The run stops with spend-budget after settling some receipts.
     SpendStop,
+    /// Every page the run wants ends in this outcome, as a live fetch of
+    /// such a page would (FN_TEST_BLOCKED, FN_TEST_NOT_FOUND, ...).
+    Page(PageOutcome),
 }
 
 /// The site test runs use when a sentinel run names no source.
@@ -27,17 +43,24 @@ pub fn sentinel(mode: Mode, query: &str) -> Option<Sentinel> {
     if mode != Mode::Test {
         return None;
     }
+    let pages = PAGE_OUTCOMES.map(|o| {
+        (
+            format!("FN_TEST_{}", o.as_str().to_ascii_uppercase()),
+            Sentinel::Page(o),
+        )
+    });
     [
-        ("FN_TEST_DECLINE", Sentinel::Decline),
-        ("FN_TEST_ABSTAIN", Sentinel::Abstain),
-        ("FN_TEST_ERROR", Sentinel::Error),
-        ("FN_TEST_SPEND_STOP", Sentinel::SpendStop),
+        ("FN_TEST_DECLINE".to_string(), Sentinel::Decline),
+        ("FN_TEST_ABSTAIN".to_string(), Sentinel::Abstain),
+        ("FN_TEST_ERROR".to_string(), Sentinel::Error),
+        ("FN_TEST_SPEND_STOP".to_string(), Sentinel::SpendStop),
     ]
     .into_iter()
+    .chain(pages)
     .find(|(word, _)| {
         query
             .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-            .any(|w| w == *word)
+            .any(|w| w == word)
     })
     .map(|(_, s)| s)
 }
@@ -59,5 +82,9 @@ mod tests {
         assert_eq!(sentinel(Mode::Live, "tents FN_TEST_DECLINE"), None);
         assert_eq!(sentinel(Mode::Test, "FN_TEST_DECLINED"), None);
         assert_eq!(sentinel(Mode::Test, "tents"), None);
+        assert_eq!(
+            sentinel(Mode::Test, "tents FN_TEST_LOGIN_REQUIRED"),
+            Some(Sentinel::Page(PageOutcome::LoginRequired))
+        );
     }
 }

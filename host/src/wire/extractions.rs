@@ -40,6 +40,13 @@ pub struct Extraction {
     #[schema(value_type = f64)]
     pub released_usd: Usd,
     pub receipt_id: Option<String>,
+    /// What became of the page: ok, blocked, login_required, not_found,
+    /// rate_limited, robots_disallowed, needs_rendering, not_a_catalog,
+    /// fetch_failed (open enum); null while running.
+    pub outcome: Option<String>,
+    /// How much of the listing the page holds, once read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub completeness: Option<super::Completeness>,
     /// Set when created by a refresh.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub refresh_of: Option<String>,
@@ -135,6 +142,10 @@ pub struct ExtractionResult {
     #[schema(value_type = String)]
     pub status: &'static str,
     pub claim: Option<String>,
+    /// What became of the page (see the extraction's `outcome`).
+    pub outcome: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub completeness: Option<super::Completeness>,
     pub qualified: u64,
     pub records: u64,
     #[schema(value_type = f64)]

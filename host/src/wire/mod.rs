@@ -9,6 +9,7 @@
 mod discover;
 mod extractions;
 mod monitors;
+mod pages;
 mod params;
 mod platform;
 mod receipts;
@@ -19,6 +20,7 @@ mod webhooks;
 pub use discover::*;
 pub use extractions::*;
 pub use monitors::*;
+pub use pages::*;
 pub use params::*;
 pub use platform::*;
 pub use receipts::*;

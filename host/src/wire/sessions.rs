@@ -200,6 +200,11 @@ pub struct SessionResult {
     pub rows: Vec<Row>,
     /// Rows that could not be checked against the query.
     pub unchecked: Vec<Row>,
+    /// Every page the session wanted, in order, with its outcome.
+    pub sources: Vec<super::PageSeen>,
+    /// How much of the catalog the last turn read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub completeness: Option<super::Completeness>,
 }
 
 /// A priced follow-up turn, waiting for confirmation.

@@ -24,6 +24,7 @@ mod locale;
 mod markup;
 mod repeated;
 mod schema;
+mod totals;
 pub mod text;
 mod visible;
 
@@ -351,6 +352,9 @@ pub fn extract(page: &Page, request: &Request) -> Result<Extraction, String> {
         }
         listing::fill_list_currency(&mut records);
         notes.push(found.note);
+        if let Some(total) = totals::stated(&doc) {
+            notes.push(format!("total:{total}"));
+        }
         let paginated = !catalog.next.is_empty();
         if paginated {
             notes.push("pagination: more pages".into());

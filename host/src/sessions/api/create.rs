@@ -295,6 +295,9 @@ pub(crate) async fn open_session(
         created_at: now.clone(),
         updated_at: now,
         ended_at: None,
+        outcome: None,
+        completeness: None,
+        validators: Default::default(),
     };
     let public_url = state.config.public_url();
     let opener = Opener::new(state, caller);

@@ -248,7 +248,7 @@ pub(super) async fn result(
         &id,
         &q,
         |s| s.to_wire(&public_url),
-        |s, rows, unchecked, receipts| wire::SessionResult {
+        |s, read| wire::SessionResult {
             object: "result",
             session_id: s.id.clone(),
             status: s.status.as_str(),
@@ -256,24 +256,36 @@ pub(super) async fn result(
             qualified: s.qualified,
             records: s.records,
             spend_usd: Usd(s.settled),
-            receipts,
-            rows,
-            unchecked,
+            receipts: read.receipts,
+            rows: read.rows,
+            unchecked: read.unchecked,
+            sources: read.pages,
+            completeness: s.completeness.clone(),
         },
     )
     .await
 }
 
+/// What a run read, for its result.
+pub(crate) struct ReadOut {
+    /// Checked rows, then the unchecked ones.
+    pub rows: Vec<wire::Row>,
+    pub unchecked: Vec<wire::Row>,
+    pub receipts: Vec<String>,
+    /// Every page the run wanted, with its outcome.
+    pub pages: Vec<wire::PageSeen>,
+}
+
 /// The long-poll of a run's result (a session's or an extraction's): waits
 /// up to `wait` seconds for the run to end; still running, 202 with the run
 /// as `running` shows it; ended, 200 with `result` of its rows (checked,
-/// then unchecked) and receipt ids, as JSON or as ndjson.
+/// then unchecked), receipt ids and pages, as JSON or as ndjson.
 pub(crate) async fn long_poll<Running: serde::Serialize, Ended: serde::Serialize>(
     state: &AppState,
     id: &str,
     q: &wire::ResultParams,
     running: impl FnOnce(&Session) -> Running,
-    result: impl FnOnce(&Session, Vec<wire::Row>, Vec<wire::Row>, Vec<String>) -> Ended,
+    result: impl FnOnce(&Session, ReadOut) -> Ended,
 ) -> Result<Response, ApiError> {
     let (wait, as_ndjson) = q.parse()?;
     let s = wait_until_done(state, id, wait).await?;
@@ -281,7 +293,13 @@ pub(crate) async fn long_poll<Running: serde::Serialize, Ended: serde::Serialize
         return Ok((StatusCode::ACCEPTED, Json(running(&s))).into_response());
     }
     let (rows, unchecked) = split_rows(all_rows(state, id)?);
-    let result = result(&s, rows, unchecked, receipt_ids(state, id)?);
+    let read = ReadOut {
+        rows,
+        unchecked,
+        receipts: receipt_ids(state, id)?,
+        pages: pages_seen(state, id)?,
+    };
+    let result = result(&s, read);
     if as_ndjson {
         return ndjson(&result);
     }
@@ -375,6 +393,37 @@ fn ndjson(result: &impl serde::Serialize) -> Result<axum::response::Response, Ap
         out,
     )
         .into_response())
+}
+
+/// The pages a run wanted, from its page events (each names its outcome).
+fn pages_seen(state: &AppState, id: &str) -> Result<Vec<wire::PageSeen>, ApiError> {
+    const PAGE_PHASES: [&str; 5] = ["source", "page", "skipped", "fetch_failed", "extract_failed"];
+    let events = state
+        .store
+        .read(|tx| crate::sessions::events::after(tx, id, 0, usize::MAX))?;
+    let mut turn = 1;
+    let mut pages = Vec::new();
+    for e in events {
+        if e.phase == "started" {
+            turn = e.data["turn"].as_u64().map_or(turn, |t| t as u32);
+        }
+        let (Some(url), Some(outcome)) = (e.data["url"].as_str(), e.data["outcome"].as_str())
+        else {
+            continue;
+        };
+        if !PAGE_PHASES.contains(&e.phase.as_str()) {
+            continue;
+        }
+        pages.push(wire::PageSeen {
+            url: url.to_string(),
+            outcome: outcome.to_string(),
+            turn,
+            records: e.data["records"].as_u64().unwrap_or(0),
+            receipt_id: e.data["receipt_id"].as_str().map(str::to_string),
+            reason: e.data["reason"].as_str().map(str::to_string),
+        });
+    }
+    Ok(pages)
 }
 
 fn receipt_ids(state: &AppState, id: &str) -> Result<Vec<String>, ApiError> {
