@@ -377,7 +377,11 @@ impl Config {
     pub fn fetch_manners(&self) -> crate::fetch::Manners {
         let f = &self.fetch;
         let user_agent = if f.user_agent.trim().is_empty() {
-            format!("fnhost/{} (+{})", env!("CARGO_PKG_VERSION"), self.public_url())
+            format!(
+                "fnhost/{} (+{})",
+                env!("CARGO_PKG_VERSION"),
+                self.public_url()
+            )
         } else {
             f.user_agent.clone()
         };

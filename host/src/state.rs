@@ -82,7 +82,10 @@ mod tests {
         let mut held = vec![
             "auth/cache.rs".to_string(),
             "config.rs".into(),
-            "fetch.rs".into(),
+            "fetch/mod.rs".into(),
+            "fetch/outcome.rs".into(),
+            "fetch/politeness.rs".into(),
+            "fetch/robots.rs".into(),
             "limits.rs".into(),
             "plugins/mod.rs".into(),
             "receipts/mod.rs".into(),

@@ -64,7 +64,12 @@ fn every_outcome_from_its_fixture_costs_nothing() {
         "<script src=\"https://ct.captcha-delivery.com/c.js\"></script>",
     );
     site.page("/captcha/", CAPTCHA);
-    site.answer("/members/lamps/", 302, &[("location", "/account/login?next=/members/lamps/")], "");
+    site.answer(
+        "/members/lamps/",
+        302,
+        &[("location", "/account/login?next=/members/lamps/")],
+        "",
+    );
     site.page("/account/login?next=/members/lamps/", SIGN_IN);
     site.answer("/api-only/", 401, &[], "unauthorized");
     site.page("/p/gone.html", SOFT_404);
@@ -72,11 +77,17 @@ fn every_outcome_from_its_fixture_costs_nothing() {
     site.page("/", HOME);
     site.answer("/p/deleted.html", 410, &[], "gone");
     site.answer("/busy/", 429, &[("retry-after", "1")], "slow down");
-    site.page("/private/lamps/", &listing(&[("Amber", "10.00"), ("Birch", "12.00")]));
+    site.page(
+        "/private/lamps/",
+        &listing(&[("Amber", "10.00"), ("Birch", "12.00")]),
+    );
     site.page("/app/", SHELL);
     site.page("/about/", HOME);
     site.answer("/broken/", 500, &[], "oops");
-    site.page("/lamps/", &listing(&[("Amber", "10.00"), ("Birch", "12.00")]));
+    site.page(
+        "/lamps/",
+        &listing(&[("Amber", "10.00"), ("Birch", "12.00")]),
+    );
 
     let s = server();
     let a = s.account("10");
@@ -130,11 +141,19 @@ fn every_outcome_from_its_fixture_costs_nothing() {
     assert_unbilled(&e);
     // Retry-After was honoured (one retry per allowed attempt, a second
     // apart); a 5xx was retried with back-off; robots.txt read once.
-    let busy: Vec<_> = site.hits().into_iter().filter(|h| h.target == "/busy/").collect();
+    let busy: Vec<_> = site
+        .hits()
+        .into_iter()
+        .filter(|h| h.target == "/busy/")
+        .collect();
     assert_eq!(busy.len(), 3, "the first try and two retries");
     assert!(busy[1].at - busy[0].at >= std::time::Duration::from_millis(950));
     assert_eq!(site.count("/broken/"), 3);
-    assert_eq!(site.count("/robots.txt"), 1, "robots.txt is cached per site");
+    assert_eq!(
+        site.count("/robots.txt"),
+        1,
+        "robots.txt is cached per site"
+    );
     // Nothing was spent on any of them; an ok page is billed as before.
     assert_eq!(c.get("/balance").ok()["balance_usd"], json!(10));
     let ok = extract(&c, &site.url("/lamps/"), "lamp");
@@ -186,7 +205,10 @@ fn catalog_page(n: usize, pages: usize, total: usize) -> String {
         .map(|p| format!("<a href=\"/lamps/?page={p}\">{p}</a> "))
         .collect();
     let next = if n < pages {
-        format!("<a rel=\"next\" class=\"next\" href=\"/lamps/?page={}\">Next</a>", n + 1)
+        format!(
+            "<a rel=\"next\" class=\"next\" href=\"/lamps/?page={}\">Next</a>",
+            n + 1
+        )
     } else {
         String::new()
     };
@@ -332,11 +354,19 @@ fn many_sessions_against_one_host_keep_its_limits() {
         assert_eq!(result(&c, id)["status"], "answered");
     }
     let hits = site.hits();
-    assert_eq!(site.count("/robots.txt"), 1, "robots.txt is read once per site");
+    assert_eq!(
+        site.count("/robots.txt"),
+        1,
+        "robots.txt is read once per site"
+    );
     for p in 1..=3 {
         assert_eq!(site.count(&format!("/lamps/?page={p}")), 5, "{hits:?}");
     }
-    assert!(site.most_in_flight() <= 2, "{} requests at once", site.most_in_flight());
+    assert!(
+        site.most_in_flight() <= 2,
+        "{} requests at once",
+        site.most_in_flight()
+    );
     let mut starts: Vec<_> = hits.iter().map(|h| h.at).collect();
     starts.sort();
     let closest = starts.windows(2).map(|w| w[1] - w[0]).min().unwrap();
@@ -350,5 +380,8 @@ fn many_sessions_against_one_host_keep_its_limits() {
         .find(|(n, _)| n == "user-agent")
         .map(|(_, v)| v.clone())
         .unwrap();
-    assert!(agent.starts_with("fnhost/") && agent.contains("+http"), "{agent}");
+    assert!(
+        agent.starts_with("fnhost/") && agent.contains("+http"),
+        "{agent}"
+    );
 }

@@ -80,9 +80,17 @@ pub fn of_response(requested: &str, page: &Fetched) -> Option<Verdict> {
     }
     if let Some(ct) = page.content_type.as_deref() {
         let ct = ct.to_ascii_lowercase();
-        if ["image/", "audio/", "video/", "font/", "application/pdf", "application/zip", "application/octet-stream"]
-            .iter()
-            .any(|t| ct.starts_with(t))
+        if [
+            "image/",
+            "audio/",
+            "video/",
+            "font/",
+            "application/pdf",
+            "application/zip",
+            "application/octet-stream",
+        ]
+        .iter()
+        .any(|t| ct.starts_with(t))
         {
             return verdict(PageOutcome::NotACatalog, format!("content-type {ct}"));
         }
@@ -117,7 +125,10 @@ pub fn of_empty(page: &Fetched) -> Verdict {
     if let Some(signal) = script_shell(&page.body, &m) {
         return v(PageOutcome::NeedsRendering, signal);
     }
-    v(PageOutcome::NotACatalog, "no records of the entity on the page".into())
+    v(
+        PageOutcome::NotACatalog,
+        "no records of the entity on the page".into(),
+    )
 }
 
 /// The path of a URL ("" when it does not parse).
@@ -129,15 +140,24 @@ fn path_of(url: &str) -> String {
 
 /// Paths of sign-in pages.
 fn is_login_path(path: &str) -> bool {
-    path.split(['/', '.', '?'])
-        .any(|seg| {
-            matches!(
-                seg,
-                "login" | "log-in" | "log_in" | "signin" | "sign-in" | "sign_in" | "logon"
-                    | "auth" | "sso" | "authenticate" | "anmelden" | "connexion" | "iniciar-sesion"
-            )
-        })
-        || path.contains("/account/login")
+    path.split(['/', '.', '?']).any(|seg| {
+        matches!(
+            seg,
+            "login"
+                | "log-in"
+                | "log_in"
+                | "signin"
+                | "sign-in"
+                | "sign_in"
+                | "logon"
+                | "auth"
+                | "sso"
+                | "authenticate"
+                | "anmelden"
+                | "connexion"
+                | "iniciar-sesion"
+        )
+    }) || path.contains("/account/login")
         || path.contains("/session/new")
 }
 
@@ -154,21 +174,41 @@ fn challenge(page: &Fetched) -> Option<String> {
     if header("cf-mitigated").is_some_and(|v| v.contains("challenge")) {
         return Some("cf-mitigated: challenge".into());
     }
-    if header("x-amzn-waf-action").is_some_and(|v| v.contains("captcha") || v.contains("challenge") || v.contains("block")) {
+    if header("x-amzn-waf-action")
+        .is_some_and(|v| v.contains("captcha") || v.contains("challenge") || v.contains("block"))
+    {
         return Some("x-amzn-waf-action".into());
     }
-    let error = page.status == 403 || page.status == 429 || page.status == 503 || page.status == 405;
+    let error =
+        page.status == 403 || page.status == 429 || page.status == 503 || page.status == 405;
     if error {
-        for name in ["x-datadome", "x-dd-b", "x-sucuri-block", "x-iinfo", "x-px-block", "x-kpsdk-ct"] {
+        for name in [
+            "x-datadome",
+            "x-dd-b",
+            "x-sucuri-block",
+            "x-iinfo",
+            "x-px-block",
+            "x-kpsdk-ct",
+        ] {
             if header(name).is_some() {
                 return Some(format!("HTTP {} with {name}", page.status));
             }
         }
-        if header("server").is_some_and(|s| s.contains("cloudflare") || s.contains("akamaighost") || s.contains("sucuri")) && page.status != 503 {
-            return Some(format!("HTTP {} from {}", page.status, header("server").unwrap_or_default()));
+        if header("server").is_some_and(|s| {
+            s.contains("cloudflare") || s.contains("akamaighost") || s.contains("sucuri")
+        }) && page.status != 503
+        {
+            return Some(format!(
+                "HTTP {} from {}",
+                page.status,
+                header("server").unwrap_or_default()
+            ));
         }
     }
-    let body = page.body.get(..page.body.len().min(200_000)).unwrap_or(&page.body);
+    let body = page
+        .body
+        .get(..page.body.len().min(200_000))
+        .unwrap_or(&page.body);
     let lower = body.to_ascii_lowercase();
     // Markers that only challenge and block pages carry.
     const CHALLENGE_MARKERS: &[&str] = &[
@@ -265,8 +305,19 @@ fn script_shell(body: &str, m: &Markup) -> Option<String> {
 
 /// Sign-in headings, in the languages shops are read in.
 const LOGIN_WORDS: &[&str] = &[
-    "sign in", "log in", "login", "sign-in", "log-in", "anmelden", "connexion", "se connecter",
-    "iniciar sesión", "accedi", "inloggen", "logga in", "zaloguj",
+    "sign in",
+    "log in",
+    "login",
+    "sign-in",
+    "log-in",
+    "anmelden",
+    "connexion",
+    "se connecter",
+    "iniciar sesión",
+    "accedi",
+    "inloggen",
+    "logga in",
+    "zaloguj",
 ];
 
 /// Titles and headings of "not found" pages.
@@ -338,26 +389,35 @@ impl Markup {
             headings,
             visible_text: text.chars().count(),
             text_start: squash(&text.chars().take(3_000).collect::<String>().to_lowercase()),
-            has_password_field: lower.contains("type=\"password\"") || lower.contains("type='password'") || lower.contains("type=password"),
+            has_password_field: lower.contains("type=\"password\"")
+                || lower.contains("type='password'")
+                || lower.contains("type=password"),
         }
     }
 
     /// The page's title or first heading says it was not found.
     fn says_not_found(&self) -> Option<&'static str> {
         let first_heading = self.headings.first().map(String::as_str).unwrap_or("");
-        [self.title.as_str(), first_heading].into_iter().find_map(|t| {
-            NOT_FOUND_TITLES.iter().copied().find(|p| {
-                if *p == "404" {
-                    t.split(|c: char| !c.is_ascii_alphanumeric()).any(|w| w == "404")
-                } else {
-                    t.contains(p)
-                }
+        [self.title.as_str(), first_heading]
+            .into_iter()
+            .find_map(|t| {
+                NOT_FOUND_TITLES.iter().copied().find(|p| {
+                    if *p == "404" {
+                        t.split(|c: char| !c.is_ascii_alphanumeric())
+                            .any(|w| w == "404")
+                    } else {
+                        t.contains(p)
+                    }
+                })
             })
-        })
     }
 
     fn heading_has(&self, words: &[&'static str]) -> Option<&'static str> {
-        let mut texts = self.headings.iter().map(String::as_str).chain([self.title.as_str()]);
+        let mut texts = self
+            .headings
+            .iter()
+            .map(String::as_str)
+            .chain([self.title.as_str()]);
         texts.find_map(|t| words.iter().copied().find(|w| t.contains(w)))
     }
 
@@ -406,10 +466,12 @@ fn visible_text(body: &str) -> String {
     while i < bytes.len() {
         if bytes[i] == b'<' {
             let rest = &lower[i..];
-            let skip_to = ["script", "style", "template", "noscript"].iter().find_map(|t| {
-                let open = format!("<{t}");
-                rest.starts_with(&open).then(|| format!("</{t}"))
-            });
+            let skip_to = ["script", "style", "template", "noscript"]
+                .iter()
+                .find_map(|t| {
+                    let open = format!("<{t}");
+                    rest.starts_with(&open).then(|| format!("</{t}"))
+                });
             let end = if let Some(close) = skip_to {
                 rest.find(&close).map(|j| i + j + close.len())
             } else if rest.starts_with("<!--") {
@@ -418,7 +480,10 @@ fn visible_text(body: &str) -> String {
                 None
             };
             let end = end.unwrap_or(i);
-            let tag_end = lower[end..].find('>').map(|j| end + j + 1).unwrap_or(bytes.len());
+            let tag_end = lower[end..]
+                .find('>')
+                .map(|j| end + j + 1)
+                .unwrap_or(bytes.len());
             out.push(' ');
             i = tag_end;
         } else {
@@ -444,7 +509,10 @@ mod tests {
             url: url.into(),
             status,
             content_type: Some("text/html".into()),
-            headers: headers.iter().map(|(n, v)| (n.to_string(), v.to_string())).collect(),
+            headers: headers
+                .iter()
+                .map(|(n, v)| (n.to_string(), v.to_string()))
+                .collect(),
             body: body.into(),
             bytes: body.len(),
             sha256: String::new(),
@@ -460,16 +528,34 @@ mod tests {
 
     #[test]
     fn challenges_and_blocks_are_blocked() {
-        let cf = page(403, &[("cf-mitigated", "challenge"), ("server", "cloudflare")], "<html><title>Just a moment...</title></html>", URL);
+        let cf = page(
+            403,
+            &[("cf-mitigated", "challenge"), ("server", "cloudflare")],
+            "<html><title>Just a moment...</title></html>",
+            URL,
+        );
         assert_eq!(outcome(&cf, URL), Some(PageOutcome::Blocked));
-        let dd = page(403, &[("x-datadome", "protected")], "<script src='https://ct.captcha-delivery.com/c.js'></script>", URL);
+        let dd = page(
+            403,
+            &[("x-datadome", "protected")],
+            "<script src='https://ct.captcha-delivery.com/c.js'></script>",
+            URL,
+        );
         assert_eq!(outcome(&dd, URL), Some(PageOutcome::Blocked));
-        let captcha = page(200, &[], "<html><body><h1>Are you a robot?</h1><div class=\"g-recaptcha\"></div></body></html>", URL);
+        let captcha = page(
+            200,
+            &[],
+            "<html><body><h1>Are you a robot?</h1><div class=\"g-recaptcha\"></div></body></html>",
+            URL,
+        );
         assert_eq!(outcome(&captcha, URL), Some(PageOutcome::Blocked));
         // A 429 whose body is a challenge is a block, not a rate limit.
         let px = page(429, &[], "<div id=\"px-captcha\"></div>Press & Hold", URL);
         assert_eq!(outcome(&px, URL), Some(PageOutcome::Blocked));
-        assert_eq!(outcome(&page(403, &[], "Forbidden", URL), URL), Some(PageOutcome::Blocked));
+        assert_eq!(
+            outcome(&page(403, &[], "Forbidden", URL), URL),
+            Some(PageOutcome::Blocked)
+        );
     }
 
     #[test]
@@ -481,17 +567,49 @@ mod tests {
 
     #[test]
     fn statuses_redirects_and_soft_404s() {
-        assert_eq!(outcome(&page(401, &[], "", URL), URL), Some(PageOutcome::LoginRequired));
-        assert_eq!(outcome(&page(410, &[], "", URL), URL), Some(PageOutcome::NotFound));
-        assert_eq!(outcome(&page(429, &[("retry-after", "5")], "slow down", URL), URL), Some(PageOutcome::RateLimited));
-        assert_eq!(outcome(&page(500, &[], "", URL), URL), Some(PageOutcome::FetchFailed));
-        let login = page(200, &[], "<form><input type=\"password\"></form>", "https://shop.example/account/login?next=/p/lamp.html");
+        assert_eq!(
+            outcome(&page(401, &[], "", URL), URL),
+            Some(PageOutcome::LoginRequired)
+        );
+        assert_eq!(
+            outcome(&page(410, &[], "", URL), URL),
+            Some(PageOutcome::NotFound)
+        );
+        assert_eq!(
+            outcome(&page(429, &[("retry-after", "5")], "slow down", URL), URL),
+            Some(PageOutcome::RateLimited)
+        );
+        assert_eq!(
+            outcome(&page(500, &[], "", URL), URL),
+            Some(PageOutcome::FetchFailed)
+        );
+        let login = page(
+            200,
+            &[],
+            "<form><input type=\"password\"></form>",
+            "https://shop.example/account/login?next=/p/lamp.html",
+        );
         assert_eq!(outcome(&login, URL), Some(PageOutcome::LoginRequired));
-        let home = page(200, &[], "<title>Shop</title><h1>Welcome</h1>", "https://shop.example/");
+        let home = page(
+            200,
+            &[],
+            "<title>Shop</title><h1>Welcome</h1>",
+            "https://shop.example/",
+        );
         assert_eq!(outcome(&home, URL), Some(PageOutcome::NotFound));
-        let soft = page(200, &[], "<title>Page not found | Shop</title><h1>Oops</h1>", URL);
+        let soft = page(
+            200,
+            &[],
+            "<title>Page not found | Shop</title><h1>Oops</h1>",
+            URL,
+        );
         assert_eq!(outcome(&soft, URL), Some(PageOutcome::NotFound));
-        let fine = page(200, &[], "<title>Lamp 4040 | Shop</title><h1>Lamp</h1>", URL);
+        let fine = page(
+            200,
+            &[],
+            "<title>Lamp 4040 | Shop</title><h1>Lamp</h1>",
+            URL,
+        );
         assert_eq!(outcome(&fine, URL), None);
     }
 
@@ -499,13 +617,26 @@ mod tests {
     fn pages_without_records_say_why() {
         let signin = page(200, &[], "<title>Shop</title><h1>Sign in to continue</h1><form><input type=\"password\" name=\"p\"></form>", URL);
         assert_eq!(of_empty(&signin).outcome, PageOutcome::LoginRequired);
-        let gone = page(200, &[], "<title>Shop</title><h1>Sorry</h1><p>This product no longer exists.</p>", URL);
+        let gone = page(
+            200,
+            &[],
+            "<title>Shop</title><h1>Sorry</h1><p>This product no longer exists.</p>",
+            URL,
+        );
         assert_eq!(of_empty(&gone).outcome, PageOutcome::NotFound);
         let shell = page(200, &[], "<html><head><script src=\"/app.js\"></script></head><body><div id=\"root\"></div></body></html>", URL);
         assert_eq!(of_empty(&shell).outcome, PageOutcome::NeedsRendering);
         let notice = page(200, &[], "<noscript>You need to enable JavaScript to run this app.</noscript><div id=\"app\"></div>", URL);
         assert_eq!(of_empty(&notice).outcome, PageOutcome::NeedsRendering);
-        let article = page(200, &[], &format!("<title>Our story</title><h1>Our story</h1><p>{}</p>", "We make lamps. ".repeat(40)), URL);
+        let article = page(
+            200,
+            &[],
+            &format!(
+                "<title>Our story</title><h1>Our story</h1><p>{}</p>",
+                "We make lamps. ".repeat(40)
+            ),
+            URL,
+        );
         assert_eq!(of_empty(&article).outcome, PageOutcome::NotACatalog);
     }
 }

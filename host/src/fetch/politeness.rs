@@ -81,21 +81,21 @@ impl HostGates {
 mod tests {
     use super::*;
 
-    #[tokio::test(start_paused = true)]
+    #[tokio::test]
     async fn one_host_gets_its_interval_and_its_concurrency() {
-        let gates = Arc::new(HostGates::new(2, Duration::from_millis(250)));
+        let gates = Arc::new(HostGates::new(2, Duration::from_millis(100)));
         let start = Instant::now();
         let a = gates.enter("shop.example:443").await;
         let b = gates.enter("shop.example:443").await;
-        assert!(start.elapsed() >= Duration::from_millis(250));
+        assert!(start.elapsed() >= Duration::from_millis(100));
         // Another host does not wait for this one.
         let t = Instant::now();
         let _c = gates.enter("other.example:443").await;
-        assert_eq!(t.elapsed(), Duration::ZERO);
+        assert!(t.elapsed() < Duration::from_millis(100));
         // A third request to the host waits for a permit.
         let g = gates.clone();
         let third = tokio::spawn(async move { g.enter("shop.example:443").await });
-        tokio::time::sleep(Duration::from_secs(5)).await;
+        tokio::time::sleep(Duration::from_millis(400)).await;
         assert!(!third.is_finished());
         drop(a);
         let _third = third.await.unwrap();

@@ -116,5 +116,4 @@ mod tests {
         assert!(!ours.allows("/anything"));
         assert!(Robots::parse("").allows("/x"));
     }
-
 }

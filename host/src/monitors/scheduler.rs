@@ -344,7 +344,14 @@ async fn end(state: &AppState, id: &str, failure: Option<String>) -> anyhow::Res
     let read = state
         .store
         .read_async(
-            move |tx| -> anyhow::Result<Option<(Monitor, Vec<Session>, Option<(Vec<String>, Vec<String>)>, Sighting)>> {
+            move |tx| -> anyhow::Result<
+                Option<(
+                    Monitor,
+                    Vec<Session>,
+                    Option<(Vec<String>, Vec<String>)>,
+                    Sighting,
+                )>,
+            > {
                 let Some(m) = super::get(tx, &id_c)? else {
                     return Ok(None);
                 };

@@ -144,8 +144,14 @@ impl Reading {
 
     fn completeness(&self, stopped: Option<&Outcome>) -> wire::Completeness {
         let stopped_because = match stopped {
-            Some(Outcome::Stopped { stop: StopReason::SpendBudget, .. }) => "budget".to_string(),
-            Some(Outcome::Stopped { stop: StopReason::QueryBudget, .. }) => "page_limit".to_string(),
+            Some(Outcome::Stopped {
+                stop: StopReason::SpendBudget,
+                ..
+            }) => "budget".to_string(),
+            Some(Outcome::Stopped {
+                stop: StopReason::QueryBudget,
+                ..
+            }) => "page_limit".to_string(),
             Some(Outcome::Stopped { .. }) => "stopped".to_string(),
             _ => match self.lost {
                 Some(outcome) => outcome.as_str().to_string(),
@@ -536,13 +542,19 @@ impl Run {
             if let Some(Sentinel::Page(outcome)) = sentinel {
                 pages += 1;
                 let reason = "a test sentinel chose the outcome".to_string();
-                self.unbilled(&url, Some(outcome), reason, listing_page).await?;
+                self.unbilled(&url, Some(outcome), reason, listing_page)
+                    .await?;
                 continue;
             }
             if robots.get(&site).is_some_and(|r| !r.allows(&path)) {
                 let reason = "robots.txt disallows the page".to_string();
-                self.unbilled(&url, Some(PageOutcome::RobotsDisallowed), reason, listing_page)
-                    .await?;
+                self.unbilled(
+                    &url,
+                    Some(PageOutcome::RobotsDisallowed),
+                    reason,
+                    listing_page,
+                )
+                .await?;
                 continue;
             }
             let page = match self.get(&url).await {

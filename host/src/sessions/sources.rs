@@ -6,9 +6,9 @@ use std::collections::{HashSet, VecDeque};
 use url::Url;
 
 use crate::accounts::Mode;
+pub use crate::fetch::robots::Robots;
 use crate::fetch::{FetchError, Fetched, Fetcher};
 use crate::plugins::Plugins;
-pub use crate::fetch::robots::Robots;
 
 /// Where pages come from: the network for live keys (behind the target
 /// wall), the recordings (the replay plugin) for test keys.

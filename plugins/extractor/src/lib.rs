@@ -24,8 +24,8 @@ mod locale;
 mod markup;
 mod repeated;
 mod schema;
-mod totals;
 pub mod text;
+mod totals;
 mod visible;
 
 #[cfg(test)]

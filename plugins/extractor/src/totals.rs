@@ -7,10 +7,35 @@ use crate::dom::Doc;
 
 /// Words that follow a count of a list's items.
 const COUNT_NOUNS: &[&str] = &[
-    "results", "result", "products", "product", "items", "item", "articles", "artikel",
-    "produkte", "ergebnisse", "treffer", "produits", "résultats", "articles trouvés", "productos",
-    "resultados", "artículos", "prodotti", "risultati", "articoli", "producten", "resultaten",
-    "artikelen", "produkter", "resultat", "tuotetta", "tulosta", "produktów", "wyników",
+    "results",
+    "result",
+    "products",
+    "product",
+    "items",
+    "item",
+    "articles",
+    "artikel",
+    "produkte",
+    "ergebnisse",
+    "treffer",
+    "produits",
+    "résultats",
+    "articles trouvés",
+    "productos",
+    "resultados",
+    "artículos",
+    "prodotti",
+    "risultati",
+    "articoli",
+    "producten",
+    "resultaten",
+    "artikelen",
+    "produkter",
+    "resultat",
+    "tuotetta",
+    "tulosta",
+    "produktów",
+    "wyników",
 ];
 
 /// Keys of a total in embedded state.
@@ -57,7 +82,11 @@ fn in_text(text: &str) -> Option<u64> {
         .collect();
     // A range and its total: <a> (-|–|to) <b> of <n>.
     for (i, w) in words.iter().enumerate() {
-        if !matches!(*w, "of" | "von" | "de" | "sur" | "di" | "van" | "av" | "z" | "из") || i == 0 {
+        if !matches!(
+            *w,
+            "of" | "von" | "de" | "sur" | "di" | "van" | "av" | "z" | "из"
+        ) || i == 0
+        {
             continue;
         }
         let Some(total) = words.get(i + 1).and_then(|n| number(n)) else {
@@ -68,8 +97,17 @@ fn in_text(text: &str) -> Option<u64> {
             .rsplit(|c: char| !(c.is_ascii_digit() || matches!(c, '-' | '–' | '—' | ' ')))
             .next()
             .unwrap_or("");
-        let ends_in_range = ranged.trim().split(['-', '–', '—']).filter(|p| !p.trim().is_empty()).count() == 2
-            || words[..i].windows(3).last().is_some_and(|w| number(w[0]).is_some() && matches!(w[1], "to" | "bis" | "à" | "a" | "al") && number(w[2]).is_some());
+        let ends_in_range = ranged
+            .trim()
+            .split(['-', '–', '—'])
+            .filter(|p| !p.trim().is_empty())
+            .count()
+            == 2
+            || words[..i].windows(3).last().is_some_and(|w| {
+                number(w[0]).is_some()
+                    && matches!(w[1], "to" | "bis" | "à" | "a" | "al")
+                    && number(w[2]).is_some()
+            });
         if ends_in_range {
             return Some(total);
         }
@@ -101,7 +139,11 @@ fn in_json(text: &str) -> Option<u64> {
 /// A whole number as a page writes it: "283", "1,283", "1.283", "1 283".
 fn number(word: &str) -> Option<u64> {
     let w = word.trim_matches(|c: char| !c.is_ascii_digit());
-    if w.is_empty() || !w.chars().all(|c| c.is_ascii_digit() || matches!(c, ',' | '.' | '\u{a0}' | '\u{202f}')) {
+    if w.is_empty()
+        || !w
+            .chars()
+            .all(|c| c.is_ascii_digit() || matches!(c, ',' | '.' | '\u{a0}' | '\u{202f}'))
+    {
         return None;
     }
     let digits: String = w.chars().filter(char::is_ascii_digit).collect();
@@ -122,7 +164,10 @@ mod tests {
         assert_eq!(in_text("Results: 17"), Some(17));
         assert_eq!(in_text("Page 2 of 12"), None);
         assert_eq!(in_text("4.5 out of 5 stars"), None);
-        assert_eq!(in_text("Compare up to 4 products on this page before buying"), None);
+        assert_eq!(
+            in_text("Compare up to 4 products on this page before buying"),
+            None
+        );
     }
 
     #[test]

@@ -397,7 +397,13 @@ fn ndjson(result: &impl serde::Serialize) -> Result<axum::response::Response, Ap
 
 /// The pages a run wanted, from its page events (each names its outcome).
 fn pages_seen(state: &AppState, id: &str) -> Result<Vec<wire::PageSeen>, ApiError> {
-    const PAGE_PHASES: [&str; 5] = ["source", "page", "skipped", "fetch_failed", "extract_failed"];
+    const PAGE_PHASES: [&str; 5] = [
+        "source",
+        "page",
+        "skipped",
+        "fetch_failed",
+        "extract_failed",
+    ];
     let events = state
         .store
         .read(|tx| crate::sessions::events::after(tx, id, 0, usize::MAX))?;
