@@ -786,11 +786,40 @@ impl Scripted {
                             None => None,
                         }
                     };
-                    let canned = canned.unwrap_or(Canned {
+                    let mut canned = canned.unwrap_or(Canned {
                         status: 404,
                         headers: vec![],
                         body: String::new(),
                     });
+                    // A conditional request whose validator still holds: 304.
+                    let asked = |name: &str| {
+                        let hits = s.hits.lock().unwrap();
+                        let hit = hits.last().unwrap();
+                        hit.headers
+                            .iter()
+                            .find(|(n, _)| n == name)
+                            .map(|(_, v)| v.clone())
+                    };
+                    let has = |name: &str| {
+                        canned
+                            .headers
+                            .iter()
+                            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+                            .map(|(_, v)| v.clone())
+                    };
+                    let fresh = (asked("if-none-match").is_some()
+                        && asked("if-none-match") == has("etag"))
+                        || (asked("if-modified-since").is_some()
+                            && asked("if-modified-since") == has("last-modified"));
+                    if canned.status == 200 && fresh {
+                        canned = Canned {
+                            status: 304,
+                            headers: has("etag")
+                                .map(|e| vec![("ETag".to_string(), e)])
+                                .unwrap_or_default(),
+                            body: String::new(),
+                        };
+                    }
                     let body = canned.body.replace("{origin}", &s.origin);
                     let mut out = format!("HTTP/1.1 {} Scripted\r\n", canned.status);
                     let mut typed = false;

@@ -385,3 +385,64 @@ fn many_sessions_against_one_host_keep_its_limits() {
         "{agent}"
     );
 }
+
+#[test]
+fn a_refresh_asks_conditionally_and_a_304_costs_nothing() {
+    let site = Scripted::start();
+    let lamps = listing(&[("Amber", "10.00"), ("Birch", "12.00")]);
+    site.answer("/lamps/", 200, &[("ETag", "\"v1\"")], &lamps);
+    site.answer(
+        "/shades/",
+        200,
+        &[("Last-Modified", "Wed, 21 Oct 2026 07:28:00 GMT")],
+        &lamps,
+    );
+    let s = Server::builder()
+        .arg("--allow-private-targets")
+        .env("FNHOST_PREVIEW", "extractions,refresh")
+        .start();
+    let a = s.account("10");
+    let c = s.client(&a.live);
+    for (path, header) in [
+        ("/lamps/", "if-none-match"),
+        ("/shades/", "if-modified-since"),
+    ] {
+        let first = extract(&c, &site.url(path), "lamp");
+        assert_eq!(first["status"], "delivered", "{first}");
+        let id = first["id"].as_str().unwrap();
+        let r = c.post(&format!("/extractions/{id}/refresh"), json!({}));
+        assert_eq!(r.status, 201, "{}", r.text);
+        let again_id = r.json()["id"].as_str().unwrap().to_string();
+        let done = c.get(&format!("/extractions/{again_id}/result?wait=60"));
+        assert_eq!(done.status, 200, "{}", done.text);
+        let again = c.get(&format!("/extractions/{again_id}")).ok();
+        assert_eq!(again["status"], "delivered", "{again}");
+        assert_eq!(again["outcome"], "ok");
+        assert_eq!(
+            again["settled_usd"],
+            json!(0),
+            "a 304 costs nothing: {again}"
+        );
+        assert_eq!(again["records"], 2, "{again}");
+        assert_eq!(
+            again["receipt_id"], first["receipt_id"],
+            "the rows' receipt"
+        );
+        assert_eq!(again["diff"]["added"], 0, "{again}");
+        assert_eq!(again["diff"]["removed"], 0, "{again}");
+        let rows = done.json()["rows"].as_array().unwrap().len();
+        assert_eq!(rows, 2);
+        let asked = site
+            .hits()
+            .into_iter()
+            .filter(|h| h.target == path)
+            .last()
+            .unwrap();
+        assert!(
+            asked.headers.iter().any(|(n, _)| n == header),
+            "{path}: {:?}",
+            asked.headers
+        );
+    }
+    s.audit();
+}

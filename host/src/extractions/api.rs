@@ -151,6 +151,11 @@ async fn refresh(
         },
     );
     fresh.refresh_of = Some(base.id.clone());
+    fresh.conditional_on = if base.status == Status::Answered {
+        Some(base.id.clone())
+    } else {
+        last.as_ref().map(|l| l.id.clone())
+    };
     // The diff is against the refreshed-from delivery; when that one was not
     // delivered, against the latest delivery of its URL.
     fresh.diff_base = if base.status == Status::Answered {

@@ -80,6 +80,7 @@ pub fn new_extraction(caller: &Caller, url: &str, entity: &str, spec: Spec) -> S
         outcome: None,
         completeness: None,
         validators: Default::default(),
+        conditional_on: None,
     }
 }
 

@@ -210,7 +210,8 @@ async fn open_children(
             let made: Vec<Session> = urls
                 .iter()
                 .zip(&run.runs)
-                .map(|(url, child)| {
+                .enumerate()
+                .map(|(i, (url, child))| {
                     let mut e = extractions::new_extraction(
                         caller,
                         url,
@@ -223,6 +224,9 @@ async fn open_children(
                         },
                     );
                     e.id = child.clone();
+                    // The previous run's read of the same URL: sent as a
+                    // conditional request.
+                    e.conditional_on = m.baseline.as_ref().and_then(|b| b.get(i)).cloned();
                     e
                 })
                 .collect();

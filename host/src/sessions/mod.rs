@@ -174,6 +174,10 @@ pub struct Session {
     /// How much of the catalog the last turn read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub completeness: Option<crate::wire::Completeness>,
+    /// An earlier delivery of the same page whose validators this run sends
+    /// (refreshes and monitor runs); a 304 serves its rows again at $0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conditional_on: Option<String>,
     /// The validators of an extraction's page, for a refresh's conditional request.
     #[serde(default, skip_serializing_if = "crate::fetch::Validators::is_empty")]
     pub validators: crate::fetch::Validators,

@@ -30,11 +30,15 @@ pub(super) enum Effect {
     Event { phase: Phase, data: Value },
     /// A receipted page with its rows and its `source` event.
     Page(PageCommit),
+    /// The page answered 304 Not Modified: the rows of the earlier delivery
+    /// `from` are this run's, with its claim and receipt, at $0.
+    Unchanged { from: String },
     /// What the run read of its catalog (and an extraction's page outcome),
     /// stated before its end.
     Reading {
         outcome: Option<crate::fetch::outcome::PageOutcome>,
-        completeness: crate::wire::Completeness,
+        /// `None`: the earlier delivery's stands (a 304).
+        completeness: Option<crate::wire::Completeness>,
         validators: crate::fetch::Validators,
     },
 }
@@ -176,13 +180,27 @@ fn apply(tx: &Tx, id: &str, effects: Vec<Effect>) -> anyhow::Result<()> {
                 }
                 events::append(tx, &mut s, Phase::Source, page.event)?;
             }
+            Effect::Unchanged { from } => {
+                let earlier = super::get(tx, &from)?
+                    .ok_or_else(|| anyhow::anyhow!("delivery {from} vanished"))?;
+                anyhow::ensure!(s.row_count == 0, "rows before a 304 in {id}");
+                s.row_count = super::copy_rows(tx, &from, id)?;
+                s.records = earlier.records;
+                s.qualified = earlier.qualified;
+                s.unchecked = earlier.unchecked;
+                s.claim = earlier.claim;
+                s.receipt_id = earlier.receipt_id;
+                s.completeness = earlier.completeness;
+            }
             Effect::Reading {
                 outcome,
                 completeness,
                 validators,
             } => {
                 s.outcome = outcome;
-                s.completeness = Some(completeness);
+                if completeness.is_some() {
+                    s.completeness = completeness;
+                }
                 s.validators = validators;
             }
         }

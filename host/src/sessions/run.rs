@@ -54,6 +54,8 @@ pub fn spawn(state: AppState, session: Session, slot: Arc<RunSlot>, claim: RunCl
             rows: HashMap::new(),
             last_page: None,
             reading: Reading::default(),
+            since: None,
+            unchanged: false,
             session,
             stop,
         };
@@ -108,6 +110,11 @@ struct Run {
     last_page: Option<PageEnd>,
     /// What the run read of its catalog's listings.
     reading: Reading,
+    /// An extraction's earlier delivery of its page and that page's
+    /// validators: the fetch is conditional.
+    since: Option<(String, crate::fetch::Validators)>,
+    /// The page answered 304: the earlier delivery's rows were served.
+    unchanged: bool,
 }
 
 /// How a page the run wanted ended.
@@ -227,7 +234,7 @@ impl Run {
         let page = self.last_page.as_ref();
         let effect = Effect::Reading {
             outcome: page.and_then(|p| p.outcome),
-            completeness: self.reading.completeness(Some(outcome)),
+            completeness: (!self.unchanged).then(|| self.reading.completeness(Some(outcome))),
             validators: page.map(|p| p.validators.clone()).unwrap_or_default(),
         };
         self.progress.push(effect).await
@@ -393,6 +400,7 @@ impl Run {
     /// with the outcome as its code (robots.txt: abstained), at $0.
     async fn extract_one(&mut self, sentinel: Option<Sentinel>) -> anyhow::Result<Outcome> {
         let url = self.session.url.clone().unwrap_or_default();
+        self.since = self.earlier_validators(&url).await?;
         let outcome = self.crawl(vec![url], sentinel, false).await?;
         if outcome != Outcome::Answered {
             return Ok(outcome);
@@ -414,6 +422,47 @@ impl Run {
                 message: page.reason.clone(),
             },
         })
+    }
+
+    /// The validators of the earlier delivery this run is conditional on
+    /// (live keys only; that delivery must be of the same URL).
+    async fn earlier_validators(
+        &self,
+        url: &str,
+    ) -> anyhow::Result<Option<(String, crate::fetch::Validators)>> {
+        let Some(earlier) = self.session.conditional_on.clone() else {
+            return Ok(None);
+        };
+        if self.session.mode != Mode::Live {
+            return Ok(None);
+        }
+        let found = self
+            .state
+            .store
+            .read_async(move |tx| super::get(tx, &earlier))
+            .await?;
+        Ok(found
+            .filter(|e| {
+                e.url.as_deref() == Some(url)
+                    && e.status == super::Status::Answered
+                    && !e.redacted
+                    && !e.validators.is_empty()
+            })
+            .map(|e| (e.id.clone(), e.validators.clone())))
+    }
+
+    /// Fetch a page, conditionally when the run holds an earlier delivery's
+    /// validators for it.
+    async fn fetch_page(&self, url: &str) -> Result<Option<Fetched>, FetchError> {
+        match &self.since {
+            Some((_, since)) if self.session.url.as_deref() == Some(url) => self
+                .state
+                .fetcher
+                .fetch_if_changed(url, since)
+                .await
+                .map(Some),
+            _ => self.get(url).await,
+        }
     }
 
     /// A page that gave nothing billable: its event (`skipped` for
@@ -557,7 +606,7 @@ impl Run {
                 .await?;
                 continue;
             }
-            let page = match self.get(&url).await {
+            let page = match self.fetch_page(&url).await {
                 Ok(Some(p)) => p,
                 Ok(None) => {
                     let reason = "the page is not in the recording".to_string();
@@ -572,6 +621,30 @@ impl Run {
                 }
             };
             pages += 1;
+            if page.status == 304 {
+                if let Some((earlier, since)) = self.since.clone() {
+                    // Unchanged since the earlier delivery: its rows, at $0.
+                    self.progress
+                        .push(Effect::Unchanged {
+                            from: earlier.clone(),
+                        })
+                        .await?;
+                    let reason = format!("not modified since {earlier}: its rows are served again");
+                    self.event(
+                        Phase::Page,
+                        json!({ "url": page.url, "outcome": PageOutcome::Ok.as_str(), "reason": reason, "not_modified": true, "records": 0, "cost_usd": 0 }),
+                    )
+                    .await?;
+                    self.unchanged = true;
+                    let fresh = page.validators();
+                    self.last_page = Some(PageEnd {
+                        outcome: Some(PageOutcome::Ok),
+                        reason,
+                        validators: if fresh.is_empty() { since } else { fresh },
+                    });
+                    continue;
+                }
+            }
             // What the response alone says (a challenge, a sign-in, a 404...).
             if let Some(v) = crate::fetch::outcome::of_response(&url, &page) {
                 self.unbilled(&page.url, Some(v.outcome), v.signal, listing_page)

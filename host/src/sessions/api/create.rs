@@ -298,6 +298,7 @@ pub(crate) async fn open_session(
         outcome: None,
         completeness: None,
         validators: Default::default(),
+        conditional_on: None,
     };
     let public_url = state.config.public_url();
     let opener = Opener::new(state, caller);
