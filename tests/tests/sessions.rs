@@ -47,6 +47,24 @@ fn test_mode_run_is_answered_with_signed_receipts_and_exact_money() {
         !result.to_string().contains("Staff Sample Tent"),
         "robots.txt was ignored"
     );
+    // The README's query: the four tents under $200 and the two over it;
+    // the camp stove beside the tents on the home page is never fetched.
+    assert_eq!(result["qualified"], json!(4), "{result}");
+    assert_eq!(rows.len(), 6, "{result}");
+    let read: Vec<&str> = result["sources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["url"].as_str().unwrap())
+        .collect();
+    assert!(read.iter().all(|u| !u.contains("stove")), "{read:?}");
+    let skipped = events(&c, id)
+        .into_iter()
+        .find(|e| e["phase"] == "skipped" && e["data"]["examples"].is_array())
+        .expect("the unrelated pages are named");
+    assert!(skipped["data"]["examples"]
+        .to_string()
+        .contains("flarebox-stove"));
     let receipts = c.get(&format!("/sessions/{id}/receipts?limit=100")).ok();
     let receipts = receipts["data"].as_array().unwrap().clone();
     assert!(!receipts.is_empty());

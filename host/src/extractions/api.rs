@@ -185,6 +185,8 @@ async fn refresh(
                 fresh.claim = record.claim.clone();
                 fresh.receipt_id = record.receipt_id.clone();
                 fresh.served_from = Some("record".into());
+                fresh.outcome = record.outcome;
+                fresh.completeness = record.completeness.clone();
                 fresh.diff = Some(json!({ "added": 0, "removed": 0, "changed": 0, "price_moves": 0 }));
                 fresh.status = Status::Answered;
                 fresh.reason = Some(format!("served from {} at $0", record.id));

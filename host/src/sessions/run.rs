@@ -21,7 +21,7 @@ use super::intent::{Intent, Source};
 use super::lifecycle::{finish_own, Outcome, StreamCode};
 use super::progress::{row_key, Effect, PageCommit, Progress, RowWrite};
 use super::runs::RunClaim;
-use super::sources::{normalize, sitemap_urls, Frontier, Priority, Robots};
+use super::sources::{normalize, path_names, sitemap_urls, Frontier, Priority, Robots};
 use super::testmode::{self, Sentinel};
 use super::StopReason;
 use super::{Kind, Session};
@@ -56,6 +56,7 @@ pub fn spawn(state: AppState, session: Session, slot: Arc<RunSlot>, claim: RunCl
             reading: Reading::default(),
             since: None,
             unchanged: false,
+            via: "seed",
             session,
             stop,
         };
@@ -115,6 +116,8 @@ struct Run {
     since: Option<(String, crate::fetch::Validators)>,
     /// The page answered 304: the earlier delivery's rows were served.
     unchanged: bool,
+    /// How the run came to the page it is reading (`via` in its events).
+    via: &'static str,
 }
 
 /// How a page the run wanted ended.
@@ -140,6 +143,8 @@ struct Reading {
     lost: Option<PageOutcome>,
     /// The listing's next pages not read because the run ended first.
     unwalked: bool,
+    /// The run had as many rows as asked for with pages left to read.
+    enough: bool,
 }
 
 impl Reading {
@@ -162,6 +167,7 @@ impl Reading {
             Some(Outcome::Stopped { .. }) => "stopped".to_string(),
             _ => match self.lost {
                 Some(outcome) => outcome.as_str().to_string(),
+                None if self.enough => "count".to_string(),
                 None if self.unwalked => "page_limit".to_string(),
                 None => "end_of_list".to_string(),
             },
@@ -444,6 +450,8 @@ impl Run {
         Ok(found
             .filter(|e| {
                 e.url.as_deref() == Some(url)
+                    && e.entity == self.session.entity
+                    && e.guidance == self.session.guidance
                     && e.status == super::Status::Answered
                     && !e.redacted
                     && !e.validators.is_empty()
@@ -481,12 +489,15 @@ impl Run {
             Some(_) => Phase::Page,
         };
         let named = outcome.unwrap_or(PageOutcome::FetchFailed);
-        if listing_page && self.reading.lost.is_none() {
+        // A listing's page lost, or the page the run started from when it
+        // could not be read at all (not merely a page of another kind).
+        let first_unread = self.via == "seed" && outcome != Some(PageOutcome::NotACatalog);
+        if (listing_page || first_unread) && self.reading.lost.is_none() {
             self.reading.lost = Some(named);
         }
         self.event(
             phase,
-            json!({ "url": url, "outcome": named.as_str(), "reason": reason, "records": 0, "cost_usd": 0 }),
+            json!({ "url": url, "via": self.via, "outcome": named.as_str(), "reason": reason, "records": 0, "cost_usd": 0 }),
         )
         .await?;
         self.last_page = Some(PageEnd {
@@ -546,7 +557,12 @@ impl Run {
             if let Ok(Some(page)) = self.get(sitemap).await {
                 frontier.mark_seen(sitemap);
                 for loc in sitemap_urls(&page.body).into_iter().take(MAX_SITEMAP_URLS) {
-                    frontier.push_as(&loc, 1, Priority::Sitemap);
+                    let priority = if path_names(&entity, &loc) {
+                        Priority::Sitemap
+                    } else {
+                        Priority::Unrelated
+                    };
+                    frontier.push_as(&loc, 1, priority);
                 }
             }
         }
@@ -556,7 +572,12 @@ impl Run {
         // Product pages whose rows a listing already gave, with every field
         // the constraints check: not worth a fetch.
         let mut covered: HashSet<String> = HashSet::new();
-        while let Some((url, depth)) = frontier.pop() {
+        // Unrelated pages only while the run has found nothing it wants.
+        while let Some((url, depth)) = frontier.pop_next(self.rows.is_empty()) {
+            self.via = match frontier.why(&url) {
+                Some(why) if depth > 0 => why.as_str(),
+                _ => "seed",
+            };
             if covered.contains(&url) {
                 continue;
             }
@@ -654,7 +675,11 @@ impl Run {
             let request = ExtractRequest {
                 entity: entity.clone(),
                 guidance: self.session.guidance.clone(),
-                hints: json!({ "currency": intent.constraints.currency }),
+                hints: json!({
+                    "currency": intent.constraints.currency,
+                    "keywords": intent.constraints.keywords,
+                    "brand": intent.constraints.brand,
+                }),
             };
             let plugin_page = Page {
                 url: page.url.clone(),
@@ -718,9 +743,21 @@ impl Run {
                     }
                 }
             }
-            for link in &extraction.links {
-                if follow && depth < 2 {
-                    frontier.push(link, depth + 1);
+            // Links the extractor judged related to the query come first;
+            // the rest wait. A branch whose page gave nothing wanted is not
+            // followed further, unless the run came to it for its relevance.
+            let related = related_links(&extraction.notes).unwrap_or(extraction.links.len());
+            let fruitful = depth == 0
+                || !extraction.records.is_empty()
+                || frontier.why(&url) == Some(Priority::Link);
+            for (i, link) in extraction.links.iter().enumerate() {
+                if follow && depth < 2 && fruitful {
+                    let priority = if i < related {
+                        Priority::Link
+                    } else {
+                        Priority::Unrelated
+                    };
+                    frontier.push_as(link, depth + 1, priority);
                 }
             }
             if extraction.records.is_empty() {
@@ -799,11 +836,26 @@ impl Run {
                 });
             }
             if wanted.is_some_and(|n| self.qualified() >= n) {
-                self.reading.unwalked |= !frontier.is_empty();
+                self.reading.enough = !frontier.is_empty();
                 break;
             }
         }
+        self.unrelated_not_read(&frontier).await?;
         Ok(Outcome::Answered)
+    }
+
+    /// Say which pages the run left unread as unrelated to the query.
+    async fn unrelated_not_read(&mut self, frontier: &Frontier) -> anyhow::Result<()> {
+        let left = frontier.unrelated_left();
+        if left.is_empty() {
+            return Ok(());
+        }
+        let examples: Vec<&String> = left.iter().take(10).collect();
+        self.event(
+            Phase::Skipped,
+            json!({ "reason": "unrelated to the query: its anchor text, title and path do not name what was asked for, and related pages answered it", "pages": left.len(), "examples": examples }),
+        )
+        .await
     }
 
     /// Fault injection for drills and tests (`faults.run_panic_marker`): a
@@ -919,7 +971,7 @@ impl Run {
                 unchecked_delta: delta(unchecked, before.1),
             });
         }
-        let event = json!({ "url": page.url, "outcome": PageOutcome::Ok.as_str(), "receipt_id": receipt_id, "records": rows.len(), "qualified": page_qualified, "claim": claim, "cost_usd": cost.to_json() });
+        let event = json!({ "url": page.url, "via": self.via, "outcome": PageOutcome::Ok.as_str(), "receipt_id": receipt_id, "records": rows.len(), "qualified": page_qualified, "claim": claim, "cost_usd": cost.to_json() });
         self.progress
             .push(Effect::Page(PageCommit {
                 receipt_id,
@@ -952,6 +1004,14 @@ pub fn seed_origin(parsed: &Value) -> Option<String> {
     Url::parse(&first)
         .ok()
         .map(|u| u.origin().ascii_serialization())
+}
+
+/// How many of a page's links relate to the query, as the extractor states
+/// it: a note `related-links:<n>` (absent: all of them).
+fn related_links(notes: &[String]) -> Option<usize> {
+    notes
+        .iter()
+        .find_map(|n| n.strip_prefix("related-links:")?.trim().parse().ok())
 }
 
 /// The catalog's total as the extractor states it: a note `total:<n>`.

@@ -48,6 +48,33 @@ impl PageSource<'_> {
     }
 }
 
+/// Does a URL's path name the entity (its words, a plural `s`/`es`)? How
+/// sitemap entries, which come without anchor text, are judged related.
+pub fn path_names(entity: &str, url: &str) -> bool {
+    let entity = entity.trim().to_lowercase();
+    if entity.is_empty() || matches!(entity.as_str(), "product" | "products") {
+        return true;
+    }
+    let stem = entity
+        .strip_suffix("es")
+        .filter(|s| s.ends_with(['s', 'x', 'h']))
+        .or_else(|| entity.strip_suffix('s'))
+        .unwrap_or(&entity)
+        .to_string();
+    let path = Url::parse(url)
+        .map(|u| u.path().to_lowercase())
+        .unwrap_or_default();
+    let stem_words: Vec<&str> = stem.split_whitespace().collect();
+    let words: Vec<&str> = path
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let same = |w: &str, s: &str| w == s || w == format!("{s}s") || w == format!("{s}es");
+    words
+        .windows(stem_words.len().max(1))
+        .any(|win| win.iter().zip(&stem_words).all(|(w, s)| same(w, s)))
+}
+
 /// The `<loc>` URLs of a sitemap or sitemap index.
 pub fn sitemap_urls(xml: &str) -> Vec<String> {
     let mut out = Vec::new();
@@ -82,6 +109,11 @@ pub struct Frontier {
     front: VecDeque<(String, u32)>,
     queue: VecDeque<(String, u32)>,
     fallback: VecDeque<(String, u32)>,
+    /// Pages unrelated to the query: read only when the run has found
+    /// nothing it wants and nothing better is left.
+    unrelated: VecDeque<(String, u32)>,
+    /// Why each queued page was queued.
+    why: std::collections::HashMap<String, Priority>,
     seen: HashSet<String>,
     visited: HashSet<String>,
     sites: HashSet<String>,
@@ -103,6 +135,20 @@ pub enum Priority {
     Link,
     /// A sitemap entry.
     Sitemap,
+    /// A link or sitemap entry that does not name what the query wants.
+    Unrelated,
+}
+
+impl Priority {
+    /// How the run came to a page, as its events say (`via`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Priority::Next => "next_page",
+            Priority::Link => "related_link",
+            Priority::Sitemap => "sitemap",
+            Priority::Unrelated => "unrelated_link",
+        }
+    }
 }
 
 impl Frontier {
@@ -143,12 +189,43 @@ impl Frontier {
         if !self.seen.insert(key.clone()) && priority != Priority::Next {
             return false;
         }
+        self.why.insert(key.clone(), priority);
         match priority {
             Priority::Next => self.front.push_back((key, depth)),
             Priority::Link => self.queue.push_back((key, depth)),
             Priority::Sitemap => self.fallback.push_back((key, depth)),
+            Priority::Unrelated => self.unrelated.push_back((key, depth)),
         }
         true
+    }
+
+    /// Why a page was queued (a seed: `None`).
+    pub fn why(&self, url: &str) -> Option<Priority> {
+        self.why.get(url).copied()
+    }
+
+    /// The next page to visit, with unrelated pages only when
+    /// `take_unrelated` and nothing else is left.
+    pub fn pop_next(&mut self, take_unrelated: bool) -> Option<(String, u32)> {
+        if let Some(next) = self.pop() {
+            return Some(next);
+        }
+        while take_unrelated {
+            let next = self.unrelated.pop_front()?;
+            if self.visited.insert(next.0.clone()) {
+                return Some(next);
+            }
+        }
+        None
+    }
+
+    /// Unrelated pages queued and never read.
+    pub fn unrelated_left(&self) -> Vec<String> {
+        self.unrelated
+            .iter()
+            .filter(|(u, _)| !self.visited.contains(u))
+            .map(|(u, _)| u.clone())
+            .collect()
     }
 
     /// Mark a URL as visited without queueing it (robots.txt, sitemaps).
@@ -174,6 +251,7 @@ impl Frontier {
         }
     }
 
+    /// Nothing left but (perhaps) unrelated pages.
     pub fn is_empty(&self) -> bool {
         self.front.is_empty() && self.queue.is_empty() && self.fallback.is_empty()
     }

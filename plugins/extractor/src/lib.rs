@@ -22,6 +22,7 @@ mod links;
 mod listing;
 mod locale;
 mod markup;
+mod relevance;
 mod repeated;
 mod schema;
 pub mod text;
@@ -339,7 +340,8 @@ pub fn extract(page: &Page, request: &Request) -> Result<Extraction, String> {
         && ((singles.is_empty() && listed.len() >= 2)
             || (distinct_singles >= 3 && listed.len() + singles.len() >= 3));
 
-    let catalog = links::catalog_links(&doc, &base, page.url, &listed_urls);
+    let wanted = relevance::Wanted::of(request.entity, request.hints);
+    let catalog = links::catalog_links(&doc, &base, page.url, &listed_urls, wanted.as_ref());
     let lcx = listing::Ctx {
         doc: &doc,
         base: &base,
@@ -354,6 +356,9 @@ pub fn extract(page: &Page, request: &Request) -> Result<Extraction, String> {
         notes.push(found.note);
         if let Some(total) = totals::stated(&doc) {
             notes.push(format!("total:{total}"));
+        }
+        if wanted.is_some() {
+            notes.push(format!("related-links:{}", catalog.related));
         }
         let paginated = !catalog.next.is_empty();
         if paginated {
@@ -674,6 +679,9 @@ pub fn extract(page: &Page, request: &Request) -> Result<Extraction, String> {
     } else {
         (PageKind::Other, catalog.next.clone())
     };
+    if wanted.is_some() {
+        notes.push(format!("related-links:{}", catalog.related));
+    }
     Ok(Extraction {
         kind,
         records,

@@ -137,8 +137,11 @@ const MORE_WORDS: &[&str] = &[
 
 /// Further catalog pages of a page.
 pub struct CatalogLinks {
-    /// Next pages first, then ItemList URLs, then other same-site links.
+    /// Next pages first, then the links related to what is wanted, then
+    /// the rest (each part: ItemList URLs, then other same-site links).
     pub links: Vec<String>,
+    /// How many of `links` come before the unrelated ones.
+    pub related: usize,
     /// The list's next page(s): rel=next, next/load-more links, then the
     /// numbered pages after the current one in page order.
     pub next: Vec<String>,
@@ -152,18 +155,22 @@ pub fn catalog_links(
     base: &Option<url::Url>,
     page_url: &str,
     listed: &[String],
+    wanted: Option<&crate::relevance::Wanted>,
 ) -> CatalogLinks {
     let Some(base) = base else {
         return CatalogLinks {
             links: Vec::new(),
+            related: 0,
             next: Vec::new(),
         };
     };
     let here = page_number(base).unwrap_or(1);
+    let mut related = 0;
     let mut next: Vec<String> = Vec::new();
     // Numbered pages after this one, with their number.
     let mut numbered: Vec<(u32, String)> = Vec::new();
-    let mut other: Vec<String> = Vec::new();
+    // Other links, with whether they relate to what is wanted.
+    let mut other: Vec<(String, bool)> = Vec::new();
     // Membership of `next` and `other`, which keep the order: a page may
     // link thousands of URLs, too many to search the lists for each.
     let mut next_seen = std::collections::HashSet::new();
@@ -251,35 +258,44 @@ pub fn catalog_links(
                 numbered.push((number.unwrap_or(u32::MAX), s));
             }
         } else if other.len() < MAX_LINKS * 3 && other_seen.insert(s.clone()) {
-            other.push(s);
+            let related = wanted.is_none_or(|w| {
+                w.named_in(u.path())
+                    || v.attr("title").is_some_and(|t| w.named_in(t))
+                    || w.named_in(&doc.text_of(i, 120))
+            });
+            other.push((s, related));
         }
     }
     numbered.sort_by_key(|(n, _)| *n);
     next.extend(numbered.into_iter().map(|(_, s)| s));
-    let mut out = next.clone();
+    let mut listed_links: Vec<(String, bool)> = Vec::new();
     for l in listed {
         if let Ok(mut u) = base.join(l.trim()) {
             u.set_fragment(None);
-            let s = u.to_string();
             let same_site = u.host_str().unwrap_or("").trim_start_matches("www.") == host;
-            if same_site
-                && (u.scheme() == "http" || u.scheme() == "https")
-                && !out.contains(&s)
-                && out.len() < MAX_LINKS
-            {
-                out.push(s);
+            if same_site && (u.scheme() == "http" || u.scheme() == "https") {
+                let related = wanted.is_none_or(|w| w.named_in(u.path()));
+                listed_links.push((u.to_string(), related));
             }
         }
     }
-    for s in other {
-        if out.len() >= MAX_LINKS {
-            break;
+    let mut out = next.clone();
+    let mut seen: std::collections::HashSet<String> = out.iter().cloned().collect();
+    // Related links first, then the rest; each part keeps the page's order.
+    for want_related in [true, false] {
+        for (s, related) in listed_links.iter().chain(other.iter()) {
+            if *related == want_related && out.len() < MAX_LINKS && seen.insert(s.clone()) {
+                out.push(s.clone());
+            }
         }
-        if !out.contains(&s) {
-            out.push(s);
+        if want_related {
+            related = out.len();
         }
     }
-    out.truncate(MAX_LINKS);
     next.truncate(MAX_LINKS);
-    CatalogLinks { links: out, next }
+    CatalogLinks {
+        links: out,
+        related,
+        next,
+    }
 }
