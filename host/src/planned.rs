@@ -98,6 +98,24 @@ pub const PLANNED: &[Planned] = &[
         switch: "monitors",
     },
     Planned {
+        path: "/monitors/{id}/runs/{run_id}/changes",
+        methods: None,
+        surface: "monitors",
+        switch: "monitors",
+    },
+    Planned {
+        path: "/monitors/{id}/feed",
+        methods: None,
+        surface: "monitors",
+        switch: "monitors",
+    },
+    Planned {
+        path: "/monitors/{id}/feed/revoke",
+        methods: None,
+        surface: "monitors",
+        switch: "monitors",
+    },
+    Planned {
         path: "/receipts/{id}",
         methods: None,
         surface: "receipts lookup",

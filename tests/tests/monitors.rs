@@ -71,13 +71,15 @@ fn a_monitor_reads_its_catalog_on_its_cadence_and_says_what_changed() {
     assert!(m["next_run_at"].is_string());
     assert_eq!(m["lifetime_spend_usd"], json!(0));
 
-    // The first run reads the catalog: everything is new.
+    // The first run reads the catalog: the baseline, which notifies nothing.
     let runs = wait_runs(&c, &id, 1);
     let first = &runs[0];
     assert!(first["id"].as_str().unwrap().starts_with("run_"), "{first}");
-    assert_eq!(first["outcome"], "changed", "{first}");
+    assert_eq!(first["outcome"], "baseline", "{first}");
+    assert_eq!(first["baseline"], true, "{first}");
     assert_eq!(first["rows"], 3, "{first}");
-    assert_eq!(first["added"], 3, "{first}");
+    assert_eq!(first["added"], 0, "{first}");
+    assert_eq!(first["notified"], 0, "{first}");
     assert!(
         first["receipt_id"].as_str().unwrap().starts_with("rcpt_"),
         "{first}"
@@ -143,7 +145,7 @@ fn a_monitor_reads_its_catalog_on_its_cadence_and_says_what_changed() {
             .iter()
             .map(|b| b["type"].as_str().unwrap_or_default().to_string())
             .collect();
-        (types.iter().filter(|t| *t == "monitor.changed").count() >= 2).then_some(types)
+        (types.iter().filter(|t| *t == "monitor.changed").count() >= 1).then_some(types)
     });
     assert!(!heard.iter().any(|t| t == "monitor.unchanged"), "{heard:?}");
     let body = hooks
@@ -259,8 +261,8 @@ fn a_query_watch_runs_a_session_each_time() {
         .unwrap()
         .to_string();
     let runs = wait_runs(&c, &id, 2);
-    assert_eq!(runs[0]["outcome"], "changed", "{:?}", runs[0]);
-    assert!(runs[0]["added"].as_u64().unwrap() >= 4, "{:?}", runs[0]);
+    assert_eq!(runs[0]["outcome"], "baseline", "{:?}", runs[0]);
+    assert!(runs[0]["rows"].as_u64().unwrap() >= 4, "{:?}", runs[0]);
     let ses = runs[0]["session_id"].as_str().unwrap();
     assert_eq!(
         c.get(&format!("/sessions/{ses}")).ok()["status"],
@@ -391,7 +393,14 @@ fn monitors_check_their_input_and_caps_and_stay_501_when_closed() {
     let closed = Server::start();
     let b = closed.account("1");
     let c = closed.client(&b.test);
-    for path in ["/monitors", "/monitors/mon_x", "/monitors/mon_x/runs"] {
+    for path in [
+        "/monitors",
+        "/monitors/mon_x",
+        "/monitors/mon_x/runs",
+        "/monitors/mon_x/runs/run_x/changes",
+        "/monitors/mon_x/feed",
+        "/monitors/mon_x/feed/revoke",
+    ] {
         for method in ["GET", "POST", "PATCH", "DELETE"] {
             let r = c.method(method, path);
             let e = r.error(501, "not_implemented");
@@ -489,7 +498,7 @@ fn a_failing_monitor_is_active_again_after_a_good_run() {
     shop.status.store(200, std::sync::atomic::Ordering::SeqCst);
     let m = wait_for(60, || {
         let m = c.get(&format!("/monitors/{id}")).ok();
-        (m["status"] == "active" && m["last_run"]["outcome"] == "changed").then_some(m)
+        (m["status"] == "active" && m["last_run"]["outcome"] == "baseline").then_some(m)
     });
     assert_eq!(m["consecutive_failures"], 0, "{m}");
     c.patch(&format!("/monitors/{id}"), json!({ "paused": true }))
@@ -550,4 +559,216 @@ fn monitors_wait_for_a_run_slot_instead_of_failing() {
         });
     }
     s.audit();
+}
+
+/// A listing page whose products carry price and availability (JSON-LD).
+fn stocked(items: &[(&str, &str, bool)]) -> String {
+    let list: Vec<Value> = items
+        .iter()
+        .enumerate()
+        .map(|(i, (name, price, in_stock))| {
+            let slug = name.to_lowercase().replace(' ', "-");
+            json!({ "@type": "ListItem", "position": i + 1, "item": {
+                "@type": "Product", "name": name, "url": format!("/p/{slug}.html"),
+                "offers": { "@type": "Offer", "price": price, "priceCurrency": "USD",
+                    "availability": if *in_stock { "https://schema.org/InStock" } else { "https://schema.org/OutOfStock" } } } })
+        })
+        .collect();
+    let cards: String = items
+        .iter()
+        .map(|(name, price, _)| {
+            let slug = name.to_lowercase().replace(' ', "-");
+            format!("<div class=\"card\"><a href=\"/p/{slug}.html\">{name}</a><span class=\"price\">${price}</span></div>")
+        })
+        .collect();
+    format!(
+        "<!DOCTYPE html><html lang=\"en\"><head><title>Tents</title><script type=\"application/ld+json\">{}</script></head><body><h1>Tents</h1>{cards}</body></html>",
+        json!({ "@context": "https://schema.org", "@type": "ItemList", "itemListElement": list })
+    )
+}
+
+#[test]
+fn item_changes_over_thresholds_reach_chat_channels_and_the_feed() {
+    let shop = PlainReceiver::start();
+    *shop.page.lock().unwrap() = stocked(&[
+        ("Alpine Tent", "200.00", true),
+        ("Birch Tent", "100.00", true),
+        ("Cove Tent", "50.00", false),
+        ("Dune Tent", "30.00", true),
+        ("Ember Tent", "80.00", true),
+    ]);
+    let (slack, discord, teams) = (
+        PlainReceiver::start(),
+        PlainReceiver::start(),
+        PlainReceiver::start(),
+    );
+    let s = server();
+    let a = s.account("10");
+    let c = s.client(&a.live);
+    let r = c.post(
+        "/monitors",
+        json!({
+            "watch": { "urls": [shop.url("/tents")], "entity": "tent" },
+            "cadence_s": 60,
+            "max_spend_usd_per_run": 0.05,
+            "name": "Tents",
+            "channels": [
+                { "kind": "slack", "url": slack.url("/hook") },
+                { "kind": "discord", "url": discord.url("/hook") },
+                { "kind": "teams", "url": teams.url("/hook") },
+            ],
+        }),
+    );
+    assert_eq!(r.status, 201, "{}", r.text);
+    let m = r.json();
+    let id = m["id"].as_str().unwrap().to_string();
+    assert_eq!(m["notify_on"]["price_down_percent"], json!(1.0), "{m}");
+    let feed_url = m["feed_url"].as_str().unwrap().to_string();
+    // A bad channel is refused with its name.
+    let bad = c.post(
+        "/monitors",
+        json!({ "watch": { "urls": [shop.url("/tents")], "entity": "tent" }, "cadence_s": 60,
+                "max_spend_usd_per_run": 0.05, "channels": [{ "kind": "irc", "url": slack.url("/x") }] }),
+    );
+    assert_eq!(bad.error(400, "invalid_param")["param"], "channels");
+
+    let first = wait_runs(&c, &id, 1)[0].clone();
+    assert_eq!(first["outcome"], "baseline", "{first}");
+    // −12 %, −0.5 % (under the 1 % default), back in stock, gone, new, +25 %.
+    *shop.page.lock().unwrap() = stocked(&[
+        ("Alpine Tent", "176.00", true),
+        ("Birch Tent", "99.50", true),
+        ("Cove Tent", "50.00", true),
+        ("Ember Tent", "100.00", true),
+        ("Fjord Tent", "120.00", true),
+    ]);
+    let run = wait_for(60, || {
+        ended_runs(&c, &id)
+            .into_iter()
+            .find(|r| r["outcome"] == "changed")
+    });
+    assert_eq!(run["notified"], 5, "{run}");
+    let rid = run["id"].as_str().unwrap();
+    let changes = c.get(&format!("/monitors/{id}/runs/{rid}/changes")).ok();
+    let by_kind = |kind: &str| -> Vec<Value> {
+        changes["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["kind"] == kind)
+            .cloned()
+            .collect()
+    };
+    let drops = by_kind("price_down");
+    let alpine = drops.iter().find(|c| c["name"] == "Alpine Tent").unwrap();
+    assert_eq!(alpine["old_price"], "200.00");
+    assert_eq!(alpine["new_price"], "176.00");
+    assert_eq!(alpine["change"], "-24.00");
+    assert_eq!(alpine["change_percent"], json!(-12.0));
+    assert_eq!(alpine["notify"], true);
+    let birch = drops.iter().find(|c| c["name"] == "Birch Tent").unwrap();
+    assert_eq!(birch["notify"], false, "a 0.5 % drop is noise: {birch}");
+    assert_eq!(by_kind("back_in_stock")[0]["name"], "Cove Tent");
+    assert_eq!(by_kind("removed")[0]["name"], "Dune Tent");
+    assert_eq!(by_kind("added")[0]["name"], "Fjord Tent");
+    assert_eq!(by_kind("price_up")[0]["change_percent"], json!(25.0));
+    assert_eq!(changes["counts"]["price_down"], 2, "{changes}");
+
+    // Each channel got one message, in its service's documented shape.
+    let one = |r: &PlainReceiver| {
+        wait_for(30, || {
+            let b = r.all();
+            (!b.is_empty()).then_some(b)
+        })
+    };
+    let sl = one(&slack);
+    assert_eq!(sl.len(), 1, "the baseline told nothing: {sl:?}");
+    let sl = &sl[0];
+    assert!(
+        sl["text"].as_str().unwrap().contains("5 changes on Tents"),
+        "{sl}"
+    );
+    let blocks = sl["blocks"].as_array().unwrap();
+    assert!(blocks.len() <= 50);
+    assert_eq!(blocks[0]["type"], "header");
+    assert_eq!(blocks[0]["text"]["type"], "plain_text");
+    assert_eq!(blocks[1]["type"], "section");
+    assert_eq!(blocks[1]["text"]["type"], "mrkdwn");
+    let section = blocks[1]["text"]["text"].as_str().unwrap();
+    assert!(section.len() <= 3000);
+    assert!(
+        section.contains("Alpine Tent dropped 12 % to 176.00 USD (was 200.00)"),
+        "{section}"
+    );
+    assert!(section.contains("|"), "products are linked: {section}");
+    assert!(!section.contains("Birch"), "{section}");
+    let dc = &one(&discord)[0];
+    assert!(dc["content"].as_str().unwrap().chars().count() <= 2000);
+    let embeds = dc["embeds"].as_array().unwrap();
+    assert!(embeds.len() <= 10);
+    assert!(embeds[0]["title"].as_str().unwrap().chars().count() <= 256);
+    let desc = embeds[0]["description"].as_str().unwrap();
+    assert!(
+        desc.chars().count() <= 4096 && desc.contains("Cove Tent is back in stock"),
+        "{desc}"
+    );
+    let tm = &one(&teams)[0];
+    assert_eq!(tm["type"], "message");
+    let card = &tm["attachments"][0];
+    assert_eq!(
+        card["contentType"],
+        "application/vnd.microsoft.card.adaptive"
+    );
+    assert_eq!(card["content"]["type"], "AdaptiveCard");
+    assert!(card["content"]["version"].is_string());
+    let texts = card["content"]["body"].as_array().unwrap();
+    assert!(texts
+        .iter()
+        .all(|b| b["type"] == "TextBlock" && b["text"].is_string()));
+
+    // The feed: readable without a key at its URL, valid Atom, one entry.
+    let path = feed_url
+        .splitn(4, '/')
+        .nth(3)
+        .unwrap()
+        .trim_start_matches("v1");
+    let r = s.anonymous().get(path);
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert!(r
+        .header("content-type")
+        .unwrap()
+        .starts_with("application/atom+xml"));
+    let file = s.data.path().join("feed.xml");
+    std::fs::write(&file, &r.text).unwrap();
+    let out = std::process::Command::new(python())
+        .arg("-c")
+        .arg("import feedparser,sys,json; d=feedparser.parse(sys.argv[1]); print(json.dumps({'bozo': d.bozo, 'version': d.version, 'n': len(d.entries), 'title': d.entries[0].title if d.entries else '', 'html': d.entries[0].content[0].value if d.entries else ''}))")
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let parsed: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(parsed["bozo"], json!(false), "{parsed}");
+    assert_eq!(parsed["version"], "atom10", "{parsed}");
+    assert_eq!(parsed["n"], 1, "{parsed}");
+    assert!(parsed["title"].as_str().unwrap().contains("5 changes"));
+    assert!(
+        parsed["html"].as_str().unwrap().contains("<li>"),
+        "{parsed}"
+    );
+    // Revoked: the old URL is gone, the key still reads the feed.
+    let revoked = c
+        .post(&format!("/monitors/{id}/feed/revoke"), json!({}))
+        .ok();
+    assert_ne!(revoked["feed_url"], json!(feed_url));
+    assert_eq!(s.anonymous().get(path).status, 404);
+    assert_eq!(c.get(&format!("/monitors/{id}/feed")).status, 200);
+    // Nothing more moves: no further message.
+    let n = ended_runs(&c, &id).len();
+    wait_runs(&c, &id, n + 1);
+    assert_eq!(slack.all().len(), 1);
 }

@@ -5,7 +5,7 @@
 
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
-use axum::response::Response;
+use axum::response::{IntoResponse as _, Response};
 use axum::{Extension, Json};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -24,6 +24,29 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(create, list))
         .routes(routes!(read, update, remove))
         .routes(routes!(runs))
+        .routes(routes!(run_changes))
+        .routes(routes!(feed))
+        .routes(routes!(revoke_feed))
+}
+
+/// Channel URLs pass the target wall as webhook URLs do.
+async fn check_channels(
+    state: &AppState,
+    channels: Option<&Vec<wire::MonitorChannel>>,
+) -> Result<(), ApiError> {
+    for (i, c) in channels.into_iter().flatten().enumerate() {
+        crate::webhooks::check_target(&state.config.target_policy(), &c.url)
+            .await
+            .map_err(|e| ApiError::invalid(&format!("channels[{i}].url"), e.to_string()))?;
+    }
+    Ok(())
+}
+
+/// A new secret for a monitor's feed URL.
+fn feed_token() -> String {
+    use rand::Rng;
+    let bytes: [u8; 18] = rand::thread_rng().gen();
+    hex::encode(bytes)
 }
 
 /// The caller's monitor, or 404 (another account's or mode's too).
@@ -131,8 +154,11 @@ async fn create_monitor(
         max_spend_usd_per_run: per_run,
         name,
         webhook_url,
+        notify_on,
+        channels,
     } = wire::MonitorCreate::parse(body)?;
     check_webhook(state, webhook_url.as_deref()).await?;
+    check_channels(state, channels.as_ref()).await?;
     check_caps(state, caller, cadence_s, per_run, None)?;
     let now = crate::time::now();
     let name = name.unwrap_or_else(|| match (&watch.urls, &watch.query) {
@@ -158,16 +184,20 @@ async fn create_monitor(
         baseline: None,
         lifetime_spend: Micros::ZERO,
         runs: 0,
+        notify_on: notify_on.unwrap_or_default(),
+        channels: channels.unwrap_or_default(),
+        feed_token: feed_token(),
         created_at: now.clone(),
         created_us: chrono::Utc::now().timestamp_micros(),
         updated_at: now,
     };
     let idem = idem.cloned();
+    let public_url = state.config.public_url();
     state
         .store
         .write_async(move |tx| -> Result<wire::Monitor, ApiError> {
             super::put(tx, &m)?;
-            let answer = m.to_wire();
+            let answer = m.to_wire(&public_url);
             if let Some(idem) = &idem {
                 idem.complete_in(tx, StatusCode::CREATED, &answer)?;
             }
@@ -209,7 +239,11 @@ async fn list(
         None => 0,
     };
     let rest = &mine[start.min(mine.len())..];
-    let data = rest.iter().take(page.limit + 1).map(Monitor::to_wire);
+    let public_url = state.config.public_url();
+    let data = rest
+        .iter()
+        .take(page.limit + 1)
+        .map(|m| m.to_wire(&public_url));
     Ok(Json(wire::MonitorList::cut(&page, data.collect())))
 }
 
@@ -223,12 +257,14 @@ async fn read(
     Path(id): Path<String>,
 ) -> Result<Json<wire::Monitor>, ApiError> {
     caller.require("sessions:read")?;
-    Ok(Json(owned(&state, &caller, &id)?.to_wire()))
+    Ok(Json(
+        owned(&state, &caller, &id)?.to_wire(&state.config.public_url()),
+    ))
 }
 
 /// Pauses, resumes or retunes a monitor (SPEC §4.3).
 #[utoipa::path(patch, path = "/monitors/{id}", operation_id = "updateMonitor", tag = "monitors",
-    description = "Scope: sessions:write. Preview (switch `monitors`). At least one of: `paused` (true pauses, false resumes with the next run a cadence from now and the failure count reset), `cadence_s` (60 to 2592000; the next run comes no later than a cadence from now), `max_spend_usd_per_run`, `webhook_url` (null clears), `name`. The caps are checked as at creation. A run in flight finishes either way.",
+    description = "Scope: sessions:write. Preview (switch `monitors`). At least one of: `paused` (true pauses, false resumes with the next run a cadence from now and the failure count reset), `cadence_s` (60 to 2592000; the next run comes no later than a cadence from now), `max_spend_usd_per_run`, `webhook_url` (null clears), `name`, `notify_on`, `channels`. The caps are checked as at creation. A run in flight finishes either way.",
     params(wire::MonitorId),
     request_body(content = wire::MonitorUpdate),
     responses((status = 200, description = "The monitor", body = wire::Monitor)))]
@@ -246,8 +282,11 @@ async fn update(
         max_spend_usd_per_run: per_run,
         webhook_url: webhook,
         name,
+        notify_on,
+        channels,
     } = wire::MonitorUpdate::parse(&body)?;
     check_webhook(&state, webhook.as_ref().and_then(|w| w.as_deref())).await?;
+    check_channels(&state, channels.as_ref()).await?;
     // Retuned, or resumed (back among the scheduled), it must fit again.
     let resuming = paused == Some(false) && current.status == MonitorStatus::Paused;
     if cadence.is_some() || per_run.is_some() || resuming {
@@ -280,6 +319,12 @@ async fn update(
             if let Some(n) = name {
                 m.name = n;
             }
+            if let Some(n) = notify_on {
+                m.notify_on = n;
+            }
+            if let Some(c) = channels {
+                m.channels = c;
+            }
             match paused {
                 Some(true) => {
                     m.status = MonitorStatus::Paused;
@@ -297,7 +342,7 @@ async fn update(
             Ok(m)
         })
         .await?;
-    Ok(Json(updated.to_wire()))
+    Ok(Json(updated.to_wire(&state.config.public_url())))
 }
 
 /// Deletes a monitor: no further runs; a run in flight ends and settles.
@@ -366,4 +411,113 @@ async fn runs(
         .take(page.limit + 1)
         .map(super::MonitorRun::to_wire);
     Ok(Json(wire::MonitorRunList::cut(&page, data.collect())))
+}
+
+/// Every change of one run of a monitor.
+#[utoipa::path(get, path = "/monitors/{id}/runs/{run_id}/changes", operation_id = "listMonitorRunChanges", tag = "monitors",
+    description = "Scope: sessions:read. Preview (switch `monitors`). The run's item-level changes by row identity: `added`, `removed`, `price_down` / `price_up` (old and new price, `change`, `change_percent`, `currency`), `back_in_stock`, `out_of_stock`, `changed` (the `fields`), each with `notify` (whether the monitor's `notify_on` selected it); at most 1000 are kept, `counts` are whole. A baseline run has none.",
+    params(wire::MonitorId, ("run_id" = String, Path, description = "The run (`run_…`)")),
+    responses((status = 200, description = "The run's changes", body = wire::MonitorChangeList)))]
+async fn run_changes(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path((id, run_id)): Path<(String, String)>,
+) -> Result<Json<wire::MonitorChangeList>, ApiError> {
+    caller.require("sessions:read")?;
+    let m = owned(&state, &caller, &id)?;
+    let runs = state
+        .store
+        .read(|tx| super::runs_of(tx, &m.id, None, usize::MAX))?;
+    let run = runs
+        .into_iter()
+        .find(|r| r.id == run_id)
+        .ok_or(ApiError::NotFound)?;
+    let mut counts = std::collections::BTreeMap::new();
+    for c in &run.changes {
+        *counts.entry(c.kind.clone()).or_insert(0u64) += 1;
+    }
+    Ok(Json(wire::MonitorChangeList {
+        object: "list",
+        run_id: run.id,
+        counts,
+        data: run.changes,
+    }))
+}
+
+/// `?token=` of the feed URL.
+#[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct FeedParams {
+    /// The secret of the monitor's `feed_url`; without it, an API key.
+    pub token: Option<String>,
+}
+
+/// The monitor's Atom feed: the runs that notified, newest first.
+#[utoipa::path(get, path = "/monitors/{id}/feed", operation_id = "getMonitorFeed", tag = "monitors",
+    description = "Preview (switch `monitors`). An Atom 1.0 feed of the monitor's runs that notified (at most 50), each entry's content the changes as HTML. Readable with an API key (scope sessions:read), or without one at the monitor's `feed_url` (its `token`); a revoked or wrong token is 404.",
+    params(wire::MonitorId, FeedParams),
+    security((), ("bearer" = [])),
+    responses((status = 200, description = "The feed", content_type = "application/atom+xml", body = String)))]
+async fn feed(
+    State(state): State<AppState>,
+    caller: Result<Caller, ApiError>,
+    Path(id): Path<String>,
+    axum::extract::Query(q): axum::extract::Query<FeedParams>,
+) -> Result<Response, ApiError> {
+    let m = match (&q.token, caller) {
+        (Some(token), _) => {
+            let m = state
+                .store
+                .read(|tx| super::get(tx, &id))?
+                .ok_or(ApiError::NotFound)?;
+            let known = !m.feed_token.is_empty()
+                && subtle::ConstantTimeEq::ct_eq(m.feed_token.as_bytes(), token.as_bytes()).into();
+            if !known {
+                return Err(ApiError::NotFound);
+            }
+            m
+        }
+        (None, Ok(caller)) => {
+            caller.require("sessions:read")?;
+            owned(&state, &caller, &id)?
+        }
+        (None, Err(e)) => return Err(e),
+    };
+    let runs = state
+        .store
+        .read(|tx| super::runs_of(tx, &m.id, None, 200))?;
+    let body = super::channels::atom(&m, &runs, &state.config.public_url());
+    Ok((
+        [(
+            axum::http::header::CONTENT_TYPE,
+            "application/atom+xml; charset=utf-8",
+        )],
+        body,
+    )
+        .into_response())
+}
+
+/// Revokes the monitor's feed URL: a new token, the old URL answers 404.
+#[utoipa::path(post, path = "/monitors/{id}/feed/revoke", operation_id = "revokeMonitorFeed", tag = "monitors",
+    description = "Scope: sessions:write. Preview (switch `monitors`). The feed's key-less URL gets a new token; the old one answers 404 from now on. Answers the monitor with its new `feed_url`.",
+    params(wire::MonitorId),
+    responses((status = 200, description = "The monitor", body = wire::Monitor)))]
+async fn revoke_feed(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Json<wire::Monitor>, ApiError> {
+    caller.require("sessions:write")?;
+    owned(&state, &caller, &id)?;
+    let updated = state
+        .store
+        .write_async(move |tx| -> Result<Monitor, ApiError> {
+            let mut m = super::get(tx, &id)?.ok_or(ApiError::NotFound)?;
+            m.feed_token = feed_token();
+            m.updated_at = crate::time::now();
+            super::put(tx, &m)?;
+            Ok(m)
+        })
+        .await?;
+    Ok(Json(updated.to_wire(&state.config.public_url())))
 }

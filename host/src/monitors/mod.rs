@@ -10,6 +10,8 @@
 //! diffs, bills its lifetime and tells (see [`scheduler`]).
 
 pub mod api;
+pub mod changes;
+pub mod channels;
 pub mod scheduler;
 
 use serde::{Deserialize, Serialize};
@@ -74,6 +76,15 @@ pub struct Monitor {
     pub baseline: Option<Vec<String>>,
     pub lifetime_spend: Micros,
     pub runs: u64,
+    /// What is worth telling.
+    #[serde(default)]
+    pub notify_on: crate::wire::NotifyOn,
+    /// Chat channels told of notified changes.
+    #[serde(default)]
+    pub channels: Vec<crate::wire::MonitorChannel>,
+    /// The secret of the feed's key-less URL; a new one revokes the old.
+    #[serde(default)]
+    pub feed_token: String,
     pub created_at: String,
     pub created_us: i64,
     pub updated_at: String,
@@ -102,6 +113,15 @@ pub struct MonitorRun {
     pub reason: Option<String>,
     /// The event type it sent, if any.
     pub webhook: Option<String>,
+    /// Its item-level changes (at most `changes::MAX_KEPT`).
+    #[serde(default)]
+    pub changes: Vec<crate::wire::MonitorChange>,
+    /// How many changes `notify_on` selected.
+    #[serde(default)]
+    pub notified: u64,
+    /// The monitor's first good run: the baseline, which notifies nothing.
+    #[serde(default)]
+    pub baseline: bool,
 }
 
 impl MonitorRun {
@@ -123,6 +143,8 @@ impl MonitorRun {
             removed: self.removed,
             changed: self.changed,
             price_moves: self.price_moves,
+            notified: self.notified,
+            baseline: self.baseline,
             cost_usd: Usd(self.cost),
             receipt_id: self.receipt_id.clone(),
             extraction_ids,
@@ -141,7 +163,15 @@ impl Monitor {
         Micros(cap.0.saturating_mul(runs as i64))
     }
 
-    pub fn to_wire(&self) -> crate::wire::Monitor {
+    /// The key-less URL of the monitor's Atom feed.
+    pub fn feed_url(&self, public_url: &str) -> String {
+        format!(
+            "{public_url}/v1/monitors/{}/feed?token={}",
+            self.id, self.feed_token
+        )
+    }
+
+    pub fn to_wire(&self, public_url: &str) -> crate::wire::Monitor {
         crate::wire::Monitor {
             id: self.id.clone(),
             object: "monitor",
@@ -156,6 +186,9 @@ impl Monitor {
                 self.max_spend_per_run,
             )),
             webhook_url: self.webhook_url.clone(),
+            notify_on: self.notify_on.clone(),
+            channels: self.channels.clone(),
+            feed_url: self.feed_url(public_url),
             last_run: self.last_run.as_ref().map(MonitorRun::to_wire),
             running: self.running.as_ref().map(|r| r.id.clone()),
             next_run_at: self.next_run_ms.map(crate::time::from_millis),

@@ -137,6 +137,9 @@ async fn start(state: &AppState, id: &str) -> anyhow::Result<()> {
                     receipt_id: None,
                     reason: None,
                     webhook: None,
+                    changes: Vec::new(),
+                    notified: 0,
+                    baseline: false,
                 };
                 m.running = Some(run.clone());
                 // Once, however many slots were missed; the next a cadence on.
@@ -408,11 +411,13 @@ async fn end(state: &AppState, id: &str, failure: Option<String>) -> anyhow::Res
     let diff = match (&failure, rows) {
         (None, Some((before, after))) => {
             let rows = after.len() as u64;
+            let (b, a) = (before.clone(), after.clone());
             match state.plugins.diff(before, after).await {
                 Ok(mut d) => {
                     // Gone only from a page that was read, and read whole.
                     d.removed.retain(|identity| sighting.was_read(identity));
-                    Ok((rows, d))
+                    let changes = super::changes::classify(&b, &a, &d, &m.notify_on);
+                    Ok((rows, d, changes))
                 }
                 Err(e) => Err(format!("the differ failed: {e}")),
             }
@@ -433,6 +438,7 @@ async fn end(state: &AppState, id: &str, failure: Option<String>) -> anyhow::Res
         },
     };
     let id_c = id.to_string();
+    let public_url = state.config.public_url();
     state
         .store
         .write_async(move |tx| -> anyhow::Result<()> {
@@ -462,16 +468,33 @@ async fn end(state: &AppState, id: &str, failure: Option<String>) -> anyhow::Res
                 reason: None,
                 consecutive_failures: None,
                 paused: None,
+                changes: Vec::new(),
+                notified: None,
+                changes_url: None,
+                baseline: None,
             };
             match diff {
-                Ok((rows, d)) => {
+                Ok((rows, d, changes)) => {
+                    // The first good run is the baseline: it notifies nothing.
+                    let first = m.baseline.is_none();
                     run.rows = rows;
-                    run.added = d.added.len() as u64;
-                    run.removed = d.removed.len() as u64;
-                    run.changed = d.changed.len() as u64;
-                    run.price_moves = d.price_moves.len() as u64;
+                    run.baseline = first;
+                    if !first {
+                        run.added = d.added.len() as u64;
+                        run.removed = d.removed.len() as u64;
+                        run.changed = d.changed.len() as u64;
+                        run.price_moves = d.price_moves.len() as u64;
+                        run.notified = changes.iter().filter(|c| c.notify).count() as u64;
+                        run.changes = changes;
+                        run.changes.truncate(super::changes::MAX_KEPT);
+                    }
                     let changed = run.added + run.removed + run.changed > 0;
-                    run.outcome = if changed { "changed" } else { "unchanged" }.into();
+                    run.outcome = match (first, changed) {
+                        (true, _) => "baseline",
+                        (false, true) => "changed",
+                        (false, false) => "unchanged",
+                    }
+                    .into();
                     m.status = if m.status == MonitorStatus::Paused {
                         MonitorStatus::Paused
                     } else {
@@ -479,19 +502,47 @@ async fn end(state: &AppState, id: &str, failure: Option<String>) -> anyhow::Res
                     };
                     m.consecutive_failures = 0;
                     m.baseline = Some(run.runs.clone());
-                    let event = if changed {
+                    // Told only when something `notify_on` selects moved;
+                    // other runs go only to endpoints that subscribed to
+                    // monitor.unchanged, never to the monitor's own URL.
+                    let tell = run.notified > 0;
+                    let event = if tell {
                         "monitor.changed"
                     } else {
                         "monitor.unchanged"
                     };
-                    // Unchanged runs go only to endpoints that subscribed to
-                    // monitor.unchanged, never to the monitor's own URL.
-                    let own = if changed {
-                        m.webhook_url.as_deref()
-                    } else {
-                        None
-                    };
-                    crate::webhooks::emit(tx, &m.account, m.mode, event, base(&run), own)?;
+                    let own = if tell { m.webhook_url.as_deref() } else { None };
+                    let mut data = base(&run);
+                    let notified: Vec<&crate::wire::MonitorChange> =
+                        run.changes.iter().filter(|c| c.notify).collect();
+                    let changes_url =
+                        format!("{public_url}/v1/monitors/{}/runs/{}/changes", m.id, run.id);
+                    if tell {
+                        data.changes = notified.iter().take(20).map(|c| (*c).clone()).collect();
+                        data.notified = Some(run.notified);
+                        data.changes_url = Some(changes_url.clone());
+                        for channel in &m.channels {
+                            let text = super::channels::message(
+                                &channel.kind,
+                                &m,
+                                &run,
+                                &notified,
+                                &changes_url,
+                            );
+                            crate::webhooks::post_to_channel(
+                                tx,
+                                &m.account,
+                                m.mode,
+                                event,
+                                &channel.url,
+                                text.to_string(),
+                            )?;
+                        }
+                    }
+                    if first {
+                        data.baseline = Some(true);
+                    }
+                    crate::webhooks::emit(tx, &m.account, m.mode, event, data, own)?;
                     run.webhook = Some(event.into());
                 }
                 Err(reason) => {

@@ -274,6 +274,7 @@ impl Worker {
                             }
                             Some(ep) => Ok((ep.url, vec![ep.secret])),
                         },
+                        Target::Channel { url } => Ok((url.clone(), Vec::new())),
                         Target::Run { url } => {
                             match super::read_default_secret(tx, &account, mode)? {
                                 Some(s) => Ok((
@@ -326,7 +327,7 @@ impl Worker {
                 let still_queued = super::unqueue(tx, &key)?;
                 let endpoint = match &entry.target {
                     Target::Endpoint { id } => tx.get_json::<Endpoint>(WEBHOOKS, id)?,
-                    Target::Run { .. } => None,
+                    Target::Run { .. } | Target::Channel { .. } => None,
                 };
                 // Disabled or deleted during the attempt: no retry.
                 let unwanted = matches!(&entry.target, Target::Endpoint { .. })
@@ -416,21 +417,23 @@ impl Worker {
             .check(&parsed, Purpose::Webhook)
             .await
             .map_err(|e| e.to_string())?;
-        let timestamp = chrono::Utc::now().timestamp();
-        let refs: Vec<&str> = secrets.iter().map(String::as_str).collect();
-        let signature =
-            signing::signature_header(&refs, &entry.msg_id, timestamp, entry.body.as_bytes())
-                .map_err(|e| e.to_string())?;
-        let sent = self
+        let mut request = self
             .client
             .post(parsed)
-            .header("content-type", "application/json")
-            .header("webhook-id", &entry.msg_id)
-            .header("webhook-timestamp", timestamp.to_string())
-            .header("webhook-signature", signature)
-            .body(entry.body.clone())
-            .send()
-            .await;
+            .header("content-type", "application/json");
+        // A chat channel's URL is its secret: its message goes unsigned.
+        if !matches!(entry.target, Target::Channel { .. }) {
+            let timestamp = chrono::Utc::now().timestamp();
+            let refs: Vec<&str> = secrets.iter().map(String::as_str).collect();
+            let signature =
+                signing::signature_header(&refs, &entry.msg_id, timestamp, entry.body.as_bytes())
+                    .map_err(|e| e.to_string())?;
+            request = request
+                .header("webhook-id", &entry.msg_id)
+                .header("webhook-timestamp", timestamp.to_string())
+                .header("webhook-signature", signature);
+        }
+        let sent = request.body(entry.body.clone()).send().await;
         match sent {
             Ok(resp) => Ok(resp.status().as_u16()),
             Err(e) if e.is_timeout() => {
@@ -507,7 +510,7 @@ fn drop_record(entry: &OutboxEntry, reason: &str) -> Attempt {
         attempt: 0,
         at: crate::time::now(),
         url: match &entry.target {
-            Target::Run { url } => Some(url.clone()),
+            Target::Run { url } | Target::Channel { url } => Some(url.clone()),
             Target::Endpoint { .. } => None,
         },
         duration_ms: 0,

@@ -154,6 +154,9 @@ pub enum Target {
     Endpoint { id: String },
     /// A run's own webhook_url, signed with the account default secret.
     Run { url: String },
+    /// A monitor's chat channel (Slack, Discord, Teams): the body is in
+    /// that service's format, posted unsigned (the URL is the secret).
+    Channel { url: String },
 }
 
 /// A message waiting for delivery to one target.
@@ -183,6 +186,7 @@ impl OutboxEntry {
         match &self.target {
             Target::Endpoint { id } => id.clone(),
             Target::Run { .. } => format!("run:{}:{}", self.account, self.mode.as_str()),
+            Target::Channel { .. } => format!("channel:{}:{}", self.account, self.mode.as_str()),
         }
     }
 }
@@ -192,6 +196,7 @@ pub fn outbox_key(due_ms: i64, msg_id: &str, target: &Target) -> String {
     let t = match target {
         Target::Endpoint { id } => id.as_str(),
         Target::Run { .. } => "run",
+        Target::Channel { .. } => "channel",
     };
     crate::key!(due_ms, msg_id, t)
 }
@@ -478,6 +483,32 @@ pub fn emit(
         store::put_json(tx, OUTBOX, &e.key(), &e)?;
     }
     Ok(())
+}
+
+/// Queue a chat message (already in the service's format) for a channel
+/// URL, delivered and retried by the same worker as webhooks.
+pub fn post_to_channel(
+    tx: &Tx,
+    account: &str,
+    mode: Mode,
+    event_type: &str,
+    url: &str,
+    body: String,
+) -> anyhow::Result<()> {
+    let e = OutboxEntry {
+        msg_id: crate::ids::new_id("msg"),
+        event_type: event_type.to_string(),
+        account: account.to_string(),
+        mode,
+        target: Target::Channel {
+            url: url.to_string(),
+        },
+        body,
+        attempts: 0,
+        created_at: crate::time::now(),
+        due_ms: chrono::Utc::now().timestamp_millis(),
+    };
+    store::put_json(tx, OUTBOX, &e.key(), &e)
 }
 
 /// Queue a message for an endpoint, and keep it for a manual redelivery.

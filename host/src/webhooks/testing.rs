@@ -100,6 +100,10 @@ pub fn sample(event_type: &str) -> Value {
                 reason: failed.then(|| "a test delivery".into()),
                 consecutive_failures: failed.then_some(1),
                 paused: None,
+                changes: Vec::new(),
+                notified: None,
+                changes_url: None,
+                baseline: None,
             })
         }
         "balance.low" => serde_json::to_value(wire::BalanceLowData {

@@ -6,6 +6,7 @@
 //! Money is a JSON number of US dollars with at most six decimals
 //! ([`Usd`]); timestamps are ISO 8601 date-time strings in UTC.
 
+mod changes;
 mod discover;
 mod extractions;
 mod monitors;
@@ -17,6 +18,7 @@ mod requests;
 mod sessions;
 mod webhooks;
 
+pub use changes::*;
 pub use discover::*;
 pub use extractions::*;
 pub use monitors::*;

@@ -29,6 +29,10 @@ pub struct MonitorRun {
     pub removed: u64,
     pub changed: u64,
     pub price_moves: u64,
+    /// Changes `notify_on` selected (GET /monitors/{id}/runs/{run_id}/changes lists them all).
+    pub notified: u64,
+    /// True for a monitor's first good run: the baseline, which notifies nothing.
+    pub baseline: bool,
     #[schema(value_type = f64)]
     pub cost_usd: Usd,
     pub receipt_id: Option<String>,
@@ -63,6 +67,11 @@ pub struct Monitor {
     #[schema(value_type = f64)]
     pub worst_case_monthly_usd: Usd,
     pub webhook_url: Option<String>,
+    pub notify_on: super::NotifyOn,
+    pub channels: Vec<super::MonitorChannel>,
+    /// The Atom feed of the runs that notified, readable without a key
+    /// while its token is not revoked (POST /monitors/{id}/feed/revoke).
+    pub feed_url: String,
     pub last_run: Option<MonitorRun>,
     /// The run in flight (`run_...`), if any.
     pub running: Option<String>,
@@ -112,6 +121,18 @@ pub struct MonitorRunData {
     /// True on the monitor.failed that paused the monitor.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub paused: Option<bool>,
+    /// The changes `notify_on` selected, at most 20 (monitor.changed).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub changes: Vec<super::MonitorChange>,
+    /// How many changes were selected in all.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub notified: Option<u64>,
+    /// Where every change of the run is listed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub changes_url: Option<String>,
+    /// True on the first good run's monitor.unchanged: the baseline.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<bool>,
 }
 
 /// The longest monitor name or entity.
@@ -233,6 +254,55 @@ fn cadence_of(body: &Body) -> Result<Option<u64>, ApiError> {
     }
 }
 
+/// The most chat channels one monitor posts to.
+pub const MAX_CHANNELS: usize = 5;
+
+/// `notify_on`, when present: the defaults for members left out.
+fn notify_on_of(body: &Body) -> Result<Option<super::NotifyOn>, ApiError> {
+    let Some(v) = body.get("notify_on") else {
+        return Ok(None);
+    };
+    let n: super::NotifyOn = serde_json::from_value(v.clone())
+        .map_err(|e| ApiError::invalid("notify_on", format!("notify_on: {e}")))?;
+    let thresholds = [
+        n.price_down_percent,
+        n.price_down_amount,
+        n.price_up_percent,
+        n.price_up_amount,
+    ];
+    if thresholds
+        .iter()
+        .flatten()
+        .any(|t| !t.is_finite() || *t < 0.0)
+    {
+        return Err(ApiError::invalid(
+            "notify_on",
+            "notify_on thresholds are numbers of 0 or more, or null",
+        ));
+    }
+    Ok(Some(n))
+}
+
+/// `channels`, when present: at most 5 `{kind: slack|discord|teams, url}`.
+fn channels_of(body: &Body) -> Result<Option<Vec<super::MonitorChannel>>, ApiError> {
+    let Some(v) = body.get("channels") else {
+        return Ok(None);
+    };
+    let invalid = |m: &str| ApiError::invalid("channels", m.to_string());
+    let list: Vec<super::MonitorChannel> = serde_json::from_value(v.clone())
+        .map_err(|_| invalid("channels is an array of {kind, url}"))?;
+    if list.len() > MAX_CHANNELS {
+        return Err(invalid("a monitor posts to at most 5 channels"));
+    }
+    for (i, c) in list.iter().enumerate() {
+        if !matches!(c.kind.as_str(), "slack" | "discord" | "teams") {
+            return Err(invalid("channels[].kind is slack, discord or teams"));
+        }
+        check_url(&format!("channels[{i}].url"), &c.url)?;
+    }
+    Ok(Some(list))
+}
+
 /// `webhook_url`: absent (`None`), null (`Some(None)`, which clears it),
 /// or a URL.
 fn webhook_url_of(body: &Body) -> Result<Option<Option<String>>, ApiError> {
@@ -258,6 +328,11 @@ pub struct MonitorCreate {
     /// Receives monitor.changed and monitor.failed (https, public).
     #[schema(format = "uri", max_length = 2048)]
     pub webhook_url: Option<String>,
+    /// What is worth telling; members left out take their defaults.
+    pub notify_on: Option<super::NotifyOn>,
+    /// Chat channels told of notified changes.
+    #[schema(max_items = 5)]
+    pub channels: Option<Vec<super::MonitorChannel>>,
 }
 
 impl MonitorCreate {
@@ -274,6 +349,8 @@ impl MonitorCreate {
             "cadence_s",
             "max_spend_usd_per_run",
             "webhook_url",
+            "notify_on",
+            "channels",
         ])?;
         Ok(MonitorCreate {
             watch,
@@ -281,6 +358,8 @@ impl MonitorCreate {
             max_spend_usd_per_run,
             name,
             webhook_url: webhook_url_of(body)?.flatten(),
+            notify_on: notify_on_of(body)?,
+            channels: channels_of(body)?,
         })
     }
 }
@@ -300,6 +379,9 @@ pub struct MonitorUpdate {
     pub webhook_url: Option<Option<String>>,
     #[schema(max_length = 200)]
     pub name: Option<String>,
+    pub notify_on: Option<super::NotifyOn>,
+    #[schema(max_items = 5)]
+    pub channels: Option<Vec<super::MonitorChannel>>,
 }
 
 impl MonitorUpdate {
@@ -314,12 +396,14 @@ impl MonitorUpdate {
             "max_spend_usd_per_run",
             "webhook_url",
             "name",
+            "notify_on",
+            "channels",
         ])?;
         if body.0.is_empty() {
             // Nothing to change (also a body that does not parse, which counts as empty).
             return Err(ApiError::invalid(
                 "paused",
-                "send at least one of paused, cadence_s, max_spend_usd_per_run, webhook_url and name",
+                "send at least one of paused, cadence_s, max_spend_usd_per_run, webhook_url, name, notify_on and channels",
             ));
         }
         Ok(MonitorUpdate {
@@ -328,6 +412,8 @@ impl MonitorUpdate {
             max_spend_usd_per_run,
             webhook_url: webhook_url_of(body)?,
             name,
+            notify_on: notify_on_of(body)?,
+            channels: channels_of(body)?,
         })
     }
 }
