@@ -26,6 +26,14 @@ struct Cli {
 }
 
 #[derive(Subcommand)]
+enum PluginOp {
+    /// Check a component before deploying it: its world and contract
+    /// version, imports the host refuses, size, preparation time and a
+    /// smoke call on a sample page. Prints JSON; exits 1 when it fails.
+    Check { file: PathBuf },
+}
+
+#[derive(Subcommand)]
 enum Command {
     /// Serve the API.
     Serve {
@@ -47,6 +55,19 @@ enum Command {
         /// `{id: {"kind": ..., "records": [{name, price, currency, url, availability}, ...]}}`.
         #[arg(long)]
         list: bool,
+        /// Run this extractor component instead of the built-in one.
+        #[arg(long)]
+        plugin: Option<PathBuf>,
+        /// Score the `--list` predictions against this ground truth
+        /// (`{id: {items: [{name, url, price, currency}]}}`, the datasets'
+        /// format) and print items F1, price, currency and kind figures.
+        #[arg(long, requires = "list")]
+        truth: Option<PathBuf>,
+    },
+    /// Plugin authors' commands.
+    Plugin {
+        #[command(subcommand)]
+        op: PluginOp,
     },
     /// Run one live session in-process and save the pages it fetched as a
     /// recording for test mode (plugins/replay/recordings/).
@@ -113,18 +134,53 @@ fn main() -> anyhow::Result<()> {
             config.allow_private_targets |= allow_private_targets;
             tokio::runtime::Runtime::new()?.block_on(fnhost::server::serve(config))
         }
-        Command::Extract { dir, out, list } => tokio::runtime::Runtime::new()?.block_on(async {
+        Command::Extract {
+            dir,
+            out,
+            list,
+            plugin,
+            truth,
+        } => tokio::runtime::Runtime::new()?.block_on(async {
             let (plugins, _) = fnhost::plugins::Plugins::load(
                 &config.plugin_config(),
                 &config.plugin_cache_root(),
             )?;
+            if let Some(file) = &plugin {
+                let info = plugins.load_extractor_file(file)?;
+                eprintln!("extractor: {} ({})", info.id(), file.display());
+            }
             let shape = if list {
                 fnhost::extract_cmd::Shape::List
             } else {
                 fnhost::extract_cmd::Shape::MainProduct
             };
-            fnhost::extract_cmd::run(&plugins, &dir, &out, shape).await
+            fnhost::extract_cmd::run(&plugins, &dir, &out, shape).await?;
+            if let Some(truth) = truth {
+                let read = |p: &std::path::Path| -> anyhow::Result<serde_json::Value> {
+                    Ok(serde_json::from_slice(&std::fs::read(p).map_err(|e| {
+                        anyhow::anyhow!("failed to read {}: {e}", p.display())
+                    })?)?)
+                };
+                fnhost::extract_cmd_score::score(&read(&out)?, &read(&truth)?)?;
+            }
+            Ok(())
         }),
+        Command::Plugin {
+            op: PluginOp::Check { file },
+        } => {
+            let report = tokio::runtime::Runtime::new()?.block_on(async {
+                let (plugins, _) = fnhost::plugins::Plugins::load(
+                    &config.plugin_config(),
+                    &config.plugin_cache_root(),
+                )?;
+                anyhow::Ok(fnhost::plugin_check::check(&plugins, &file).await)
+            })?;
+            println!("{}", serde_json::to_string_pretty(&report)?);
+            if !report.ok {
+                std::process::exit(1);
+            }
+            Ok(())
+        }
         Command::Record {
             query,
             out,

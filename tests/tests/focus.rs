@@ -98,7 +98,10 @@ fn a_run_reads_the_department_its_query_names_and_nothing_else() {
     let skipped = unread(&events);
     let examples = skipped["examples"].as_array().unwrap();
     assert!(!examples.is_empty() && examples.len() <= 10, "{skipped}");
-    assert!(examples.contains(&json!(format!("{SITE}/cooking/"))), "{skipped}");
+    assert!(
+        examples.contains(&json!(format!("{SITE}/cooking/"))),
+        "{skipped}"
+    );
     assert!(!skipped.to_string().contains("/shelters/"), "{skipped}");
     let fetched = result["sources"]
         .as_array()

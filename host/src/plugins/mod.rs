@@ -534,6 +534,40 @@ impl Plugins {
         Ok(info)
     }
 
+    /// Which role and contract a component implements (the first that fits:
+    /// extractor 0.2.0, extractor 0.1.0, planner, differ, source), or why
+    /// none does (a forbidden import, no matching world: with its exports).
+    pub fn identify(&self, wasm: &[u8]) -> anyhow::Result<(Role, &'static str)> {
+        let mut why = Vec::new();
+        for role in [Role::Extractor, Role::Planner, Role::Differ, Role::Source] {
+            match self.inner.prepare(role, wasm) {
+                Ok((prepared, _, _)) => {
+                    let contract = match prepared {
+                        Prepared::ExtractorV2(_) => "fnhost:plugin/extractor@0.2.0",
+                        Prepared::Extractor(_) => "fnhost:plugin/extractor@0.1.0",
+                        Prepared::Planner(_) => "fnhost:plugin/planner@0.1.0",
+                        Prepared::Differ(_) => "fnhost:plugin/differ@0.1.0",
+                        Prepared::Source(_) => "fnhost:plugin/source-plugin@0.1.0",
+                    };
+                    return Ok((role, contract));
+                }
+                Err(e) => {
+                    let text = format!("{e:#}");
+                    // Not a component, or an import the host refuses: the
+                    // same for every role.
+                    if !text.contains("does not implement") {
+                        return Err(e);
+                    }
+                    why.push(text);
+                }
+            }
+        }
+        anyhow::bail!(
+            "the component implements none of the plugin worlds: {}",
+            why.first().cloned().unwrap_or_default()
+        )
+    }
+
     /// Runs one call off the executor (see the module documentation),
     /// holding a pool slot.
     async fn run<R, F>(&self, plugin: Arc<Loaded>, call: F) -> Result<R, PluginError>

@@ -172,8 +172,9 @@ impl Frontier {
         self.push_as(url, depth, Priority::Link)
     }
 
-    /// Queue a page in the queue of `priority`. A page already queued in a
-    /// lower queue moves up when asked for as `Next`; a visited page never
+    /// Queue a page in the queue of `priority`. A page already queued moves
+    /// to the front when asked for as `Next`, and out of the unrelated queue
+    /// when a related link or sitemap entry names it; a visited page never
     /// comes back.
     pub fn push_as(&mut self, url: &str, depth: u32, priority: Priority) -> bool {
         let Ok(parsed) = Url::parse(url) else {
@@ -186,8 +187,13 @@ impl Frontier {
         if self.visited.contains(&key) {
             return false;
         }
-        if !self.seen.insert(key.clone()) && priority != Priority::Next {
-            return false;
+        if !self.seen.insert(key.clone()) {
+            let moves_up = priority == Priority::Next
+                || (priority != Priority::Unrelated
+                    && self.why.get(&key) == Some(&Priority::Unrelated));
+            if !moves_up {
+                return false;
+            }
         }
         self.why.insert(key.clone(), priority);
         match priority {
@@ -223,7 +229,9 @@ impl Frontier {
     pub fn unrelated_left(&self) -> Vec<String> {
         self.unrelated
             .iter()
-            .filter(|(u, _)| !self.visited.contains(u))
+            .filter(|(u, _)| {
+                !self.visited.contains(u) && self.why.get(u) == Some(&Priority::Unrelated)
+            })
             .map(|(u, _)| u.clone())
             .collect()
     }
@@ -280,5 +288,25 @@ mod tests {
         assert!(!f.push("mailto:x@s.example", 0));
         assert_eq!(f.pop(), Some(("https://s.example/a".into(), 0)));
         assert!(f.is_empty());
+    }
+
+    #[test]
+    fn a_page_waiting_as_unrelated_moves_up_when_a_related_link_names_it() {
+        let mut f = Frontier::default();
+        f.add_site(&Url::parse("https://s.example/").unwrap());
+        assert!(f.push_as("https://s.example/shelters/", 1, Priority::Unrelated));
+        assert!(f.push_as("https://s.example/cooking/", 1, Priority::Unrelated));
+        assert!(!f.push_as("https://s.example/cooking/", 1, Priority::Unrelated));
+        assert!(f.push_as("https://s.example/shelters/", 1, Priority::Link));
+        assert_eq!(f.why("https://s.example/shelters/"), Some(Priority::Link));
+        assert_eq!(
+            f.unrelated_left(),
+            vec!["https://s.example/cooking/".to_string()]
+        );
+        assert_eq!(
+            f.pop_next(false),
+            Some(("https://s.example/shelters/".into(), 1))
+        );
+        assert_eq!(f.pop_next(false), None);
     }
 }

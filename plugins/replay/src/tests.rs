@@ -102,6 +102,7 @@ fn every_fixture_site_is_embedded() {
         fixture_domains(),
         vec![
             "bookshop.example",
+            "camp-supply.example",
             "market-kinds.example",
             "outdoor-gear.example",
             "plain-electronics.example"
