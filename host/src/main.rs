@@ -30,7 +30,18 @@ enum PluginOp {
     /// Check a component before deploying it: its world and contract
     /// version, imports the host refuses, size, preparation time and a
     /// smoke call on a sample page. Prints JSON; exits 1 when it fails.
-    Check { file: PathBuf },
+    Check {
+        file: PathBuf,
+        /// The role it must play: extractor, planner, differ or source.
+        #[arg(long)]
+        role: Option<String>,
+        /// A page of yours for the smoke call (with --url), instead of the built-in one.
+        #[arg(long, requires = "url")]
+        page: Option<PathBuf>,
+        /// The URL the page was served at.
+        #[arg(long)]
+        url: Option<String>,
+    },
 }
 
 #[derive(Subcommand)]
@@ -166,14 +177,39 @@ fn main() -> anyhow::Result<()> {
             Ok(())
         }),
         Command::Plugin {
-            op: PluginOp::Check { file },
+            op:
+                PluginOp::Check {
+                    file,
+                    role,
+                    page,
+                    url,
+                },
         } => {
+            let role = match role.as_deref() {
+                None => None,
+                Some("extractor") => Some(fnhost::plugins::Role::Extractor),
+                Some("planner") => Some(fnhost::plugins::Role::Planner),
+                Some("differ") => Some(fnhost::plugins::Role::Differ),
+                Some("source") => Some(fnhost::plugins::Role::Source),
+                Some(other) => {
+                    anyhow::bail!("--role {other}: a role is extractor, planner, differ or source")
+                }
+            };
+            let page = match page {
+                Some(p) => Some((
+                    url.unwrap_or_default(),
+                    std::fs::read_to_string(&p)
+                        .map_err(|e| anyhow::anyhow!("failed to read {}: {e}", p.display()))?,
+                )),
+                None => None,
+            };
+            let expect = fnhost::plugin_check::Expect { role, page };
             let report = tokio::runtime::Runtime::new()?.block_on(async {
                 let (plugins, _) = fnhost::plugins::Plugins::load(
                     &config.plugin_config(),
                     &config.plugin_cache_root(),
                 )?;
-                anyhow::Ok(fnhost::plugin_check::check(&plugins, &file).await)
+                anyhow::Ok(fnhost::plugin_check::check(&plugins, &file, &expect).await)
             })?;
             println!("{}", serde_json::to_string_pretty(&report)?);
             if !report.ok {

@@ -1,0 +1,126 @@
+//! The plugin authors' kit, as an author runs it: `fnhost plugin check`
+//! on good and broken components, and `fnhost extract --plugin --truth` on a
+//! folder of pages with its ground truth.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use fnhost_tests::*;
+
+fn component(name: &str) -> PathBuf {
+    let target =
+        std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root().join("target"), PathBuf::from);
+    let path = target
+        .join("wasm32-wasip2/plugin")
+        .join(format!("{name}.wasm"));
+    assert!(
+        path.is_file(),
+        "{} is missing: run `cargo xtask plugins`",
+        path.display()
+    );
+    path
+}
+
+/// `fnhost plugin check ARGS`: its exit status and JSON report.
+fn check(data: &std::path::Path, args: &[&std::ffi::OsStr]) -> (bool, Value) {
+    let out = Command::new(binary())
+        .arg("--data-dir")
+        .arg(data)
+        .args(["plugin", "check"])
+        .args(args)
+        .env("FNHOST_LOG", "error")
+        .env(
+            "FNHOST_PLUGINS__CACHE_DIR",
+            root().join("target/test-plugin-cache"),
+        )
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    (out.status.success(), report)
+}
+
+#[test]
+fn plugin_check_passes_good_components_and_names_what_is_wrong_with_broken_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (ok, r) = check(d, &[component("fnhost_extractor").as_os_str()]);
+    assert!(ok, "{r}");
+    assert_eq!(r["role"], "extractor");
+    assert_eq!(r["contract"], "fnhost:plugin/extractor@0.2.0");
+    assert!(r["smoke"].as_str().unwrap().contains("1 record"), "{r}");
+    assert!(r["prepare_ms"].is_u64() && r["call_ms"].is_u64() && r["bytes"].as_u64().unwrap() > 0);
+
+    let broken: [(&str, &[&str], &str); 3] = [
+        (
+            "fnhost_test_wrong_world",
+            &["--role", "extractor"],
+            "not the extractor world",
+        ),
+        ("fnhost_test_forbidden_import", &[], "does not grant"),
+        ("fnhost_test_guest_panic", &[], "trapped"),
+    ];
+    for (name, extra, says) in broken {
+        let file = component(name);
+        let mut args: Vec<&std::ffi::OsStr> = vec![file.as_os_str()];
+        args.extend(extra.iter().map(std::ffi::OsStr::new));
+        let (ok, r) = check(d, &args);
+        assert!(!ok, "{name}: {r}");
+        assert_eq!(r["ok"], false);
+        assert!(r["problems"].to_string().contains(says), "{name}: {r}");
+    }
+    let text = d.join("notes.wasm");
+    std::fs::write(&text, "hello").unwrap();
+    let (ok, r) = check(d, &[text.as_os_str()]);
+    assert!(
+        !ok && r["problems"].to_string().contains("not a WebAssembly file"),
+        "{r}"
+    );
+    let big = d.join("big.wasm");
+    let mut bytes = b"\0asm".to_vec();
+    bytes.resize(51 * 1024 * 1024, 0);
+    std::fs::write(&big, bytes).unwrap();
+    let (ok, r) = check(d, &[big.as_os_str()]);
+    assert!(
+        !ok && r["problems"].to_string().contains("more than"),
+        "{r}"
+    );
+}
+
+#[test]
+fn extract_scores_any_extractor_against_a_ground_truth() {
+    let dir = tempfile::tempdir().unwrap();
+    let set = workspace().join("datasets/listing-pages");
+    let out = dir.path().join("predictions.json");
+    let run = Command::new(binary())
+        .arg("--data-dir")
+        .arg(dir.path())
+        .args(["extract", "--list", "--dir"])
+        .arg(&set)
+        .arg("--out")
+        .arg(&out)
+        .arg("--plugin")
+        .arg(component("fnhost_extractor"))
+        .arg("--truth")
+        .arg(set.join("ground-truth.json"))
+        .env("FNHOST_LOG", "error")
+        .env(
+            "FNHOST_PLUGINS__CACHE_DIR",
+            root().join("target/test-plugin-cache"),
+        )
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let text = String::from_utf8_lossy(&run.stdout);
+    let overall = text
+        .lines()
+        .find(|l| l.starts_with("overall: items F1"))
+        .expect(&text);
+    let f1: f64 = overall["overall: items F1 ".len()..][..5].parse().unwrap();
+    assert!(f1 > 0.9, "{overall}");
+    assert!(overall.contains("currency accuracy"), "{overall}");
+}
