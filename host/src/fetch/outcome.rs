@@ -403,8 +403,13 @@ impl Markup {
             .find_map(|t| {
                 NOT_FOUND_TITLES.iter().copied().find(|p| {
                     if *p == "404" {
-                        t.split(|c: char| !c.is_ascii_alphanumeric())
-                            .any(|w| w == "404")
+                        // "404", "Error 404 | Shop"; not "Peugeot 404 parts".
+                        let words: Vec<&str> = t
+                            .split(|c: char| !c.is_alphanumeric())
+                            .filter(|w| !w.is_empty())
+                            .collect();
+                        words.contains(&"404")
+                            && (words.len() <= 3 || t.contains("error") || t.contains("page"))
                     } else {
                         t.contains(p)
                     }
@@ -611,6 +616,15 @@ mod tests {
             URL,
         );
         assert_eq!(outcome(&fine, URL), None);
+        let model = page(
+            200,
+            &[],
+            "<title>Peugeot 404 parts and spares | Shop</title>",
+            URL,
+        );
+        assert_eq!(outcome(&model, URL), None);
+        let error = page(200, &[], "<title>Error 404 | Shop</title>", URL);
+        assert_eq!(outcome(&error, URL), Some(PageOutcome::NotFound));
     }
 
     #[test]
