@@ -54,6 +54,17 @@ async def main():
                 receipt = await session.read_resource(f"fnhost://receipts/{receipt_id}")
                 say("resource_receipt", result=json.loads(receipt.contents[0].text))
 
+                # An extraction, read a page of two rows at a time.
+                tools_named = {t.name for t in tools.tools}
+                if "extract_url" in tools_named:
+                    made = await session.call_tool("extract_url", {"url": "https://outdoor-gear.example/tents/", "entity": "tent", "max_spend_usd": 0.05})
+                    say("extract_url", error=bool(made.is_error), result=made.structured_content)
+                    first = await session.call_tool("extraction_result", {"extraction_id": made.structured_content["id"], "wait_s": 60, "limit": 2})
+                    say("extraction_page_1", error=bool(first.is_error), result=first.structured_content)
+                    after = first.structured_content.get("next_starting_after")
+                    second = await session.call_tool("extraction_result", {"extraction_id": made.structured_content["id"], "limit": 2, "starting_after": after})
+                    say("extraction_page_2", error=bool(second.is_error), result=second.structured_content)
+
                 # More than the key's session cap: refused by the cap, nothing reserved.
                 over = await session.call_tool("start_session", {"query": QUERY, "max_spend_usd": float(os.environ.get("FNHOST_OVER_CAP", "1000"))})
                 say("over_cap", error=bool(over.is_error), result=over.structured_content)

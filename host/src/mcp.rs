@@ -139,6 +139,33 @@ pub struct ExtractionResultArgs {
     pub extraction_id: String,
     /// Seconds to wait for it to end (0 to 600; default 30).
     pub wait_s: Option<u32>,
+    /// Rows per page, 1 to 100 (default 20).
+    pub limit: Option<u32>,
+    /// The last row id of the previous page.
+    pub starting_after: Option<String>,
+}
+
+/// The rows a tool returns at once, at most.
+const MAX_TOOL_ROWS: u32 = 100;
+
+/// A row id's number (`row_12` → 12).
+fn row_number(id: &Value) -> u64 {
+    id.as_str()
+        .and_then(|s| s.strip_prefix("row_"))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0)
+}
+
+/// The distinct receipt ids behind a page of rows, in order.
+fn receipts_of(rows: &[Value]) -> Vec<Value> {
+    let mut out: Vec<Value> = Vec::new();
+    for r in rows {
+        let id = &r["source"]["receipt_id"];
+        if id.is_string() && !out.contains(id) {
+            out.push(id.clone());
+        }
+    }
+    out
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -284,7 +311,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Free: waits for a session to end (wait_s), then returns a page of its rows, each with its record and the receipt id that backs it; page on with starting_after."
+        description = "Free ($0): waits for a session to end (wait_s), then returns a page of its rows (limit, at most 100), each with its record and the receipt id that backs it, the page's receipt_ids and the session's spend_usd; page on with starting_after = next_starting_after."
     )]
     async fn session_result(
         &self,
@@ -303,7 +330,8 @@ impl Tools {
         if waited.is_error == Some(true) {
             return Ok(waited);
         }
-        let mut path = format!("/sessions/{id}/rows?limit={}", a.limit.unwrap_or(20));
+        let limit = a.limit.unwrap_or(20).clamp(1, MAX_TOOL_ROWS);
+        let mut path = format!("/sessions/{id}/rows?limit={limit}");
         if let Some(after) = &a.starting_after {
             path.push_str(&format!("&starting_after={}", enc(after)));
         }
@@ -312,17 +340,34 @@ impl Tools {
             return Ok(rows);
         }
         let summary = waited.structured_content.unwrap_or(Value::Null);
-        let (status, still_running) = match summary.get("still_running") {
-            Some(_) => (summary["object"]["status"].clone(), true),
-            None => (summary["status"].clone(), false),
+        let (status, still_running, spend) = match summary.get("still_running") {
+            Some(_) => (
+                summary["object"]["status"].clone(),
+                true,
+                summary["object"]["spend_usd"].clone(),
+            ),
+            None => (
+                summary["status"].clone(),
+                false,
+                summary["spend_usd"].clone(),
+            ),
         };
         let page = rows.structured_content.unwrap_or(Value::Null);
+        let data = page["data"].as_array().cloned().unwrap_or_default();
+        let next = match (page["has_more"].as_bool(), data.last()) {
+            (Some(true), Some(last)) => last["id"].clone(),
+            _ => Value::Null,
+        };
         Ok(CallToolResult::structured(json!({
             "session_id": a.session_id,
             "status": status,
             "still_running": still_running,
-            "rows": page["data"],
+            "rows": data,
             "has_more": page["has_more"],
+            "next_starting_after": next,
+            "receipt_ids": receipts_of(&data),
+            "spend_usd": spend,
+            "cost_usd": 0,
         })))
     }
 
@@ -370,7 +415,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Free: waits for an extraction to end (wait_s), then returns its rows and receipt ids."
+        description = "Free ($0): waits for an extraction to end (wait_s), then returns a page of its rows (limit, at most 100), its receipt_ids, spend_usd and page outcome; page on with starting_after = next_starting_after."
     )]
     async fn extraction_result(
         &self,
@@ -382,7 +427,51 @@ impl Tools {
             enc(&a.extraction_id),
             a.wait_s.unwrap_or(30)
         );
-        self.rest(&parts, Method::GET, &path, None).await
+        let waited = self.rest(&parts, Method::GET, &path, None).await?;
+        if waited.is_error == Some(true) {
+            return Ok(waited);
+        }
+        let result = waited.structured_content.unwrap_or(Value::Null);
+        if result.get("still_running").is_some() {
+            let mut r = result;
+            r["cost_usd"] = json!(0);
+            return Ok(CallToolResult::structured(r));
+        }
+        // A bounded page of its rows (checked, then unchecked), in order.
+        let mut all: Vec<Value> = result["rows"].as_array().cloned().unwrap_or_default();
+        all.extend(result["unchecked"].as_array().cloned().unwrap_or_default());
+        all.sort_by_key(|r| row_number(&r["id"]));
+        let after = a
+            .starting_after
+            .as_ref()
+            .map(|s| row_number(&json!(s)))
+            .unwrap_or(0);
+        let limit = a.limit.unwrap_or(20).clamp(1, MAX_TOOL_ROWS) as usize;
+        let rest: Vec<Value> = all
+            .into_iter()
+            .filter(|r| row_number(&r["id"]) > after)
+            .collect();
+        let has_more = rest.len() > limit;
+        let data: Vec<Value> = rest.into_iter().take(limit).collect();
+        let next = if has_more {
+            data.last().map(|r| r["id"].clone())
+        } else {
+            None
+        };
+        Ok(CallToolResult::structured(json!({
+            "extraction_id": a.extraction_id,
+            "status": result["status"],
+            "still_running": false,
+            "claim": result["claim"],
+            "outcome": result["outcome"],
+            "records": result["records"],
+            "rows": data,
+            "has_more": has_more,
+            "next_starting_after": next,
+            "receipt_ids": result["receipts"],
+            "spend_usd": result["spend_usd"],
+            "cost_usd": 0,
+        })))
     }
 
     #[tool(

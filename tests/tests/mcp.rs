@@ -91,6 +91,26 @@ fn an_agent_prices_starts_and_reads_a_session_within_its_caps() {
     assert!(rows.iter().all(|r| r["source"]["receipt_id"]
         .as_str()
         .is_some_and(|id| id.starts_with("rcpt_"))));
+    // Results sized for agents: a bounded page, its receipts and the cost.
+    assert!(rows.len() <= 100, "{result}");
+    assert_eq!(result["result"]["cost_usd"], json!(0), "{result}");
+    assert!(result["result"]["spend_usd"].is_number(), "{result}");
+    let receipts = result["result"]["receipt_ids"].as_array().unwrap();
+    assert!(rows
+        .iter()
+        .all(|r| receipts.contains(&r["source"]["receipt_id"])));
+    // An extraction's rows come a bounded page at a time, with a cursor.
+    let p1 = &step(&lines, "extraction_page_1")["result"];
+    assert_eq!(p1["rows"].as_array().unwrap().len(), 2, "{p1}");
+    assert_eq!(p1["has_more"], true, "{p1}");
+    assert_eq!(p1["next_starting_after"], p1["rows"][1]["id"], "{p1}");
+    assert!(!p1["receipt_ids"].as_array().unwrap().is_empty(), "{p1}");
+    assert!(
+        p1["spend_usd"].is_number() && p1["cost_usd"] == json!(0),
+        "{p1}"
+    );
+    let p2 = &step(&lines, "extraction_page_2")["result"];
+    assert_ne!(p2["rows"][0]["id"], p1["rows"][0]["id"], "{p2}");
     let resource = &step(&lines, "resource_result")["result"];
     assert_eq!(resource["status"], "answered");
     assert_eq!(resource["session_id"], started["id"]);
@@ -107,14 +127,15 @@ fn an_agent_prices_starts_and_reads_a_session_within_its_caps() {
     );
     let balance = &step(&lines, "balance")["result"];
     assert_eq!(micros(&balance["open_reserves_usd"]), 0, "{balance}");
-    // The agent's spend is the session's settled receipts, as over REST.
+    // The agent's spend is the session's and the extraction's settled
+    // receipts, as over REST.
     let c = s.client(&a.test);
     let ses = c
         .get(&format!("/sessions/{}", started["id"].as_str().unwrap()))
         .ok();
     assert_eq!(
         micros(&balance["balance_usd"]),
-        10_000_000 - micros(&ses["settled_usd"])
+        10_000_000 - micros(&ses["settled_usd"]) - micros(&p1["spend_usd"])
     );
     s.audit();
 }
