@@ -548,3 +548,68 @@ fn dashboard_in_headless_chromium() {
         "the browser revoked the spare key: {spare}"
     );
 }
+
+#[test]
+fn a_monitors_price_history_in_headless_chromium() {
+    let root = root();
+    let browser_dir = root.join("tests/browser");
+    assert!(
+        std::path::Path::new("/usr/bin/chromium").exists() && browser_dir.join("node_modules/playwright-core").exists(),
+        "the browser test needs /usr/bin/chromium and tests/browser/node_modules: `cargo xtask test` installs both"
+    );
+    let shop = PlainReceiver::start();
+    let prices = ["30.00", "25.00", "27.50"];
+    *shop.page.lock().unwrap() = listing(&[("Amber Lamp", prices[0]), ("Birch Lamp", "20.00")]);
+    let s = Server::builder()
+        .arg("--allow-private-targets")
+        .env("FNHOST_PREVIEW", "monitors,extractions")
+        .env("FNHOST_MONITORS__SECOND_MS", "20")
+        .env("FNHOST_MONITORS__TICK_MS", "50")
+        .start();
+    let a = s.account("10");
+    let c = s.client(&a.live);
+    let m = c
+        .post(
+            "/monitors",
+            json!({ "watch": { "urls": [shop.url("/lamps")], "entity": "lamp" }, "cadence_s": 60, "max_spend_usd_per_run": 0.05, "name": "Lamps" }),
+        )
+        .ok();
+    let id = m["id"].as_str().unwrap().to_string();
+    let ended = |n: usize| {
+        wait_for(60, || {
+            let runs = c.get(&format!("/monitors/{id}/runs?limit=100")).ok();
+            let done = runs["data"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|r| r["outcome"] != "running")
+                .count();
+            (done >= n).then_some(())
+        })
+    };
+    for (i, price) in prices.iter().enumerate().skip(1) {
+        ended(i);
+        *shop.page.lock().unwrap() = listing(&[("Amber Lamp", price), ("Birch Lamp", "20.00")]);
+    }
+    ended(3);
+    c.patch(&format!("/monitors/{id}"), json!({ "paused": true }))
+        .ok();
+    let out = root.join("target/dashboard-screenshots");
+    let run = Command::new("node")
+        .arg(browser_dir.join("monitor.mjs"))
+        .arg(s.origin())
+        .arg(&a.live)
+        .arg(&id)
+        .arg(&out)
+        .current_dir(&browser_dir)
+        .output()
+        .expect("run node");
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        run.status.success(),
+        "the browser checks failed ({}):\n{stdout}\n{}",
+        run.status,
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(out.join("22-monitor-price-history.png").is_file());
+}

@@ -118,6 +118,7 @@ pub fn pill(text: &str) -> String {
 pub enum Nav {
     Balance,
     Sessions,
+    Monitors,
     Keys,
     Webhooks,
     Secret,
@@ -127,6 +128,7 @@ pub enum Nav {
 const NAV: &[(Nav, &str, &str)] = &[
     (Nav::Balance, "/dashboard/balance", "Balance"),
     (Nav::Sessions, "/dashboard/sessions", "Sessions"),
+    (Nav::Monitors, "/dashboard/monitors", "Monitors"),
     (Nav::Keys, "/dashboard/keys", "Keys"),
     (Nav::Webhooks, "/dashboard/webhooks", "Webhooks"),
     (Nav::Secret, "/dashboard/webhook-secret", "Webhook secret"),

@@ -7,6 +7,7 @@
 //! - `html`: escaping and the page frame.
 //! - `balance`: balance, open reserves, the spend chart.
 //! - `sessions`: the sessions list; one session's rows, events (live) and receipts.
+//! - `monitors`: the monitors; one monitor's runs, changes and price history.
 //! - `keys`: the keys of the signed-in mode; rename and revoke.
 //! - `webhooks`: endpoints, their attempts, the account default secret.
 //!
@@ -16,6 +17,7 @@ pub mod auth;
 pub mod balance;
 pub mod html;
 pub mod keys;
+pub mod monitors;
 pub mod sessions;
 pub mod webhooks;
 
@@ -45,6 +47,8 @@ pub fn routes() -> Router<AppState> {
             get(sessions::events_json),
         )
         .route("/dashboard/sessions/{id}/receipts", get(sessions::receipts))
+        .route("/dashboard/monitors", get(monitors::list))
+        .route("/dashboard/monitors/{id}", get(monitors::detail))
         .route("/dashboard/keys", get(keys::page))
         .route("/dashboard/keys/{id}/rename", post(keys::rename))
         .route("/dashboard/keys/{id}/revoke", post(keys::revoke))
