@@ -772,3 +772,51 @@ fn item_changes_over_thresholds_reach_chat_channels_and_the_feed() {
     wait_runs(&c, &id, n + 1);
     assert_eq!(slack.all().len(), 1);
 }
+
+#[test]
+fn a_page_that_fails_removes_nothing() {
+    // A two-page catalog read by a query watch; then its page 2 fails.
+    let site = Scripted::start();
+    let page = |n: usize, names: &[&str]| {
+        let cards: Vec<(&str, &str)> = names.iter().map(|n| (*n, "10.00")).collect();
+        let next = if n == 1 {
+            "<a rel=\"next\" href=\"/lamps/?page=2\">Next</a>"
+        } else {
+            ""
+        };
+        listing(&cards).replace("</body>", &format!("{next}</body>"))
+    };
+    site.page("/lamps/?page=1", &page(1, &["Amber Lamp", "Birch Lamp"]));
+    site.page("/lamps/?page=2", &page(2, &["Cedar Lamp", "Dune Lamp"]));
+    let s = Server::builder()
+        .arg("--allow-private-targets")
+        .env("FNHOST_PREVIEW", "monitors")
+        .env("FNHOST_MONITORS__SECOND_MS", "20")
+        .env("FNHOST_MONITORS__TICK_MS", "50")
+        .env("FNHOST_FETCH__BACKOFF_MS", "10")
+        .start();
+    let a = s.account("10");
+    let c = s.client(&a.live);
+    let id = c
+        .post(
+            "/monitors",
+            json!({ "watch": { "query": format!("lamps from {}/lamps/?page=1", site.origin) }, "cadence_s": 60, "max_spend_usd_per_run": 0.5 }),
+        )
+        .ok()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let first = wait_runs(&c, &id, 1);
+    assert_eq!(first[0]["outcome"], "baseline", "{:?}", first[0]);
+    assert_eq!(first[0]["rows"], 4, "{:?}", first[0]);
+    site.answer("/lamps/?page=2", 500, &[], "oops");
+    let runs = wait_runs(&c, &id, 2);
+    let second = &runs[1];
+    assert_eq!(
+        second["removed"], 0,
+        "a page not read removes nothing: {second}"
+    );
+    assert_eq!(second["notified"], 0, "{second}");
+    c.patch(&format!("/monitors/{id}"), json!({ "paused": true }))
+        .ok();
+}
