@@ -812,6 +812,16 @@ fn a_page_that_fails_removes_nothing() {
     site.answer("/lamps/?page=2", 500, &[], "oops");
     let runs = wait_runs(&c, &id, 2);
     let second = &runs[1];
+    let ses = second["session_id"].as_str().unwrap();
+    let read = c.get(&format!("/sessions/{ses}/result")).ok();
+    assert!(
+        read["sources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["outcome"] == "fetch_failed"),
+        "page 2 failed in the second run: {read}"
+    );
     assert_eq!(
         second["removed"], 0,
         "a page not read removes nothing: {second}"
