@@ -119,6 +119,10 @@ fn install_python(plugins: &Path) {
     );
 }
 
+fn install_js(plugins: &Path) {
+    install(plugins, "example-mall", "js-extractor", "js_extractor.wasm");
+}
+
 /// Loads the runtime with the default limits and `plugins` as the plugins
 /// directory, as `fnhost serve` does with `plugins.dir` set. The data
 /// directory (only its compile cache is used) is shared by the tests and
@@ -174,10 +178,12 @@ async fn pages_of_their_sites_go_to_the_examples_and_others_to_the_generic_extra
     let plugins = tempfile::tempdir().unwrap();
     install_rust(plugins.path());
     install_python(plugins.path());
+    install_js(plugins.path());
     let (runtime, reports) = load(plugins.path());
     for (folder, name) in [
         ("example-shop", "example-shop-rust"),
         ("example-market", "example-market-python"),
+        ("example-mall", "example-mall-js"),
     ] {
         let report = report_of(&reports, folder);
         let plugin = report
@@ -228,6 +234,27 @@ async fn pages_of_their_sites_go_to_the_examples_and_others_to_the_generic_extra
     assert_eq!(
         market.notes,
         ["example-market", "skipped 1 products without a name"]
+    );
+
+    // The JavaScript example (contract 0.2.0) reads the same markup to the
+    // same records, and names the listing's next page as such.
+    let mall = extract(
+        &runtime,
+        "https://example-mall.test/catalog/kettles",
+        LISTING,
+    )
+    .await;
+    assert_eq!(mall.plugin, "example-mall-js@0.1.0");
+    assert_eq!(records(&mall), expected_records("example-mall.test"));
+    assert!(!mall.complete);
+    assert_eq!(mall.kind, fnhost::plugins::PageKind::Listing);
+    assert_eq!(
+        mall.next_pages,
+        ["https://example-mall.test/catalog/kettles?page=2"]
+    );
+    assert_eq!(
+        mall.notes,
+        ["example-mall", "skipped 1 products without a name"]
     );
 
     // A last page without gaps is complete, in both languages.

@@ -51,6 +51,24 @@ fn plugin_check_passes_good_components_and_names_what_is_wrong_with_broken_ones(
     assert!(r["smoke"].as_str().unwrap().contains("1 record"), "{r}");
     assert!(r["prepare_ms"].is_u64() && r["call_ms"].is_u64() && r["bytes"].as_u64().unwrap() > 0);
 
+    // The three example plugins, one per language, pass.
+    for (name, contract) in [
+        ("rust_extractor", "fnhost:plugin/extractor@0.1.0"),
+        ("python_extractor", "fnhost:plugin/extractor@0.1.0"),
+        ("js_extractor", "fnhost:plugin/extractor@0.2.0"),
+    ] {
+        let (ok, r) = check(
+            d,
+            &[
+                component(name).as_os_str(),
+                "--role".as_ref(),
+                "extractor".as_ref(),
+            ],
+        );
+        assert!(ok, "{name}: {r}");
+        assert_eq!(r["contract"], contract, "{name}: {r}");
+    }
+
     let broken: [(&str, &[&str], &str); 3] = [
         (
             "fnhost_test_wrong_world",

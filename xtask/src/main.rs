@@ -34,6 +34,7 @@ fn main() {
         Some("test") => {
             build_plugins();
             build_python_example();
+            build_js_example();
             ensure_browser();
             let python = ensure_python_tools();
             let mut cmd = cargo(&["test", "--workspace", "--no-fail-fast"]);
@@ -53,6 +54,7 @@ fn main() {
         Some("plugins") => {
             build_plugins();
             build_python_example();
+            build_js_example();
         }
         Some("f1") => f1(&root),
         Some("bench") => {
@@ -157,6 +159,51 @@ fn build_python_example() {
         let why = status.map_or_else(|e| e.to_string(), |s| s.to_string());
         eprintln!("xtask: building the Python example plugin with {DIR}/build.sh failed ({why})");
         eprintln!("xtask: it needs python3 with venv and pip, and PyPI to install componentize-py");
+        exit(1);
+    }
+}
+
+/// The JavaScript example plugin is built with componentize-js (from npm,
+/// `npm ci` on first use) into the folder of the other components. Skipped
+/// while the component is newer than its sources.
+fn build_js_example() {
+    const DIR: &str = "examples/plugins/js-extractor";
+    const SOURCES: &[&str] = &[
+        "extractor.js",
+        "build.mjs",
+        "package-lock.json",
+        "../../../wit/0.2.0/fnhost-plugin.wit",
+    ];
+    let target =
+        std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| PathBuf::from("target"), PathBuf::from);
+    let out = std::path::absolute(target.join("wasm32-wasip2/plugin/js_extractor.wasm"))
+        .expect("the current directory exists");
+    let modified = |path: &Path| std::fs::metadata(path).and_then(|m| m.modified()).ok();
+    let built = modified(&out);
+    if SOURCES
+        .iter()
+        .all(|s| modified(&Path::new(DIR).join(s)) < built)
+    {
+        return;
+    }
+    let ok = |cmd: &mut Command| cmd.status().is_ok_and(|s| s.success());
+    let installed = Path::new(DIR)
+        .join("node_modules/@bytecodealliance/componentize-js")
+        .exists();
+    if !installed
+        && !ok(Command::new("npm")
+            .args(["ci", "--no-audit", "--no-fund"])
+            .current_dir(DIR))
+    {
+        eprintln!("xtask: `npm ci` in {DIR} failed: the JavaScript example needs node, npm and the npm registry");
+        exit(1);
+    }
+    if !ok(Command::new("node")
+        .arg("build.mjs")
+        .arg(&out)
+        .current_dir(DIR))
+    {
+        eprintln!("xtask: building the JavaScript example plugin with {DIR}/build.mjs failed");
         exit(1);
     }
 }
