@@ -26,6 +26,7 @@ pub mod openapi;
 pub mod planned;
 pub mod platform;
 pub mod plugin_check;
+pub mod plugin_new;
 pub mod plugins;
 pub mod receipts;
 pub mod record;

@@ -27,6 +27,18 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum PluginOp {
+    /// Make a ready extractor project: the contract's WIT, bindings, a
+    /// manifest, a test page and a build script.
+    New {
+        /// The plugin's name (lower-case letters, digits, -).
+        name: String,
+        /// rust, python or js.
+        #[arg(long)]
+        lang: String,
+        /// Where to make it (default: ./NAME); must not exist or be empty.
+        #[arg(long)]
+        dir: Option<PathBuf>,
+    },
     /// Check a component before deploying it: its world and contract
     /// version, imports the host refuses, size, preparation time and a
     /// smoke call on a sample page. Prints JSON; exits 1 when it fails.
@@ -176,6 +188,25 @@ fn main() -> anyhow::Result<()> {
             }
             Ok(())
         }),
+        Command::Plugin {
+            op: PluginOp::New { name, lang, dir },
+        } => {
+            let lang: fnhost::plugin_new::Lang = lang.parse()?;
+            let dir = dir.unwrap_or_else(|| PathBuf::from(&name));
+            let written = fnhost::plugin_new::create(&dir, &name, lang)?;
+            for f in &written {
+                println!("{}", f.display());
+            }
+            eprintln!(
+                "made {} ({} files); build it with {}/build.sh, then `fnhost plugin check {}`",
+                dir.display(),
+                written.len(),
+                dir.display(),
+                dir.join(fnhost::plugin_new::component_path(lang, &name))
+                    .display()
+            );
+            Ok(())
+        }
         Command::Plugin {
             op:
                 PluginOp::Check {

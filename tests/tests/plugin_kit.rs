@@ -142,3 +142,92 @@ fn extract_scores_any_extractor_against_a_ground_truth() {
     assert!(f1 > 0.9, "{overall}");
     assert!(overall.contains("currency accuracy"), "{overall}");
 }
+
+/// `fnhost plugin new` in each language makes a project that builds as
+/// generated and passes `plugin check` on its own test page.
+#[test]
+fn plugin_new_projects_build_and_pass_the_check() {
+    if postgres::selected() {
+        // Nothing here touches storage: the redb pass of the suite ran it.
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let target =
+        std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root().join("target"), PathBuf::from);
+    for lang in ["rust", "python", "js"] {
+        let name = format!("acme-{lang}");
+        let project = d.join(&name);
+        let made = Command::new(binary())
+            .args(["--data-dir"])
+            .arg(d)
+            .args(["plugin", "new", "--lang", lang, &name, "--dir"])
+            .arg(&project)
+            .output()
+            .unwrap();
+        assert!(
+            made.status.success(),
+            "{}",
+            String::from_utf8_lossy(&made.stderr)
+        );
+        assert!(project.join("wit/fnhost-plugin.wit").is_file());
+        assert!(project.join("plugin.toml").is_file() && project.join("test/page.html").is_file());
+        let mut build = Command::new(project.join("build.sh"));
+        let component = match lang {
+            "rust" => {
+                // Its own target folder, kept between runs: one compile of its dependencies.
+                let t = target.join("plugin-new-rust");
+                build.env("CARGO_TARGET_DIR", &t);
+                t.join("wasm32-wasip2/release/acme_rust.wasm")
+            }
+            "python" => {
+                build.env(
+                    "COMPONENTIZE_PY",
+                    target.join("componentize-py/bin/componentize-py"),
+                );
+                project.join("acme_python.wasm")
+            }
+            _ => {
+                // The JavaScript example's componentize-js, installed by `cargo xtask plugins`.
+                std::os::unix::fs::symlink(
+                    workspace().join("examples/plugins/js-extractor/node_modules"),
+                    project.join("node_modules"),
+                )
+                .unwrap();
+                project.join("acme_js.wasm")
+            }
+        };
+        let built = build.current_dir(&project).output().unwrap();
+        assert!(
+            built.status.success(),
+            "{lang}: {}\n{}",
+            String::from_utf8_lossy(&built.stdout),
+            String::from_utf8_lossy(&built.stderr)
+        );
+        let page = project.join("test/page.html");
+        let (ok, r) = check(
+            d,
+            &[
+                component.as_os_str(),
+                "--role".as_ref(),
+                "extractor".as_ref(),
+                "--page".as_ref(),
+                page.as_os_str(),
+                "--url".as_ref(),
+                "https://example.test/p/amber".as_ref(),
+            ],
+        );
+        assert!(ok, "{lang}: {r}");
+        assert_eq!(
+            r["contract"], "fnhost:plugin/extractor@0.2.0",
+            "{lang}: {r}"
+        );
+        assert!(
+            r["smoke"]
+                .as_str()
+                .unwrap()
+                .contains("kind Product, 1 record"),
+            "{lang}: {r}"
+        );
+    }
+}
