@@ -184,6 +184,9 @@ pub struct WebhookConfig {
 pub struct PluginSettings {
     /// A directory of operator plugins (`<name>/plugin.toml` + component).
     pub dir: Option<PathBuf>,
+    /// Development: load `dir` again whenever a file in it changes (checked
+    /// every second), logging the load report.
+    pub watch: bool,
     /// Time limit per plugin call, in milliseconds.
     pub call_timeout_ms: u64,
     /// Memory limit per plugin instance, in MiB.
@@ -274,6 +277,7 @@ impl Default for PluginSettings {
     fn default() -> PluginSettings {
         PluginSettings {
             dir: None,
+            watch: false,
             call_timeout_ms: 5_000,
             memory_limit_mib: 256,
             max_output_bytes: 16 * 1024 * 1024,

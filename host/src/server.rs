@@ -113,6 +113,14 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
             }
         });
     }
+    // Development: the plugins folder is loaded again when it changes.
+    if let (true, Some(dir)) = (state.config.plugins.watch, state.config.plugins.dir.clone()) {
+        tracing::warn!(dir = %dir.display(), "DEVELOPMENT MODE: plugins.watch reloads the plugins folder when it changes");
+        let plugins = state.plugins.clone();
+        crate::supervise::supervise("plugins folder watch", move || {
+            crate::plugins::watch(plugins.clone(), dir.clone())
+        });
+    }
     // Starts the monitors' runs when they are due and ends them when their
     // extractions or sessions have ended (preview switch `monitors`).
     if state.config.preview.iter().any(|p| p == "monitors") {

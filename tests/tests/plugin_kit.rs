@@ -231,3 +231,54 @@ fn plugin_new_projects_build_and_pass_the_check() {
         );
     }
 }
+
+/// With `plugins.watch`, a plugin copied into the plugins folder of a
+/// running server serves the next run, without a restart.
+#[test]
+fn a_watched_plugins_folder_is_reloaded_when_it_changes() {
+    let shop = Scripted::start();
+    shop.page(
+        "/catalog",
+        r#"<html><body><div class="product" data-sku="ES-1001"><a class="name" href="/p/1">Trail Kettle</a><span class="price" data-currency="EUR">24.90</span><span class="stock">In stock</span></div><div class="product" data-sku="ES-1002"><a class="name" href="/p/2">Camp Mug</a><span class="price" data-currency="EUR">7</span></div></body></html>"#,
+    );
+    let folder = tempfile::tempdir().unwrap();
+    let s = Server::builder()
+        .arg("--allow-private-targets")
+        .env("FNHOST_PLUGINS__DIR", folder.path().to_str().unwrap())
+        .env("FNHOST_PLUGINS__WATCH", "true")
+        .start();
+    let a = s.account("10");
+    let c = s.client(&a.live);
+    let extractor_of_a_run = || {
+        let id = c
+            .post("/sessions", json!({ "query": format!("products from {}/catalog", shop.origin), "max_spend_usd": 0.1 }))
+            .ok()["id"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        result(&c, &id);
+        let receipts = c.get(&format!("/sessions/{id}/receipts")).ok();
+        receipts["data"][0]["extractor"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert!(
+        !extractor_of_a_run().starts_with("example-shop-rust"),
+        "no plugin installed yet"
+    );
+    // Install the Rust example for this site, as an author would while developing.
+    let dir = folder.path().join("shop");
+    std::fs::create_dir_all(&dir).unwrap();
+    let manifest =
+        std::fs::read_to_string(workspace().join("examples/plugins/rust-extractor/plugin.toml"))
+            .unwrap()
+            .replace("\"example-shop.test\"", "\"127.0.0.1\"");
+    std::fs::copy(component("rust_extractor"), dir.join("rust_extractor.wasm")).unwrap();
+    std::fs::write(dir.join("plugin.toml"), manifest).unwrap();
+    let used = wait_for(30, || {
+        let e = extractor_of_a_run();
+        e.starts_with("example-shop-rust").then_some(e)
+    });
+    assert_eq!(used, "example-shop-rust@0.1.0");
+}

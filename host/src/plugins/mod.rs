@@ -534,6 +534,22 @@ impl Plugins {
         Ok(info)
     }
 
+    /// Loads the plugins folder again (development: `plugins.watch`): the
+    /// folder's plugins as they now are, then the built-ins for the roles
+    /// they leave. Calls in flight finish on the components they started
+    /// with; a call that arrives during the reload may find no plugin.
+    pub fn reload(&self, dir: &Path) -> Vec<LoadReport> {
+        let mut reports = Vec::new();
+        *self
+            .inner
+            .registry
+            .write()
+            .unwrap_or_else(|e| e.into_inner()) = Registry::default();
+        self.inner.load_dir(dir, &mut reports);
+        self.inner.load_builtins(&mut reports);
+        reports
+    }
+
     /// Which role and contract a component implements (the first that fits:
     /// extractor 0.2.0, extractor 0.1.0, planner, differ, source), or why
     /// none does (a forbidden import, no matching world: with its exports).
@@ -838,5 +854,65 @@ fn exports(engine: &Engine, component: &Component) -> String {
         "nothing".into()
     } else {
         names.join(", ")
+    }
+}
+
+/// What a folder's files are now: each path with its length and
+/// modification time, sorted. Two equal fingerprints: nothing changed.
+pub fn fingerprint(dir: &Path) -> Vec<(PathBuf, u64, Option<std::time::SystemTime>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let path = e.path();
+            match e.metadata() {
+                Ok(m) if m.is_dir() => stack.push(path),
+                Ok(m) => out.push((path, m.len(), m.modified().ok())),
+                Err(_) => {}
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Development: reload the plugins folder whenever its files change and
+/// stay unchanged for a second (a component being copied is not loaded
+/// half-written), logging each plugin's outcome.
+pub async fn watch(plugins: Plugins, dir: PathBuf) {
+    let mut seen = fingerprint(&dir);
+    loop {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        let now = fingerprint(&dir);
+        if now == seen {
+            continue;
+        }
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        let settled = fingerprint(&dir);
+        if settled != now {
+            continue;
+        }
+        seen = settled;
+        let (p, d) = (plugins.clone(), dir.clone());
+        let reports = match tokio::task::spawn_blocking(move || p.reload(&d)).await {
+            Ok(r) => r,
+            Err(e) => {
+                tracing::error!(error = %e, "reloading the plugins folder failed");
+                continue;
+            }
+        };
+        for report in &reports {
+            match &report.outcome {
+                LoadOutcome::Loaded { plugin, .. } => {
+                    tracing::info!(source = %report.source, plugin = %plugin.id(), role = %plugin.role, "plugin reloaded")
+                }
+                LoadOutcome::Skipped { reason } => {
+                    tracing::warn!(source = %report.source, "plugin skipped on reload: {reason}")
+                }
+            }
+        }
     }
 }
