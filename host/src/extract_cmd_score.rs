@@ -1,6 +1,7 @@
-//! `fnhost extract --list --truth ground-truth.json`: the listing scorer of
-//! the datasets (`datasets/*/score.py`) in the binary, so a plugin author
-//! scores any extractor on their own pages with the same rules: records
+//! `fnhost extract --list --truth ground-truth.json`: the one listing scorer
+//! of the repository (every `datasets/listing-pages*` set is scored by it),
+//! so a plugin author scores any extractor on their own pages with the same
+//! rules as the datasets: records
 //! matched one-to-one to truth items by URL (scheme and host lowercased,
 //! fragment and trailing slash dropped, percent-escapes decoded), then by
 //! name (case-folded, whitespace collapsed); price right when numerically

@@ -105,6 +105,53 @@ fn plugin_check_passes_good_components_and_names_what_is_wrong_with_broken_ones(
     );
 }
 
+/// `fnhost extract --list --plugin FILE --truth T`: the last line of what it prints.
+fn scored(dir: &std::path::Path, set: &std::path::Path, plugin: &std::path::Path) -> String {
+    let out = dir.join("predictions.json");
+    let run = Command::new(binary())
+        .arg("--data-dir")
+        .arg(dir)
+        .args(["extract", "--list", "--dir"])
+        .arg(set)
+        .arg("--out")
+        .arg(&out)
+        .arg("--plugin")
+        .arg(plugin)
+        .arg("--truth")
+        .arg(set.join("ground-truth.json"))
+        .env("FNHOST_LOG", "error")
+        .env(
+            "FNHOST_PLUGINS__CACHE_DIR",
+            root().join("target/test-plugin-cache"),
+        )
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let text = String::from_utf8_lossy(&run.stdout).to_string();
+    text.lines()
+        .find(|l| l.starts_with("overall: "))
+        .expect(&text)
+        .to_string()
+}
+
+#[test]
+fn the_three_examples_score_their_page_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let set = workspace().join("examples/plugins/pages");
+    for name in ["rust_extractor", "python_extractor", "js_extractor"] {
+        let overall = scored(dir.path(), &set, &component(name));
+        assert_eq!(
+            overall,
+            "overall: items F1 1.000 (P 1.000 R 1.000), price accuracy 1.000, currency accuracy 1.000, kind 1/1",
+            "{name}"
+        );
+    }
+}
+
 #[test]
 fn extract_scores_any_extractor_against_a_ground_truth() {
     let dir = tempfile::tempdir().unwrap();

@@ -384,7 +384,8 @@ fn f1(root: &Path) {
             run(Command::new("python3")
                 .arg(set.join("list-f1"))
                 .arg(&fnhost));
-        } else if set.join("score.py").exists() {
+        } else {
+            // The one scorer, in the binary.
             let out = target.join("listing-predictions.json");
             run(Command::new(&fnhost)
                 .arg("--data-dir")
@@ -392,8 +393,9 @@ fn f1(root: &Path) {
                 .args(["extract", "--list", "--dir"])
                 .arg(&set)
                 .arg("--out")
-                .arg(&out));
-            run(Command::new("python3").arg(set.join("score.py")).arg(&out));
+                .arg(&out)
+                .arg("--truth")
+                .arg(set.join("ground-truth.json")));
         }
     }
 }
