@@ -384,8 +384,11 @@ fn f1(root: &Path) {
             run(Command::new("python3")
                 .arg(set.join("list-f1"))
                 .arg(&fnhost));
-        } else {
-            // The one scorer, in the binary.
+        } else if std::fs::read_to_string(set.join("ground-truth.json"))
+            .is_ok_and(|t| t.contains("\"items\""))
+        {
+            // A listing set: the one scorer, in the binary. (A product-page
+            // set is scored by product-f1 above.)
             let out = target.join("listing-predictions.json");
             run(Command::new(&fnhost)
                 .arg("--data-dir")
