@@ -15,6 +15,7 @@ pub mod events;
 pub mod intent;
 pub mod lifecycle;
 mod progress;
+mod reading;
 pub mod redaction;
 pub mod run;
 pub mod runs;

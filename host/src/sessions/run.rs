@@ -20,6 +20,7 @@ use super::events::Phase;
 use super::intent::{Intent, Source};
 use super::lifecycle::{finish_own, Outcome, StreamCode};
 use super::progress::{row_key, Effect, PageCommit, Progress, RowWrite};
+use super::reading::{related_links, stated_total, Reading};
 use super::runs::RunClaim;
 use super::sources::{normalize, path_names, sitemap_urls, Frontier, Priority, Robots};
 use super::testmode::{self, Sentinel};
@@ -126,59 +127,6 @@ struct PageEnd {
     outcome: Option<PageOutcome>,
     reason: String,
     validators: crate::fetch::Validators,
-}
-
-/// What the run read of the listings it walked (the run's `completeness`).
-#[derive(Default)]
-struct Reading {
-    /// The largest total a listing page stated.
-    expected: Option<u64>,
-    /// Products read from listing pages, by identity.
-    found: HashSet<String>,
-    /// Listing pages read.
-    pages_walked: u32,
-    /// The pages queued as a listing's next pages.
-    next_pages: HashSet<String>,
-    /// The outcome of a listing's next page that could not be read.
-    lost: Option<PageOutcome>,
-    /// The listing's next pages not read because the run ended first.
-    unwalked: bool,
-    /// The run had as many rows as asked for with pages left to read.
-    enough: bool,
-}
-
-impl Reading {
-    /// Whether the listings read so far are whole: nothing lost, and at
-    /// least what the site says it has.
-    fn whole(&self) -> bool {
-        self.lost.is_none() && self.expected.is_none_or(|n| self.found.len() as u64 >= n)
-    }
-
-    fn completeness(&self, stopped: Option<&Outcome>) -> wire::Completeness {
-        let stopped_because = match stopped {
-            Some(Outcome::Stopped {
-                stop: StopReason::SpendBudget,
-                ..
-            }) => "budget".to_string(),
-            Some(Outcome::Stopped {
-                stop: StopReason::QueryBudget,
-                ..
-            }) => "page_limit".to_string(),
-            Some(Outcome::Stopped { .. }) => "stopped".to_string(),
-            _ => match self.lost {
-                Some(outcome) => outcome.as_str().to_string(),
-                None if self.enough => "count".to_string(),
-                None if self.unwalked => "page_limit".to_string(),
-                None => "end_of_list".to_string(),
-            },
-        };
-        wire::Completeness {
-            expected: self.expected,
-            found: self.found.len() as u64,
-            pages_walked: self.pages_walked,
-            stopped_because,
-        }
-    }
 }
 
 /// A row the run has written: its key, its record and how it counted.
@@ -1004,21 +952,6 @@ pub fn seed_origin(parsed: &Value) -> Option<String> {
     Url::parse(&first)
         .ok()
         .map(|u| u.origin().ascii_serialization())
-}
-
-/// How many of a page's links relate to the query, as the extractor states
-/// it: a note `related-links:<n>` (absent: all of them).
-fn related_links(notes: &[String]) -> Option<usize> {
-    notes
-        .iter()
-        .find_map(|n| n.strip_prefix("related-links:")?.trim().parse().ok())
-}
-
-/// The catalog's total as the extractor states it: a note `total:<n>`.
-fn stated_total(notes: &[String]) -> Option<u64> {
-    notes
-        .iter()
-        .find_map(|n| n.strip_prefix("total:")?.trim().parse().ok())
 }
 
 /// The most sitemap entries a run queues.
