@@ -446,3 +446,84 @@ fn a_refresh_asks_conditionally_and_a_304_costs_nothing() {
     }
     s.audit();
 }
+
+/// Every new kind of request (robots.txt, a retry, a conditional refresh)
+/// goes through the target wall: redirected to the metadata address, it is
+/// refused before any connection, and the page ends `fetch_failed`.
+#[test]
+fn robots_retries_and_conditional_requests_stay_inside_the_wall() {
+    const METADATA: &str = "http://169.254.169.254/latest/meta-data/";
+    let site = Scripted::start();
+    site.answer("/robots.txt", 302, &[("location", METADATA)], "");
+    let busy = Canned {
+        status: 503,
+        headers: vec![("retry-after".into(), "1".into())],
+        body: "busy".into(),
+    };
+    let away = Canned {
+        status: 302,
+        headers: vec![("location".into(), METADATA.into())],
+        body: String::new(),
+    };
+    site.script("/retry/", vec![busy, away.clone()]);
+    let lamps = listing(&[("Amber", "10.00"), ("Birch", "12.00")]);
+    let fine = Canned {
+        status: 200,
+        headers: vec![("ETag".into(), "\"v1\"".into())],
+        body: lamps,
+    };
+    site.script("/lamps/", vec![fine, away]);
+    let s = Server::builder()
+        .arg("--allow-private-targets")
+        .env("FNHOST_PREVIEW", "extractions,refresh")
+        .start();
+    let a = s.account("10");
+    let c = s.client(&a.live);
+    // robots.txt that redirects to the metadata address: refused, read as
+    // absent; the page itself is read.
+    let first = extract(&c, &site.url("/lamps/"), "lamp");
+    assert_eq!(first["status"], "delivered", "{first}");
+    let refused = |e: &Value| {
+        let ev = extraction_events(&c, e["id"].as_str().unwrap());
+        ev.iter().any(|x| {
+            x["data"]["outcome"] == "fetch_failed"
+                && x["data"]["reason"]
+                    .as_str()
+                    .unwrap_or("")
+                    .contains("refused")
+        })
+    };
+    // A retry that is redirected there.
+    let retried = extract(&c, &site.url("/retry/"), "lamp");
+    assert_eq!(retried["error"]["code"], "fetch_failed", "{retried}");
+    assert!(refused(&retried), "{retried}");
+    assert_eq!(site.count("/retry/"), 2, "the first try and the retry");
+    // A conditional refresh that is redirected there.
+    let id = first["id"].as_str().unwrap();
+    let r = c.post(&format!("/extractions/{id}/refresh"), json!({}));
+    assert_eq!(r.status, 201, "{}", r.text);
+    let again_id = r.json()["id"].as_str().unwrap().to_string();
+    assert_eq!(
+        c.get(&format!("/extractions/{again_id}/result?wait=60"))
+            .status,
+        200
+    );
+    let again = c.get(&format!("/extractions/{again_id}")).ok();
+    assert_eq!(again["error"]["code"], "fetch_failed", "{again}");
+    assert!(refused(&again), "{again}");
+    let conditional = site
+        .hits()
+        .into_iter()
+        .filter(|h| h.target == "/lamps/")
+        .last()
+        .unwrap();
+    assert!(conditional
+        .headers
+        .iter()
+        .any(|(n, _)| n == "if-none-match"));
+    // Only the first extraction's receipt was paid for.
+    assert_eq!(
+        micros(&c.get("/balance").ok()["balance_usd"]),
+        10_000_000 - micros(&first["settled_usd"])
+    );
+}
