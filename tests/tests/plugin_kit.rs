@@ -156,35 +156,7 @@ fn the_three_examples_score_their_page_whole() {
 fn extract_scores_any_extractor_against_a_ground_truth() {
     let dir = tempfile::tempdir().unwrap();
     let set = workspace().join("datasets/listing-pages");
-    let out = dir.path().join("predictions.json");
-    let run = Command::new(binary())
-        .arg("--data-dir")
-        .arg(dir.path())
-        .args(["extract", "--list", "--dir"])
-        .arg(&set)
-        .arg("--out")
-        .arg(&out)
-        .arg("--plugin")
-        .arg(component("fnhost_extractor"))
-        .arg("--truth")
-        .arg(set.join("ground-truth.json"))
-        .env("FNHOST_LOG", "error")
-        .env(
-            "FNHOST_PLUGINS__CACHE_DIR",
-            root().join("target/test-plugin-cache"),
-        )
-        .output()
-        .unwrap();
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    let text = String::from_utf8_lossy(&run.stdout);
-    let overall = text
-        .lines()
-        .find(|l| l.starts_with("overall: items F1"))
-        .expect(&text);
+    let overall = scored(dir.path(), &set, &component("fnhost_extractor"));
     let f1: f64 = overall["overall: items F1 ".len()..][..5].parse().unwrap();
     assert!(f1 > 0.9, "{overall}");
     assert!(overall.contains("currency accuracy"), "{overall}");

@@ -141,18 +141,9 @@ fn build_python_example() {
         "build.sh",
         "../../../wit/0.1.0/fnhost-plugin.wit",
     ];
-    let target =
-        std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| PathBuf::from("target"), PathBuf::from);
-    let out = std::path::absolute(target.join("wasm32-wasip2/plugin/python_extractor.wasm"))
-        .expect("the current directory exists");
-    let modified = |path: &Path| std::fs::metadata(path).and_then(|m| m.modified()).ok();
-    let built = modified(&out);
-    if SOURCES
-        .iter()
-        .all(|s| modified(&Path::new(DIR).join(s)) < built)
-    {
+    let Some(out) = stale_component("python_extractor.wasm", DIR, SOURCES) else {
         return;
-    }
+    };
     let script = format!("{DIR}/build.sh");
     let status = Command::new("bash").arg(script).arg(&out).status();
     if !status.as_ref().is_ok_and(|s| s.success()) {
@@ -161,6 +152,21 @@ fn build_python_example() {
         eprintln!("xtask: it needs python3 with venv and pip, and PyPI to install componentize-py");
         exit(1);
     }
+}
+
+/// The path of an example's component in the plugins folder of the target
+/// directory, when it is older than one of its sources (`None`: up to date).
+fn stale_component(file: &str, dir: &str, sources: &[&str]) -> Option<PathBuf> {
+    let target =
+        std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| PathBuf::from("target"), PathBuf::from);
+    let out = std::path::absolute(target.join("wasm32-wasip2/plugin").join(file))
+        .expect("the current directory exists");
+    let modified = |path: &Path| std::fs::metadata(path).and_then(|m| m.modified()).ok();
+    let built = modified(&out);
+    let fresh = sources
+        .iter()
+        .all(|s| modified(&Path::new(dir).join(s)) < built);
+    (!fresh).then_some(out)
 }
 
 /// The JavaScript example plugin is built with componentize-js (from npm,
@@ -174,18 +180,9 @@ fn build_js_example() {
         "package-lock.json",
         "../../../wit/0.2.0/fnhost-plugin.wit",
     ];
-    let target =
-        std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| PathBuf::from("target"), PathBuf::from);
-    let out = std::path::absolute(target.join("wasm32-wasip2/plugin/js_extractor.wasm"))
-        .expect("the current directory exists");
-    let modified = |path: &Path| std::fs::metadata(path).and_then(|m| m.modified()).ok();
-    let built = modified(&out);
-    if SOURCES
-        .iter()
-        .all(|s| modified(&Path::new(DIR).join(s)) < built)
-    {
+    let Some(out) = stale_component("js_extractor.wasm", DIR, SOURCES) else {
         return;
-    }
+    };
     let ok = |cmd: &mut Command| cmd.status().is_ok_and(|s| s.success());
     let installed = Path::new(DIR)
         .join("node_modules/@bytecodealliance/componentize-js")
