@@ -61,7 +61,7 @@ fn main() {
             };
             let found = match extract(&page, &request) {
                 Ok(x) => serde_json::json!({
-                    "records": x.records,
+                    "records": x.records.iter().map(|r| r.to_json()).collect::<Vec<_>>(),
                     "complete": x.complete,
                     "links": x.links,
                     "notes": x.notes,

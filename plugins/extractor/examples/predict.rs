@@ -88,7 +88,7 @@ fn main() {
         if let (Some(prefix), Ok(x)) = (&show, &found) {
             if id.starts_with(prefix.as_str()) {
                 for r in &x.records {
-                    eprintln!("record {}", Value::Object(r.clone()));
+                    eprintln!("record {}", Value::Object(r.to_json()));
                 }
                 eprintln!("complete {} notes {:?}", x.complete, x.notes);
                 eprintln!(
@@ -107,7 +107,10 @@ fn main() {
                         .map(|r| {
                             let mut p = Map::new();
                             for k in ["name", "price", "currency", "url", "availability"] {
-                                p.insert(k.to_string(), r.get(k).cloned().unwrap_or(Value::Null));
+                                p.insert(
+                                    k.to_string(),
+                                    r.value(k).map_or(Value::Null, |v| Value::String(v.into())),
+                                );
                             }
                             Value::Object(p)
                         })
@@ -125,7 +128,7 @@ fn main() {
             continue;
         }
         let rec = match &found {
-            Ok(x) => x.records.first().cloned().unwrap_or_default(),
+            Ok(x) => x.records.first().map(|r| r.to_json()).unwrap_or_default(),
             Err(e) => {
                 eprintln!("{id}: {e}");
                 Map::new()

@@ -176,7 +176,7 @@ fn locale_number_formats() {
         ("$1,234.56", "1234.56"),
         ("CHF 1'234.50", "1234.50"),
     ] {
-        let p = crate::text::parse_price(text).unwrap_or_else(|| panic!("{text}"));
+        let p = crate::money::parse_price(text).unwrap_or_else(|| panic!("{text}"));
         let got: f64 = p.value.parse().unwrap();
         let want: f64 = value.parse().unwrap();
         assert_eq!(got, want, "{text}");

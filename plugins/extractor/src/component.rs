@@ -33,7 +33,7 @@ impl Guest for Component {
             records: found
                 .records
                 .iter()
-                .map(|r| serde_json::Value::Object(r.clone()).to_string())
+                .map(|r| serde_json::Value::Object(r.to_json()).to_string())
                 .collect(),
             claim: if found.complete {
                 Claim::Complete

@@ -43,7 +43,7 @@ pub struct Doc<'a> {
     script_els: Vec<ElementRef<'a>>,
     scripts: std::cell::OnceCell<String>,
     /// The visible price candidates, computed once on first use.
-    pub prices: std::cell::OnceCell<Vec<crate::visible::PriceFound>>,
+    pub prices: std::cell::OnceCell<Vec<crate::price::PriceFound>>,
     /// Meta tags: (property or name or itemprop, content), keys lowercased.
     pub metas: Vec<(String, String)>,
     pub lang: String,

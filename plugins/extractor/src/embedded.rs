@@ -5,10 +5,10 @@
 //! price), not by site.
 
 use crate::dom::Doc;
+use crate::money::{normalize_currency, parse_machine_price};
+use crate::record::{Field, Record};
 use crate::text::Find as _;
-use crate::text::{
-    clean_identifier, normalize_availability, normalize_currency, parse_machine_price,
-};
+use crate::text::{clean_identifier, normalize_availability};
 use serde_json::{Map, Value};
 
 /// Words in a JSON path that mark lists of other products.
@@ -97,7 +97,7 @@ fn price_value(v: &Value, depth: usize) -> Option<(String, Option<String>)> {
             if t.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
                 parse_machine_price(t).map(|p| (p, None))
             } else {
-                crate::text::parse_price(t).map(|p| (p.value, p.currency))
+                crate::money::parse_price(t).map(|p| (p.value, p.currency))
             }
         }
         Value::Object(o) => {
@@ -223,43 +223,38 @@ fn cents(p: &str) -> String {
     format!("{:.2}", v)
 }
 
-fn put(r: &mut Map<String, Value>, k: &str, v: Option<String>) {
-    if let Some(v) = v {
-        let v = crate::text::squash(&v);
-        if !v.is_empty() && !r.contains_key(k) {
-            r.insert(k.to_string(), Value::String(v));
-        }
-    }
+fn put(r: &mut Record, f: Field, v: Option<String>) {
+    r.put(f, v.map(|v| crate::text::squash(&v)));
 }
 
 /// A record from a product-shaped object. `url` is left relative (or a
 /// bare handle/slug under the key `slug`) for the caller to resolve.
-pub fn record_of(o: &Map<String, Value>) -> Map<String, Value> {
-    let mut r = Map::new();
-    put(&mut r, "name", first_str(o, NAME_KEYS));
+pub fn record_of(o: &Map<String, Value>) -> Record {
+    let mut r = Record::new();
+    put(&mut r, Field::Name, first_str(o, NAME_KEYS));
     let cents_shape = in_cents(o);
     let mut currency = None;
     if let Some((p, c)) = current_price(o) {
         let p = if cents_shape { cents(&p) } else { p };
-        put(&mut r, "price", Some(p));
+        put(&mut r, Field::Price, Some(p));
         currency = c;
     }
     for k in LIST_KEYS {
         if let Some((p, _)) = o.get(*k).and_then(|v| price_value(v, 0)) {
             let p = if cents_shape { cents(&p) } else { p };
-            let higher = match (p.parse::<f64>(), r.get("price").and_then(|v| v.as_str())) {
+            let higher = match (p.parse::<f64>(), r.get(Field::Price)) {
                 (Ok(l), Some(c)) => l > c.parse::<f64>().unwrap_or(f64::MAX),
                 _ => false,
             };
             if higher {
-                put(&mut r, "list_price", Some(p));
+                put(&mut r, Field::ListPrice, Some(p));
             }
             break;
         }
     }
     put(
         &mut r,
-        "currency",
+        Field::Currency,
         currency.or_else(|| {
             first_str(
                 o,
@@ -270,7 +265,7 @@ pub fn record_of(o: &Map<String, Value>) -> Map<String, Value> {
     );
     put(
         &mut r,
-        "url",
+        Field::Url,
         first_str(
             o,
             &[
@@ -285,25 +280,29 @@ pub fn record_of(o: &Map<String, Value>) -> Map<String, Value> {
             ],
         ),
     );
-    if !r.contains_key("url") {
+    if !r.has(Field::Url) {
         if let Some(h) = first_str(o, &["handle"]) {
-            put(&mut r, "slug", Some(format!("/products/{}", h)));
+            put(&mut r, Field::Slug, Some(format!("/products/{}", h)));
         } else {
-            put(&mut r, "slug", first_str(o, &["slug", "urlKey", "url_key"]));
+            put(
+                &mut r,
+                Field::Slug,
+                first_str(o, &["slug", "urlKey", "url_key"]),
+            );
         }
     }
     put(
         &mut r,
-        "sku",
+        Field::Sku,
         first_str(o, &["sku", "SKU", "productSku", "product_sku", "itemSku"])
             .and_then(|s| clean_identifier(&s)),
     );
-    if !r.contains_key("sku") {
+    if !r.has(Field::Sku) {
         if let Some(Value::Array(vs)) = o.get("variants") {
             if let Some(Value::Object(v)) = vs.first() {
                 put(
                     &mut r,
-                    "sku",
+                    Field::Sku,
                     first_str(v, &["sku"]).and_then(|s| clean_identifier(&s)),
                 );
             }
@@ -329,10 +328,14 @@ pub fn record_of(o: &Map<String, Value>) -> Map<String, Value> {
         }),
         _ => None,
     });
-    put(&mut r, "image", image.filter(|i| !i.starts_with("data:")));
     put(
         &mut r,
-        "brand",
+        Field::Image,
+        image.filter(|i| !i.starts_with("data:")),
+    );
+    put(
+        &mut r,
+        Field::Brand,
         first_str(o, &["brand", "vendor", "manufacturer", "brandName"]),
     );
     let avail = first_str(
@@ -363,7 +366,7 @@ pub fn record_of(o: &Map<String, Value>) -> Map<String, Value> {
             .find_map(|k| o.get(*k).and_then(|v| v.as_bool()))
             .map(|b| if b { "OutOfStock" } else { "InStock" }.to_string())
     });
-    put(&mut r, "availability", avail);
+    put(&mut r, Field::Availability, avail);
     r
 }
 
@@ -371,7 +374,7 @@ pub fn record_of(o: &Map<String, Value>) -> Map<String, Value> {
 #[derive(Debug)]
 pub struct Found {
     pub path: String,
-    pub records: Vec<Map<String, Value>>,
+    pub records: Vec<Record>,
 }
 
 /// Arrays of at least two product-shaped objects in a JSON value.
@@ -541,7 +544,7 @@ pub fn lists(doc: &Doc) -> Vec<Found> {
     }
     // One product object per script (Shopify `data-product-json` on each
     // card) makes a list too.
-    let singles: Vec<Map<String, Value>> = values
+    let singles: Vec<Record> = values
         .iter()
         .filter_map(|(_, v)| v.as_object())
         .map(|o| o.get("product").and_then(|p| p.as_object()).unwrap_or(o))
@@ -561,7 +564,7 @@ pub fn lists(doc: &Doc) -> Vec<Found> {
 
 /// Products in `data-*` attributes holding JSON (`data-product='{...}'`),
 /// with the element that carries each, in page order.
-pub fn data_attributes(doc: &Doc) -> Vec<(usize, Map<String, Value>)> {
+pub fn data_attributes(doc: &Doc) -> Vec<(usize, Record)> {
     let mut out = Vec::new();
     for (i, e) in doc.els.iter().enumerate() {
         for (k, v) in e.el.value().attrs() {

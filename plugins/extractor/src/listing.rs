@@ -4,8 +4,8 @@
 
 use crate::cards::{absolute, read_card};
 use crate::dom::{Doc, BUTTON, CHROME, RELATED};
-use crate::{embedded, repeated, visible};
-use serde_json::{Map, Value};
+use crate::record::{Field, Record};
+use crate::{embedded, price, repeated};
 use std::collections::HashMap;
 
 pub struct Ctx<'a, 'd> {
@@ -16,7 +16,7 @@ pub struct Ctx<'a, 'd> {
 
 /// The records of a listing and a note on how they were found.
 pub struct Listing {
-    pub records: Vec<Map<String, Value>>,
+    pub records: Vec<Record>,
     pub note: String,
 }
 
@@ -33,18 +33,14 @@ fn path_key(u: &str) -> String {
     url_key(u.split('?').next().unwrap_or(""))
 }
 
-fn field<'m>(r: &'m Map<String, Value>, k: &str) -> Option<&'m str> {
-    r.get(k).and_then(|v| v.as_str())
-}
-
 /// Whether two records are the same item: by URL, else by name.
-fn same_item(a: &Map<String, Value>, b: &Map<String, Value>) -> bool {
-    if let (Some(x), Some(y)) = (field(a, "url"), field(b, "url")) {
+fn same_item(a: &Record, b: &Record) -> bool {
+    if let (Some(x), Some(y)) = (a.get(Field::Url), b.get(Field::Url)) {
         if url_key(x) == url_key(y) || path_key(x) == path_key(y) {
             return true;
         }
     }
-    match (field(a, "name"), field(b, "name")) {
+    match (a.get(Field::Name), b.get(Field::Name)) {
         (Some(x), Some(y)) => {
             let (x, y) = (crate::norm_name(x), crate::norm_name(y));
             !x.is_empty() && x == y
@@ -54,23 +50,19 @@ fn same_item(a: &Map<String, Value>, b: &Map<String, Value>) -> bool {
 }
 
 /// Fill the fields a record lacks from a less trusted one.
-fn fill(high: &mut Map<String, Value>, low: &Map<String, Value>) {
-    for (k, v) in low {
-        if !high.contains_key(k) {
-            high.insert(k.clone(), v.clone());
-        }
-    }
+fn fill(high: &mut Record, low: &Record) {
+    high.fill_from(low);
     // A former price is only one when it is above the current price.
-    if let (Some(l), Some(p)) = (field(high, "list_price"), field(high, "price")) {
+    if let (Some(l), Some(p)) = (high.get(Field::ListPrice), high.get(Field::Price)) {
         if l.parse::<f64>().unwrap_or(0.0) <= p.parse::<f64>().unwrap_or(f64::MAX) {
-            high.remove("list_price");
+            high.take(Field::ListPrice);
         }
     }
 }
 
 /// Fill each record from the first matching lower-trust record; returns how
 /// many matched.
-fn merge(high: &mut [Map<String, Value>], low: &[Map<String, Value>]) -> usize {
+fn merge(high: &mut [Record], low: &[Record]) -> usize {
     let mut used = vec![false; low.len()];
     let mut n = 0;
     for r in high.iter_mut() {
@@ -145,7 +137,7 @@ fn cards_by_url(cx: &Ctx, urls: &[String]) -> Vec<Option<usize>> {
 /// of another list of cards (teasers, top sellers) are not the page's own.
 fn main_product_outside(doc: &Doc, cards: &[usize]) -> bool {
     let inside = |el: usize| cards.iter().any(|&c| el >= c && el < doc.els[c].el_end);
-    if let Some(best) = visible::main_price(doc) {
+    if let Some(best) = price::page::main_price(doc) {
         if !inside(best.el)
             && !repeated::in_other_region(doc, best.el)
             && !repeated::in_card_list(doc, best.el)
@@ -166,9 +158,9 @@ fn main_product_outside(doc: &Doc, cards: &[usize]) -> bool {
 /// Whether the records link to pages that look alike: the page's own host
 /// and the same path depth, as a shop's product pages do. Two cards are too
 /// few to be a list on their own; banners and promotions link elsewhere.
-fn alike_product_links(cx: &Ctx, records: &[Map<String, Value>]) -> bool {
-    let shape = |r: &Map<String, Value>| -> Option<(String, usize)> {
-        let u = url::Url::parse(field(r, "url")?).ok()?;
+fn alike_product_links(cx: &Ctx, records: &[Record]) -> bool {
+    let shape = |r: &Record| -> Option<(String, usize)> {
+        let u = url::Url::parse(r.get(Field::Url)?).ok()?;
         let host = u
             .host_str()?
             .trim_start_matches("www.")
@@ -188,11 +180,11 @@ fn alike_product_links(cx: &Ctx, records: &[Map<String, Value>]) -> bool {
 
 /// Resolve the URLs and images of records to absolute ones; a bare slug
 /// becomes the URL of a link of the page that ends with it.
-fn resolve_records(cx: &Ctx, records: &mut [Map<String, Value>]) {
+fn resolve_records(cx: &Ctx, records: &mut [Record]) {
     let mut by_last: Option<HashMap<String, String>> = None;
     for r in records.iter_mut() {
-        if let Some(slug) = r.remove("slug").and_then(|v| v.as_str().map(String::from)) {
-            if !r.contains_key("url") {
+        if let Some(slug) = r.take(Field::Slug) {
+            if !r.has(Field::Url) {
                 let map = by_last.get_or_insert_with(|| last_segments(cx));
                 let last = slug
                     .trim_matches('/')
@@ -208,13 +200,13 @@ fn resolve_records(cx: &Ctx, records: &mut [Map<String, Value>]) {
                     }
                 });
                 if let Some(u) = u {
-                    r.insert("url".into(), Value::String(u));
+                    r.set(Field::Url, u);
                 }
             }
         }
-        for k in ["url", "image"] {
-            if let Some(u) = field(r, k).and_then(|h| absolute(cx.base, h)) {
-                r.insert(k.into(), Value::String(u));
+        for k in [Field::Url, Field::Image] {
+            if let Some(u) = r.get(k).and_then(|h| absolute(cx.base, h)) {
+                r.set(k, u);
             }
         }
     }
@@ -241,7 +233,7 @@ fn last_segments(cx: &Ctx) -> HashMap<String, String> {
     out
 }
 
-fn card_records(cx: &Ctx, cards: &[usize]) -> Vec<Map<String, Value>> {
+fn card_records(cx: &Ctx, cards: &[usize]) -> Vec<Record> {
     cards
         .iter()
         .map(|&c| read_card(cx.doc, c, cx.base))
@@ -252,9 +244,9 @@ fn card_records(cx: &Ctx, cards: &[usize]) -> Vec<Map<String, Value>> {
 /// free item, a bare sign the page does not resolve): the one most of the
 /// list's prices are in, so that every row of a catalog says what money it
 /// is counted in.
-pub fn fill_list_currency(records: &mut [Map<String, Value>]) {
+pub fn fill_list_currency(records: &mut [Record]) {
     let mut counts: Vec<(String, usize)> = Vec::new();
-    for c in records.iter().filter_map(|r| field(r, "currency")) {
+    for c in records.iter().filter_map(|r| r.get(Field::Currency)) {
         match counts.iter_mut().find(|(x, _)| x == c) {
             Some((_, n)) => *n += 1,
             None => counts.push((c.to_string(), 1)),
@@ -264,23 +256,23 @@ pub fn fill_list_currency(records: &mut [Map<String, Value>]) {
         return;
     };
     for r in records.iter_mut() {
-        if !r.contains_key("currency") {
-            r.insert("currency".into(), Value::String(list.clone()));
+        if !r.has(Field::Currency) {
+            r.set(Field::Currency, list.clone());
         }
     }
 }
 
-fn is_record(r: &Map<String, Value>) -> bool {
-    r.contains_key("price") || (r.contains_key("name") && r.contains_key("url"))
+fn is_record(r: &Record) -> bool {
+    r.has(Field::Price) || (r.has(Field::Name) && r.has(Field::Url))
 }
 
 /// A listing from per-item markup (JSON-LD ItemList of products, microdata
 /// or RDFa scopes), completed from the visible cards.
-pub fn from_structured(cx: &Ctx, mut records: Vec<Map<String, Value>>) -> Listing {
+pub fn from_structured(cx: &Ctx, mut records: Vec<Record>) -> Listing {
     resolve_records(cx, &mut records);
     let urls: Vec<String> = records
         .iter()
-        .filter_map(|r| field(r, "url").map(String::from))
+        .filter_map(|r| r.get(Field::Url).map(String::from))
         .collect();
     let mut cards: Vec<usize> = cards_by_url(cx, &urls).into_iter().flatten().collect();
     if cards.len() < 2 {
@@ -339,17 +331,17 @@ pub fn from_page(cx: &Ctx, listed_urls: &[String]) -> Option<Listing> {
         if !cards.is_empty() && main_product_outside(doc, &cards) {
             return None;
         }
-        let mut records: Vec<Map<String, Value>> = Vec::new();
+        let mut records: Vec<Record> = Vec::new();
         for (u, c) in listed.iter().zip(found) {
-            let mut r = Map::new();
-            r.insert("url".into(), Value::String(u.clone()));
+            let mut r = Record::new();
+            r.set(Field::Url, u.clone());
             let card = c.map(|c| read_card(doc, c, cx.base));
             if let Some(s) = state
                 .as_ref()
                 .and_then(|s| s.iter().find(|x| same_item(&r, x)))
             {
                 r = s.clone();
-                r.insert("url".into(), Value::String(u.clone()));
+                r.set(Field::Url, u.clone());
             }
             if let Some(card) = card {
                 fill(&mut r, &card);
@@ -372,7 +364,7 @@ pub fn from_page(cx: &Ctx, listed_urls: &[String]) -> Option<Listing> {
         let mut cards = if attr_cards.is_empty() {
             let urls: Vec<String> = records
                 .iter()
-                .filter_map(|r| field(r, "url").map(String::from))
+                .filter_map(|r| r.get(Field::Url).map(String::from))
                 .collect();
             cards_by_url(cx, &urls).into_iter().flatten().collect()
         } else {
@@ -394,7 +386,7 @@ pub fn from_page(cx: &Ctx, listed_urls: &[String]) -> Option<Listing> {
         // State that the page does not show is not the page's list, unless
         // the page shows no price of its own (rendered in the browser).
         let confirmed = matched >= 2.min(records.len())
-            || (visible.is_empty() && visible::main_price(doc).is_none());
+            || (visible.is_empty() && price::page::main_price(doc).is_none());
         if confirmed && !main_product_outside(doc, &cards) {
             return Some(Listing {
                 note: format!(
@@ -413,11 +405,11 @@ pub fn from_page(cx: &Ctx, listed_urls: &[String]) -> Option<Listing> {
     if cards.is_empty() || main_product_outside(doc, &cards) {
         return None;
     }
-    let records: Vec<Map<String, Value>> = card_records(cx, &cards)
+    let records: Vec<Record> = card_records(cx, &cards)
         .into_iter()
-        .filter(|r| r.contains_key("url") && (r.contains_key("price") || r.contains_key("name")))
+        .filter(|r| r.has(Field::Url) && (r.has(Field::Price) || r.has(Field::Name)))
         .collect();
-    let priced = records.iter().filter(|r| r.contains_key("price")).count();
+    let priced = records.iter().filter(|r| r.has(Field::Price)).count();
     if priced < 2 || (records.len() == 2 && !alike_product_links(cx, &records)) {
         return None;
     }

@@ -1,7 +1,7 @@
 //! Page kinds, listings and pagination.
 
 use crate::{extract, Extraction, Page, PageKind, Request};
-use serde_json::{json, Map, Value};
+use serde_json::json;
 
 pub(crate) fn run(url: &str, body: &str) -> Extraction {
     let hints = json!({});
@@ -19,8 +19,8 @@ pub(crate) fn run(url: &str, body: &str) -> Extraction {
     extract(&page, &req).expect("extract")
 }
 
-pub(crate) fn get<'a>(r: &'a Map<String, Value>, k: &str) -> Option<&'a str> {
-    r.get(k).and_then(|v| v.as_str())
+pub(crate) fn get<'a>(r: &'a crate::record::Record, k: &str) -> Option<&'a str> {
+    r.value(k)
 }
 
 const TENTS: &str = include_str!("../../../fixtures/sites/outdoor-gear.example/tents/index.html");
@@ -373,7 +373,10 @@ fn plain_markup_cards_and_carousel_excluded() {
         Some("https://packs.example.com/pics/3.jpg")
     );
     assert_eq!(get(&x.records[0], "currency"), Some("USD"));
-    assert!(x.records.iter().all(|r| !r.contains_key("availability")));
+    assert!(x
+        .records
+        .iter()
+        .all(|r| !r.has(crate::record::Field::Availability)));
 }
 
 #[test]
@@ -620,16 +623,16 @@ fn cards_whose_currency_stands_in_its_own_element() {
 
 #[test]
 fn quantity_tier_prices_and_sign_like_words() {
-    use crate::cards::is_tier_price;
+    use crate::price::card::is_tier_price;
     assert!(is_tier_price("ab 3 pack. 10.50 chf / pack."));
     assert!(is_tier_price("vanaf 3 pakken € 6,99 / pak"));
     assert!(is_tier_price("from 10 pcs $4.20"));
     assert!(!is_tier_price("ab 3,50 €"));
     assert!(!is_tier_price("from $12.00"));
     assert!(!is_tier_price("about 3 items"));
-    assert!(!crate::text::has_currency_mark("1x S/PDIF (optisch)"));
-    assert!(crate::text::has_currency_mark("S/ 20"));
-    assert!(crate::text::has_currency_mark("R$ 1.299,00"));
+    assert!(!crate::money::has_currency_mark("1x S/PDIF (optisch)"));
+    assert!(crate::money::has_currency_mark("S/ 20"));
+    assert!(crate::money::has_currency_mark("R$ 1.299,00"));
 }
 
 #[test]
@@ -784,8 +787,10 @@ fn a_code_after_its_label_is_no_price() {
         x.records[0]
     );
     assert_eq!(get(&x.records[0], "currency"), Some("USD"));
-    assert!(crate::cards::is_code_label("Model #: "));
-    assert!(!crate::cards::is_code_label("Skinny High Ankle Jeans"));
+    assert!(crate::price::card::is_code_label("Model #: "));
+    assert!(!crate::price::card::is_code_label(
+        "Skinny High Ankle Jeans"
+    ));
 }
 
 #[test]

@@ -121,7 +121,7 @@ fn walk_props(
                 && !matches!(c.value().name(), "meta" | "data" | "input")
             {
                 if let Value::String(text) = &v {
-                    if let Some(p) = crate::text::parse_price(text) {
+                    if let Some(p) = crate::money::parse_price(text) {
                         v = Value::String(p.value);
                     }
                 }

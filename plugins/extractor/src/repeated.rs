@@ -3,7 +3,8 @@
 //! MDR/DEPTA, found in one pass over the flat element array).
 
 use crate::dom::{Doc, CHROME, HEADING, HIDDEN, MAIN, RELATED};
-use crate::text::{has_currency_mark, Find as _};
+use crate::money::has_currency_mark;
+use crate::text::Find as _;
 use std::collections::HashMap;
 
 /// Headings of lists that are not the page's own ("You may also like").

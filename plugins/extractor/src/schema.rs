@@ -2,11 +2,10 @@
 //! the conversion of schema.org nodes (from JSON-LD, microdata or RDFa, all
 //! brought to the same JSON shape) into records.
 
+use crate::money::{normalize_currency, parse_machine_price};
+use crate::record::{Field, Record};
 use crate::text::Find as _;
-use crate::text::{
-    clean_identifier, is_gtin, normalize_availability, normalize_condition, normalize_currency,
-    parse_machine_price,
-};
+use crate::text::{clean_identifier, is_gtin, normalize_availability, normalize_condition};
 use serde_json::{Map, Value};
 
 /// Repair the usual breakage of JSON-LD blocks: HTML comments and CDATA
@@ -367,38 +366,28 @@ fn offer_price(o: &Map<String, Value>) -> Option<(String, Option<String>)> {
 }
 
 /// Convert a schema.org product-like node into a record.
-pub fn record_from_node(node: &Map<String, Value>) -> Map<String, Value> {
-    let mut r = Map::new();
-    let put = |r: &mut Map<String, Value>, k: &str, v: Option<String>| {
-        if let Some(v) = v {
-            if !r.contains_key(k) && !v.is_empty() {
-                r.insert(k.to_string(), Value::String(v));
-            }
-        }
-    };
+pub fn record_from_node(node: &Map<String, Value>) -> Record {
+    let mut r = Record::new();
     let types = types_of(node);
     let is_offer =
         types.iter().any(|t| is_offer_type(t)) && !types.iter().any(|t| is_product_type(t));
-    put(
-        &mut r,
-        "name",
+    r.put(
+        Field::Name,
         get_str(node, "name").map(|s| crate::text::squash(&s)),
     );
-    put(&mut r, "url", get_str(node, "url"));
-    put(
-        &mut r,
-        "sku",
+    r.put(Field::Url, get_str(node, "url"));
+    r.put(
+        Field::Sku,
         get_str(node, "sku").and_then(|s| clean_identifier(&s)),
     );
-    put(
-        &mut r,
-        "mpn",
+    r.put(
+        Field::Mpn,
         get_str(node, "mpn").and_then(|s| clean_identifier(&s)),
     );
     for key in ["gtin13", "gtin", "gtin12", "gtin14", "gtin8", "isbn", "ean"] {
         if let Some(g) = get_str(node, key).and_then(|s| clean_identifier(&s)) {
             if is_gtin(&g) || key == "isbn" {
-                put(&mut r, "gtin", Some(g));
+                r.put(Field::Gtin, Some(g));
             }
         }
     }
@@ -407,23 +396,21 @@ pub fn record_from_node(node: &Map<String, Value>) -> Map<String, Value> {
         if let Some(id) = clean_identifier(&pid) {
             if lower.starts_with("isbn:") || lower.starts_with("ean:") || lower.starts_with("gtin")
             {
-                put(&mut r, "gtin", Some(id.clone()));
+                r.put(Field::Gtin, Some(id.clone()));
             }
-            put(&mut r, "sku", Some(id));
+            r.put(Field::Sku, Some(id));
         }
     }
-    put(
-        &mut r,
-        "brand",
+    r.put(
+        Field::Brand,
         get(node, "brand")
             .and_then(scalar)
             .or_else(|| get(node, "manufacturer").and_then(scalar))
             .filter(|b| !b.starts_with('/') && !b.starts_with("http")),
     );
-    put(&mut r, "image", get(node, "image").and_then(scalar));
-    put(
-        &mut r,
-        "condition",
+    r.put(Field::Image, get(node, "image").and_then(scalar));
+    r.put(
+        Field::Condition,
         get_str(node, "itemCondition").and_then(|c| normalize_condition(&c)),
     );
 
@@ -446,104 +433,86 @@ pub fn record_from_node(node: &Map<String, Value>) -> Map<String, Value> {
                 == Some("InStock")
         })
     {
-        r.insert("availability".into(), Value::String("InStock".into()));
+        r.set(Field::Availability, "InStock");
     }
     for o in &offers {
         if let Some((p, c)) = offer_price(o) {
             if !price_set {
-                put(&mut r, "price", Some(p));
-                put(&mut r, "currency", c);
-                put(
-                    &mut r,
-                    "availability",
+                r.put(Field::Price, Some(p));
+                r.put(Field::Currency, c);
+                r.put(
+                    Field::Availability,
                     get_str(o, "availability").and_then(|a| normalize_availability(&a)),
                 );
-                put(
-                    &mut r,
-                    "condition",
+                r.put(
+                    Field::Condition,
                     get_str(o, "itemCondition").and_then(|c| normalize_condition(&c)),
                 );
-                put(
-                    &mut r,
-                    "sku",
+                r.put(
+                    Field::Sku,
                     get_str(o, "sku").and_then(|s| clean_identifier(&s)),
                 );
-                put(
-                    &mut r,
-                    "mpn",
+                r.put(
+                    Field::Mpn,
                     get_str(o, "mpn").and_then(|s| clean_identifier(&s)),
                 );
                 for key in ["gtin13", "gtin", "gtin12", "gtin14", "gtin8"] {
                     if let Some(g) = get_str(o, key).and_then(|s| clean_identifier(&s)) {
                         if is_gtin(&g) {
-                            put(&mut r, "gtin", Some(g));
+                            r.put(Field::Gtin, Some(g));
                         }
                     }
                 }
-                put(&mut r, "url", get_str(o, "url"));
+                r.put(Field::Url, get_str(o, "url"));
                 price_set = true;
             }
         }
     }
     for o in &offers {
         if offer_price(o).is_some() {
-            put(
-                &mut r,
-                "availability",
+            r.put(
+                Field::Availability,
                 get_str(o, "availability").and_then(|a| normalize_availability(&a)),
             );
         }
-        put(
-            &mut r,
-            "currency",
+        r.put(
+            Field::Currency,
             get_str(o, "priceCurrency").and_then(|c| normalize_currency(&c)),
         );
     }
     // Prices placed directly on the product node.
-    if !r.contains_key("price") {
+    if !r.has(Field::Price) {
         if let Some((p, c)) = offer_price(node) {
-            put(&mut r, "price", Some(p));
-            put(&mut r, "currency", c);
+            r.put(Field::Price, Some(p));
+            r.put(Field::Currency, c);
         }
     }
-    put(
-        &mut r,
-        "availability",
+    r.put(
+        Field::Availability,
         get_str(node, "availability").and_then(|a| normalize_availability(&a)),
     );
     // A ProductGroup carries its offers on its variants: the first priced
     // variant gives price and stock, the group keeps its own name and ids;
     // the group is in stock when any variant is.
-    if !r.contains_key("price") {
+    if !r.has(Field::Price) {
         if let Some(Value::Array(variants)) = get(node, "hasVariant") {
-            let recs: Vec<Map<String, Value>> = variants
+            let recs: Vec<Record> = variants
                 .iter()
                 .take(200)
                 .filter_map(|v| v.as_object())
                 .map(record_from_node)
-                .filter(|v| v.contains_key("price"))
+                .filter(|v| v.has(Field::Price))
                 .collect();
             if let Some(first) = recs.first() {
-                for k in [
-                    "price",
-                    "currency",
-                    "availability",
-                    "sku",
-                    "gtin",
-                    "mpn",
-                    "condition",
-                ] {
-                    if let Some(v) = first.get(k) {
-                        if !r.contains_key(k) {
-                            r.insert(k.to_string(), v.clone());
-                        }
-                    }
+                use Field::*;
+                for k in [Price, Currency, Availability, Sku, Gtin, Mpn, Condition] {
+                    r.put(k, first.get(k).map(String::from));
                 }
                 if recs
                     .iter()
-                    .any(|v| v.get("availability").and_then(|a| a.as_str()) == Some("InStock"))
+                    .any(|v| v.get(Field::Availability) == Some("InStock"))
                 {
-                    r.insert("availability".into(), Value::String("InStock".into()));
+                    r.set(Field::Availability, "InStock");
                 }
             }
         }
@@ -552,20 +521,12 @@ pub fn record_from_node(node: &Map<String, Value>) -> Map<String, Value> {
 }
 
 /// How much a record says (used to pick the main product among candidates).
-pub fn richness(r: &Map<String, Value>) -> usize {
-    [
-        "name",
-        "price",
-        "sku",
-        "availability",
-        "gtin",
-        "mpn",
-        "brand",
-        "image",
-    ]
-    .iter()
-    .filter(|k| r.contains_key(**k))
-    .count()
+pub fn richness(r: &Record) -> usize {
+    use Field::*;
+    [Name, Price, Sku, Availability, Gtin, Mpn, Brand, Image]
+        .iter()
+        .filter(|k| r.has(**k))
+        .count()
 }
 
 /// URLs listed by ItemLists (category pages often list only product URLs).

@@ -1,8 +1,9 @@
 //! Unit tests: each rule with a small real-shaped page.
 
-use crate::text::{normalize_availability, parse_machine_price, parse_price};
+use crate::money::{parse_machine_price, parse_price};
+use crate::text::normalize_availability;
 use crate::{extract, Extraction, Page, Request};
-use serde_json::{json, Map, Value};
+use serde_json::json;
 
 fn run(url: &str, body: &str) -> Extraction {
     let hints = json!({});
@@ -20,14 +21,14 @@ fn run(url: &str, body: &str) -> Extraction {
     extract(&page, &req).expect("extract")
 }
 
-fn main_record(url: &str, body: &str) -> Map<String, Value> {
+fn main_record(url: &str, body: &str) -> crate::record::Record {
     let x = run(url, body);
     assert!(!x.records.is_empty(), "no record; notes: {:?}", x.notes);
     x.records[0].clone()
 }
 
-fn get<'a>(r: &'a Map<String, Value>, k: &str) -> Option<&'a str> {
-    r.get(k).and_then(|v| v.as_str())
+fn get<'a>(r: &'a crate::record::Record, k: &str) -> Option<&'a str> {
+    r.value(k)
 }
 
 fn product_page(inner: &str) -> String {
@@ -723,7 +724,7 @@ fn odd_input_does_not_panic() {
 
 #[test]
 fn brand_from_store_links_and_labels() {
-    use crate::visible::clean_brand;
+    use crate::brand::clean_brand;
     assert_eq!(
         clean_brand("Visit the Gothamite Store").as_deref(),
         Some("Gothamite")
@@ -846,7 +847,7 @@ fn letter_currency_marks_are_words() {
 
 #[test]
 fn current_price_after_former_price_in_one_text() {
-    use crate::text::parse_current_price;
+    use crate::money::parse_current_price;
     assert_eq!(
         parse_current_price("- 50 % statt 4.50 CHF 2.25")
             .map(|p| p.value)
@@ -934,7 +935,7 @@ fn json_body_is_read_as_schema_data() {
 
 #[test]
 fn currency_marks_detected() {
-    use crate::text::has_currency_mark;
+    use crate::money::has_currency_mark;
     for t in [
         "Fr. 12.50",
         "12 €",

@@ -1,0 +1,92 @@
+//! Stage 2: what the page is. The one place that decides between a
+//! listing read from markup, a listing read from the page (embedded state,
+//! visible cards) and a single product.
+
+use crate::dom::Doc;
+use crate::identifiers::Ids;
+use crate::record::Record;
+use crate::structured::{resolve, Markup, PageIdentity};
+use crate::text::Find as _;
+use crate::{listing, same_product};
+
+/// How the page is to be read.
+pub enum Reading {
+    /// A listing whose products the markup declares, in page order.
+    MarkupList(Vec<Record>),
+    /// A listing read from the page's state and cards.
+    PageList(listing::Listing),
+    /// One product's page (or a page with none: the product stage decides).
+    Single,
+}
+
+pub fn classify(cx: &listing::Ctx, markup: &Markup, identity: &PageIdentity, ids: &Ids) -> Reading {
+    let doc = cx.doc;
+    let og_type = doc.meta("og:type").unwrap_or("").to_ascii_lowercase();
+    let singles = markup.singles();
+    let listed = markup.listed();
+    let records = |idxs: &[usize]| -> Vec<&Record> {
+        idxs.iter().map(|&i| &markup.candidates[i].record).collect()
+    };
+    // Several products in the markup and none of them the page's own.
+    let has_own = records(&singles).iter().any(|r| identity.is_own(r));
+    let distinct = markup.distinct_singles();
+    let markup_list = !og_type.has("product")
+        && !has_own
+        && ((singles.is_empty() && listed.len() >= 2)
+            || (distinct >= 3 && listed.len() + singles.len() >= 3));
+    if markup_list {
+        let idxs = if singles.len() >= 3 {
+            &singles
+        } else {
+            &listed
+        };
+        return Reading::MarkupList(distinct_records(records(idxs), cx.base));
+    }
+    // No product markup of its own: a list in the page's state or cards,
+    // unless a product code labelled on the page ("SKU: ...") or product
+    // price tags say it is one product's page. An ItemList of URLs names
+    // the page's list whatever the page labels.
+    let listed_page = markup.listed_urls.len() >= 2;
+    if singles.is_empty()
+        && !og_type.has("product")
+        && !has_product_price_tags(doc)
+        && (listed_page || !ids.single)
+    {
+        if let Some(found) = listing::from_page(cx, &markup.listed_urls) {
+            return Reading::PageList(found);
+        }
+    }
+    Reading::Single
+}
+
+fn has_product_price_tags(doc: &Doc) -> bool {
+    [
+        "og:price:amount",
+        "product:price:amount",
+        "og:price",
+        "product:price",
+    ]
+    .iter()
+    .any(|k| doc.meta(k).is_some())
+}
+
+/// The records with absolute URLs and images, each product once.
+fn distinct_records(found: Vec<&Record>, base: &Option<url::Url>) -> Vec<Record> {
+    use crate::record::Field::{Image, Url};
+    let mut out: Vec<Record> = Vec::new();
+    for r in found {
+        let mut r = r.clone();
+        for k in [Url, Image] {
+            if let Some(u) = r.get(k).and_then(|h| resolve(base, h)) {
+                r.set(k, u);
+            }
+        }
+        if !out
+            .iter()
+            .any(|x| same_product(x, &r) && x.get(Url) == r.get(Url))
+        {
+            out.push(r);
+        }
+    }
+    out
+}

@@ -1,0 +1,317 @@
+//! Product codes the page shows: labelled SKUs, MPNs and GTINs, codes in
+//! form fields and scripts, and the code in the page's URL.
+
+use crate::dom::{Doc, CHROME, HIDDEN, OPTION, RELATED};
+use crate::text::is_gtin;
+use crate::vocabulary::{IdKind, ID_LABELS, WEAK_LABELS};
+
+fn clean_marks(s: &str) -> String {
+    s.chars()
+        .filter(|c| !matches!(c, '\u{200e}' | '\u{200f}' | '\u{200b}' | '\u{feff}'))
+        .collect::<String>()
+}
+
+/// Split a text into a known identifier label and the rest.
+fn split_label(text: &str) -> Option<(IdKind, String, &'static str)> {
+    // Cheap test first: the text's first letter must start some label.
+    static FIRST: std::sync::OnceLock<Vec<char>> = std::sync::OnceLock::new();
+    let first = FIRST.get_or_init(|| {
+        let mut v: Vec<char> = ID_LABELS
+            .iter()
+            .filter_map(|(l, _)| l.chars().next())
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    });
+    let lead = text
+        .chars()
+        .find(|c| c.is_alphanumeric() || *c == '#')?
+        .to_lowercase()
+        .next()?;
+    if first.binary_search(&lead).is_err() {
+        return None;
+    }
+    let t: Vec<char> = clean_marks(text).chars().collect();
+    let start = t.iter().position(|c| c.is_alphanumeric() || *c == '#')?;
+    let t = &t[start..];
+    let low: String = t
+        .iter()
+        .map(|c| c.to_lowercase().next().unwrap_or(*c))
+        .collect();
+    let mut best: Option<(usize, IdKind, &'static str)> = None;
+    for (label, kind) in ID_LABELS {
+        if low.starts_with(label) {
+            let n = label.chars().count();
+            let next = t.get(n);
+            let cjk = label.chars().any(|lc| lc as u32 > 0x2e80);
+            let boundary = match next {
+                None => true,
+                Some(c) => !c.is_alphanumeric() || cjk,
+            };
+            if boundary && best.map(|(l, _, _)| n > l).unwrap_or(true) {
+                best = Some((n, *kind, label));
+            }
+        }
+    }
+    let (n, kind, label) = best?;
+    let rest: String = t[n..].iter().collect();
+    let trimmed = rest.trim_start_matches(|c: char| {
+        c.is_whitespace() || matches!(c, ':' | '.' | '#' | '：' | '-' | '|' | '°')
+    });
+    // "Modell: X" or "SKU X" but not "Models available" or "references".
+    if !trimmed.is_empty() && trimmed.len() == rest.len() {
+        return None;
+    }
+    Some((kind, trimmed.trim().to_string(), label))
+}
+
+fn id_token(v: &str) -> Option<String> {
+    let v = clean_marks(v);
+    let v = v.trim().trim_end_matches(['.', ',', ';', ')']);
+    if v.is_empty() || v.len() > 40 || v.split_whitespace().count() > 2 {
+        return None;
+    }
+    let token: String = v.split_whitespace().collect::<Vec<_>>().join("");
+    if token.len() < 3 || token.len() > 40 {
+        return None;
+    }
+    if !token.chars().any(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    if !token
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/'))
+    {
+        return None;
+    }
+    Some(token)
+}
+
+/// Identifiers found on the visible page: (sku, mpn, gtin).
+pub fn of_page(doc: &Doc, page_url: &str, body: &str) -> Ids {
+    let mut sku: Vec<String> = Vec::new();
+    let mut strong: Option<String> = None;
+    // Every distinct code labelled strongly: a list labels one per card.
+    let mut strong_all: Vec<String> = Vec::new();
+    let mut mpn: Option<String> = None;
+    let mut gtin: Option<String> = None;
+    let n = doc.texts.len();
+    for i in 0..n {
+        let t = &doc.texts[i];
+        if t.flags & (RELATED | OPTION) != 0 || t.text.len() > 80 {
+            continue;
+        }
+        let Some((kind, rest, label)) = split_label(&t.text) else {
+            continue;
+        };
+        // Model numbers keep their spaces ("HMP 2000"); codes are one token.
+        let token = |v: &str| -> Option<String> {
+            if kind == IdKind::Mpn {
+                let v = clean_marks(v);
+                let v = v.trim().trim_end_matches(['.', ',', ';']);
+                let words = v.split_whitespace().count();
+                let ok = !v.is_empty()
+                    && v.len() <= 40
+                    && words <= 3
+                    && v.chars().any(|c| c.is_ascii_digit());
+                if ok {
+                    return Some(v.split_whitespace().collect::<Vec<_>>().join(" "));
+                }
+                return None;
+            }
+            id_token(v)
+        };
+        let mut value = if rest.is_empty() { None } else { token(&rest) };
+        if value.is_none() && rest.is_empty() {
+            for j in i + 1..(i + 4).min(n) {
+                let s = clean_marks(&doc.texts[j].text);
+                let s = s
+                    .trim()
+                    .trim_matches(|c: char| c == ':' || c.is_whitespace());
+                if s.is_empty() {
+                    continue;
+                }
+                value = token(s);
+                break;
+            }
+        }
+        let Some(v) = value else { continue };
+        match kind {
+            IdKind::Sku => {
+                if !WEAK_LABELS.contains(&label) && t.flags & (CHROME | HIDDEN) == 0 {
+                    if strong.is_none() {
+                        strong = Some(v.clone());
+                    }
+                    if t.flags & RELATED == 0 && !strong_all.contains(&v) {
+                        strong_all.push(v.clone());
+                    }
+                }
+                if !sku.contains(&v) {
+                    sku.push(v)
+                }
+            }
+            IdKind::Mpn => {
+                if mpn.is_none() {
+                    mpn = Some(v)
+                }
+            }
+            IdKind::Gtin => {
+                if gtin.is_none() && is_gtin(&v) {
+                    gtin = Some(v)
+                }
+            }
+        }
+    }
+    // Elements named like a sku ("data-testid=sku", "product-sku"): the
+    // identifier in their text, after any label.
+    let mut named: Vec<String> = Vec::new();
+    for (i, e) in doc.els.iter().enumerate() {
+        if e.flags & (RELATED | OPTION | HIDDEN) != 0
+            || e.text_end <= e.text_start
+            || e.text_end - e.text_start > 3
+        {
+            continue;
+        }
+        let named_sku = e.hint.split_whitespace().any(|w| {
+            w == "sku"
+                || w.ends_with("-sku")
+                || w.ends_with("_sku")
+                || w.starts_with("sku-")
+                || w.starts_with("sku_")
+        });
+        if !named_sku {
+            continue;
+        }
+        let text = doc.text_of(i, 80);
+        if let Some(v) = text.split_whitespace().last().and_then(id_token) {
+            if !named.contains(&v) {
+                named.push(v);
+            }
+        }
+    }
+    // Form fields that carry the product's identifier.
+    let mut form_ids: Vec<String> = Vec::new();
+    for e in &doc.els {
+        if e.tag != "input" {
+            continue;
+        }
+        let name =
+            e.el.value()
+                .attr("name")
+                .or_else(|| e.el.value().attr("id"))
+                .unwrap_or("")
+                .to_ascii_lowercase();
+        let strong = matches!(
+            name.as_str(),
+            "sku" | "asin" | "product_sku" | "productsku" | "item_sku"
+        );
+        if !strong {
+            continue;
+        }
+        if let Some(v) = e.el.value().attr("value").and_then(id_token) {
+            if !form_ids.contains(&v) {
+                form_ids.push(v);
+            }
+        }
+    }
+    // Data layers in inline scripts ("sku":"1236291").
+    let url_lower = page_url.to_ascii_lowercase();
+    let in_url = |v: &String| url_lower.contains(&v.to_ascii_lowercase());
+    let pick = sku
+        .iter()
+        .find(|v| in_url(v))
+        .or_else(|| form_ids.iter().find(|v| in_url(v)))
+        .or_else(|| sku.first())
+        .or_else(|| named.first())
+        .or_else(|| form_ids.first())
+        .cloned()
+        .or_else(|| script_sku(doc.scripts()))
+        .or_else(|| url_identifier(page_url, body));
+    // Many products each with its own labelled code are a list, not one
+    // product's page (variants carry their codes in form fields instead).
+    let single = (strong.is_some() && strong_all.len() < MANY_CODES) || !form_ids.is_empty();
+    Ids {
+        sku: pick,
+        strong_sku: strong,
+        mpn,
+        gtin,
+        single,
+    }
+}
+
+/// Distinct labelled product codes from which a page is a list of products.
+const MANY_CODES: usize = 3;
+
+/// Identifiers found on the visible page.
+pub struct Ids {
+    pub sku: Option<String>,
+    /// A code the page labels unambiguously as the product's ("SKU: ...",
+    /// "Product code: ...", "Art.-Nr. ...").
+    pub strong_sku: Option<String>,
+    pub mpn: Option<String>,
+    pub gtin: Option<String>,
+    /// The page labels one product code or carries it in a form field: the
+    /// page of one product.
+    pub single: bool,
+}
+
+fn script_sku(scripts: &str) -> Option<String> {
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let re = RE.get_or_init(|| {
+        regex::Regex::new(r#"["'](?:sku|SKU|productSku|product_sku|skuId)["']\s*:\s*["']([A-Za-z0-9][A-Za-z0-9._/-]{1,39})["']"#)
+            .expect("sku pattern")
+    });
+    re.captures(scripts)
+        .and_then(|c| c.get(1))
+        .and_then(|m| id_token(m.as_str()))
+}
+
+/// The product's identifier as written in its URL: the last path token with
+/// at least four digits ("...-112949990", "/Prod/144432/", "M67296549.htm")
+/// or an id-like query value (pid=262388), when the page repeats it (more
+/// than in its own canonical links).
+pub fn url_identifier(page_url: &str, body: &str) -> Option<String> {
+    let u = url::Url::parse(page_url).ok()?;
+    let mut cands: Vec<String> = Vec::new();
+    for (k, v) in u.query_pairs() {
+        let k = k.to_ascii_lowercase();
+        if matches!(
+            k.as_str(),
+            "pid"
+                | "id"
+                | "sku"
+                | "productid"
+                | "product_id"
+                | "itemid"
+                | "item_id"
+                | "item"
+                | "product"
+        ) {
+            cands.push(v.to_string());
+        }
+    }
+    if let Some(segs) = u.path_segments() {
+        let segs: Vec<&str> = segs.filter(|s| !s.is_empty()).collect();
+        for seg in segs.iter().rev().take(2) {
+            let stem = seg
+                .rsplit_once('.')
+                .map(|(a, b)| if b.len() <= 5 { a } else { seg })
+                .unwrap_or(seg);
+            if let Some(tok) = stem.rsplit(['-', '_', ',']).next() {
+                cands.push(tok.to_string());
+            }
+        }
+    }
+    for c in cands {
+        let digits = c.chars().filter(|ch| ch.is_ascii_digit()).count();
+        if digits < 5 || c.len() > 30 || !c.chars().all(|ch| ch.is_ascii_alphanumeric()) {
+            continue;
+        }
+        // The page must repeat it (outside its own URL).
+        if body.matches(c.as_str()).count() >= 3 {
+            return Some(c);
+        }
+    }
+    None
+}

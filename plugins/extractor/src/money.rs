@@ -1,0 +1,493 @@
+//! Amounts and currencies as pages write them: numbers in every common
+//! locale format, currency signs and codes, "free".
+
+use crate::text::Find as _;
+
+fn is_group_space(c: char) -> bool {
+    matches!(c, ' ' | '\u{a0}' | '\u{202f}' | '\u{2009}' | '\'' | '’')
+}
+
+/// A number found in a text, before interpretation: its digit groups and the
+/// separators between them.
+struct RawNumber {
+    groups: Vec<String>,
+    seps: Vec<char>,
+    start: usize,
+    end: usize,
+}
+
+/// Scan the first number-like token at or after byte `from`.
+fn scan_number(s: &str, from: usize) -> Option<RawNumber> {
+    let bytes: Vec<(usize, char)> = s[from..]
+        .char_indices()
+        .map(|(i, c)| (i + from, c))
+        .collect();
+    let mut i = 0;
+    while i < bytes.len() && !bytes[i].1.is_ascii_digit() {
+        i += 1;
+    }
+    if i >= bytes.len() {
+        return None;
+    }
+    let start = bytes[i].0;
+    let mut groups = vec![String::new()];
+    let mut seps = Vec::new();
+    while i < bytes.len() {
+        let c = bytes[i].1;
+        if c.is_ascii_digit() {
+            groups.last_mut().unwrap().push(c);
+            i += 1;
+            continue;
+        }
+        let is_sep = c == '.' || c == ',' || is_group_space(c);
+        if !is_sep {
+            break;
+        }
+        // Count the digits that follow the separator.
+        let mut j = i + 1;
+        let mut n = 0;
+        while j < bytes.len() && bytes[j].1.is_ascii_digit() {
+            n += 1;
+            j += 1;
+        }
+        if n == 0 {
+            break;
+        }
+        if is_group_space(c) {
+            // A space or apostrophe only groups thousands: exactly three digits
+            // after it, and the group before at most three.
+            let before = groups.last().map(|g| g.len()).unwrap_or(0);
+            if n != 3 || before > 3 {
+                break;
+            }
+        }
+        seps.push(c);
+        groups.push(String::new());
+        i += 1;
+    }
+    let end = if i < bytes.len() { bytes[i].0 } else { s.len() };
+    Some(RawNumber {
+        groups,
+        seps,
+        start,
+        end,
+    })
+}
+
+/// Interpret a raw number as a decimal string with '.' as separator.
+/// `machine` is true for values from markup (schema.org prescribes '.').
+fn interpret(raw: &RawNumber, machine: bool) -> Option<String> {
+    let groups = &raw.groups;
+    let seps = &raw.seps;
+    if seps.is_empty() {
+        return Some(trim_int(&groups[0]));
+    }
+    let last = *seps.last().unwrap();
+    let last_group = groups.last().unwrap();
+    let dots = seps.iter().filter(|&&c| c == '.').count();
+    let commas = seps.iter().filter(|&&c| c == ',').count();
+    let decimal: Option<char> = if last == '.' || last == ',' {
+        let count = if last == '.' { dots } else { commas };
+        let other = if last == '.' { commas } else { dots };
+        if count > 1 {
+            None
+        } else if other > 0 {
+            Some(last)
+        } else if machine && last == '.' {
+            Some('.')
+        } else if last_group.len() != 3 {
+            Some(last)
+        } else if groups[0] == "0" || groups[0].is_empty() {
+            Some(last)
+        } else if seps.iter().any(|&c| is_group_space(c)) {
+            // "1 234,567" is odd; "1 234.567" too: treat as decimal.
+            Some(last)
+        } else {
+            None
+        }
+    } else {
+        None
+    };
+    let mut int = String::new();
+    let mut frac = String::new();
+    let n = groups.len();
+    for (k, g) in groups.iter().enumerate() {
+        if k == n - 1 && decimal.is_some() {
+            frac = g.clone();
+        } else {
+            int.push_str(g);
+        }
+    }
+    let int = trim_int(&int);
+    if frac.is_empty() {
+        return Some(int);
+    }
+    Some(format!("{}.{}", int, frac))
+}
+
+fn trim_int(s: &str) -> String {
+    let t = s.trim_start_matches('0');
+    if t.is_empty() {
+        "0".to_string()
+    } else {
+        t.to_string()
+    }
+}
+
+/// A price parsed from a text: the decimal value and the currency seen next to it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Price {
+    pub value: String,
+    pub currency: Option<String>,
+}
+
+/// Parse the first price in a human-written text ("1.234,56 €", "$1,234.56",
+/// "CHF 1'234.50", "¥1234", "ab 12,99", "10 - 20 EUR").
+pub fn parse_price(text: &str) -> Option<Price> {
+    parse_price_from(text, false)
+}
+
+/// Parse the current price of a text that may also state a former one:
+/// "statt 4.50 CHF 2.25", "was £20 now £15", "au lieu de 30 € 25 €" give the
+/// last price written next to a currency; other texts their first price.
+pub fn parse_current_price(text: &str) -> Option<Price> {
+    let lower = text.to_lowercase();
+    let former = [
+        "statt",
+        "was ",
+        "instead of",
+        "au lieu de",
+        "invece di",
+        "en lugar de",
+        "em vez de",
+        "uvp",
+        "rrp",
+        "原價",
+        "原价",
+        "вместо",
+    ];
+    if !former.iter().any(|w| lower.has(w)) {
+        return parse_price(text);
+    }
+    let mut last: Option<Price> = None;
+    let mut from = 0;
+    for _ in 0..8 {
+        let Some(r) = scan_number(text, from) else {
+            break;
+        };
+        let before: String = text[..r.start]
+            .chars()
+            .rev()
+            .take(4)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        let after: String = text[r.end..].chars().take(4).collect();
+        if let Some(cur) = currency_near(&before, &after) {
+            if let Some(value) = interpret(&r, false) {
+                last = Some(Price {
+                    value,
+                    currency: Some(cur),
+                });
+            }
+        }
+        if r.end >= text.len() {
+            break;
+        }
+        from = r.end;
+    }
+    last.or_else(|| parse_price(text))
+}
+
+/// Parse a price from markup (`content="1234.56"`, JSON-LD `"price": "12.5"`).
+pub fn parse_machine_price(text: &str) -> Option<String> {
+    let t = text.trim();
+    if t.is_empty() {
+        return None;
+    }
+    parse_price_from(t, true).map(|p| p.value)
+}
+
+fn parse_price_from(text: &str, machine: bool) -> Option<Price> {
+    let mut raw = scan_number(text, 0)?;
+    // With several numbers, take the first one written next to a currency
+    // ("8 offers from 98,65 €" is 98.65).
+    if !machine {
+        let mut cur = scan_number(text, 0);
+        let mut k = 0;
+        while let Some(r) = cur {
+            let before: String = text[..r.start].chars().rev().take(4).collect();
+            let after: String = text[r.end..].chars().take(4).collect();
+            if currency_near(&before.chars().rev().collect::<String>(), &after).is_some() {
+                raw = r;
+                break;
+            }
+            k += 1;
+            if k > 6 || r.end >= text.len() {
+                break;
+            }
+            cur = scan_number(text, r.end);
+        }
+    }
+    // A number glued to letters on its left ("B07FW264WL", "x2") is no price.
+    if let Some(prev) = text[..raw.start].chars().last() {
+        if prev.is_alphabetic() && !is_currency_letter_context(&text[..raw.start]) {
+            return None;
+        }
+    }
+    let mut value = interpret(&raw, machine)?;
+    // "12€50": the currency sign stands for the decimal separator.
+    if !machine && raw.seps.is_empty() {
+        let rest = &text[raw.end..];
+        let mut it = rest.chars();
+        if let Some(sym) = it.next() {
+            if matches!(sym, '€' | '£' | '$') {
+                let tail: String = it.clone().take(3).collect();
+                let digits: String = tail.chars().take_while(|c| c.is_ascii_digit()).collect();
+                if digits.len() == 2 {
+                    value = format!("{}.{}", value, digits);
+                }
+            }
+        }
+    }
+    let before = &text[..raw.start];
+    let after = &text[raw.end..];
+    let currency = currency_near(before, after);
+    Some(Price { value, currency })
+}
+
+fn is_currency_letter_context(before: &str) -> bool {
+    let lower = before.to_lowercase();
+    let t = lower.trim_end();
+    [
+        "rs", "rs.", "eur", "usd", "gbp", "chf", "kr", "zł", "lei", "ron", "pkr", "inr", "r", "nt",
+        "rp", "tl", "kč", "ft",
+    ]
+    .iter()
+    .any(|c| t.ends_with(c))
+        || before.ends_with(|c: char| c.is_alphabetic() && !c.is_ascii())
+}
+
+/// Currency signs and their ISO codes; longer signs before the signs they
+/// end with ("CDN$" before "$"). A bare "$" or "kr" is only a first guess,
+/// resolved by the page's locale (`locale.rs`).
+const SYMBOLS: &[(&str, &str)] = &[
+    ("US$", "USD"),
+    ("USD$", "USD"),
+    ("NT$", "TWD"),
+    ("R$", "BRL"),
+    ("CDN$", "CAD"),
+    ("CAD$", "CAD"),
+    ("CA$", "CAD"),
+    ("C$", "CAD"),
+    ("AUD$", "AUD"),
+    ("AU$", "AUD"),
+    ("A$", "AUD"),
+    ("NZD$", "NZD"),
+    ("NZ$", "NZD"),
+    ("HK$", "HKD"),
+    ("SGD$", "SGD"),
+    ("SG$", "SGD"),
+    ("S$", "SGD"),
+    ("MXN$", "MXN"),
+    ("MX$", "MXN"),
+    ("RD$", "DOP"),
+    ("J$", "JMD"),
+    ("TT$", "TTD"),
+    ("€", "EUR"),
+    ("£", "GBP"),
+    ("₽", "RUB"),
+    ("руб", "RUB"),
+    ("₹", "INR"),
+    ("₩", "KRW"),
+    ("원", "KRW"),
+    ("₪", "ILS"),
+    ("₺", "TRY"),
+    ("฿", "THB"),
+    ("₫", "VND"),
+    ("₴", "UAH"),
+    ("грн", "UAH"),
+    ("zł", "PLN"),
+    ("Kč", "CZK"),
+    ("lei", "RON"),
+    ("Ft", "HUF"),
+    ("円", "JPY"),
+    ("元", "CNY"),
+    ("¥", "JPY"),
+    ("Rs", "INR"),
+    ("CHF", "CHF"),
+    ("Fr.", "CHF"),
+    ("kr.", "SEK"),
+    ("kr", "SEK"),
+    ("₱", "PHP"),
+    ("RM", "MYR"),
+    ("Rp", "IDR"),
+    ("S/", "PEN"),
+    ("TL", "TRY"),
+    ("лв", "BGN"),
+    ("₸", "KZT"),
+    ("৳", "BDT"),
+    ("Tk", "BDT"),
+    ("₦", "NGN"),
+    ("₵", "GHS"),
+    ("KSh", "KES"),
+    ("₼", "AZN"),
+    ("₾", "GEL"),
+    ("₮", "MNT"),
+    ("₭", "LAK"),
+    ("₲", "PYG"),
+    ("د.إ", "AED"),
+    ("ر.س", "SAR"),
+    ("kn", "HRK"),
+    ("$", "USD"),
+];
+
+const ISO: &[&str] = &[
+    "EUR", "USD", "GBP", "CHF", "JPY", "CNY", "RUB", "INR", "PKR", "KRW", "TWD", "ILS", "TRY",
+    "PLN", "CZK", "RON", "HUF", "SEK", "NOK", "DKK", "BRL", "ARS", "MXN", "CLP", "COP", "PEN",
+    "CAD", "AUD", "NZD", "HKD", "SGD", "THB", "VND", "UAH", "ZAR", "AED", "SAR", "BGN", "HRK",
+    "RSD", "IDR", "MYR", "PHP", "EGP", "NGN", "KZT", "BYN", "ISK", "BDT", "KES", "GHS", "QAR",
+    "KWD", "BHD", "OMR", "MAD", "LKR", "NPR",
+];
+
+/// The currency written right before or after a number.
+fn currency_near(before: &str, after: &str) -> Option<String> {
+    let b: String = before
+        .chars()
+        .rev()
+        .take(6)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    let a: String = after.chars().take(6).collect();
+    let (b, a) = (b.trim_end(), a.trim_start());
+    // A country prefix set apart from its sign ("CDN $83", "US $36").
+    let joined;
+    let b = match b.strip_suffix('$').map(str::trim_end) {
+        Some(head)
+            if head.len() + 1 < b.len() && head.ends_with(|c: char| c.is_ascii_uppercase()) =>
+        {
+            joined = format!("{head}$");
+            joined.as_str()
+        }
+        _ => b,
+    };
+    // Letter marks must stand as words ("5 kn", not "5 knives").
+    let starts = |text: &str, mark: &str| -> bool {
+        let Some(rest) = text.get(..mark.len()) else {
+            return false;
+        };
+        rest.eq_ignore_ascii_case(mark)
+            && (!mark.chars().all(|c| c.is_alphabetic())
+                || !text[mark.len()..]
+                    .chars()
+                    .next()
+                    .map(|c| c.is_alphabetic())
+                    .unwrap_or(false))
+    };
+    let ends = |text: &str, mark: &str| -> bool {
+        if text.len() < mark.len() || !text.is_char_boundary(text.len() - mark.len()) {
+            return false;
+        }
+        let (head, tail) = text.split_at(text.len() - mark.len());
+        tail.eq_ignore_ascii_case(mark)
+            && (!mark.chars().all(|c| c.is_alphabetic())
+                || !head
+                    .chars()
+                    .last()
+                    .map(|c| c.is_alphabetic())
+                    .unwrap_or(false))
+    };
+    for code in ISO {
+        if starts(a, code) || ends(b, code) {
+            return Some(code.to_string());
+        }
+    }
+    for (sym, code) in SYMBOLS {
+        if ends(b, sym) || starts(a, sym) {
+            return Some(code.to_string());
+        }
+    }
+    None
+}
+
+/// Whether a text carries a currency mark at all.
+pub fn has_currency_mark(text: &str) -> bool {
+    // Signs and non-ASCII marks ("$", "€", "руб", "元") as substrings, only
+    // when the text has such characters at all.
+    if text.bytes().any(|b| b >= 0x80 || b == b'$' || b == b'/')
+        && SYMBOLS.iter().any(|(s, _)| {
+            s.chars().any(|c| !c.is_ascii_alphabetic() && c != '.') && mark_stands(text, s)
+        })
+    {
+        return true;
+    }
+    // Letter codes and abbreviations count only as whole words.
+    text.split(|c: char| !c.is_ascii_alphabetic()).any(|w| {
+        (2..=4).contains(&w.len())
+            && (ISO.contains(&w)
+                || SYMBOLS.iter().any(|(s, _)| {
+                    s.chars().all(|c| c.is_ascii_alphabetic() || c == '.')
+                        && s.trim_end_matches('.') == w
+                }))
+    })
+}
+
+/// Whether a sign occurs in a text; a sign with Latin letters ("S/", "R$")
+/// only as its own word ("S/PDIF" is no currency).
+fn mark_stands(text: &str, mark: &str) -> bool {
+    if !text.has(mark) {
+        return false;
+    }
+    if !mark.chars().any(|c| c.is_ascii_alphabetic()) {
+        return true;
+    }
+    text.match_indices(mark).any(|(i, _)| {
+        let before = text[..i].chars().last();
+        let after = text[i + mark.len()..].chars().next();
+        !before.is_some_and(|c| c.is_alphabetic()) && !after.is_some_and(|c| c.is_alphabetic())
+    })
+}
+
+/// Whether a short text says the product costs nothing ("Free", "Free to
+/// Play", "Gratis", "Kostenlos"): a price of 0.00, not a missing one.
+pub fn is_free_text(text: &str) -> bool {
+    let t = text.trim().trim_end_matches('!').trim().to_lowercase();
+    matches!(
+        t.as_str(),
+        "free"
+            | "free to play"
+            | "free-to-play"
+            | "free download"
+            | "gratis"
+            | "kostenlos"
+            | "gratuit"
+            | "gratuito"
+            | "grátis"
+            | "gratuita"
+            | "darmowy"
+            | "zdarma"
+            | "ingyenes"
+            | "ilmainen"
+            | "бесплатно"
+            | "免费"
+            | "無料"
+            | "무료"
+    )
+}
+
+/// Normalize a currency value from markup: ISO codes pass, symbols map.
+pub fn normalize_currency(v: &str) -> Option<String> {
+    let t = v.trim();
+    if t.len() == 3 && t.chars().all(|c| c.is_ascii_alphabetic()) {
+        return Some(t.to_uppercase());
+    }
+    for (sym, code) in SYMBOLS {
+        if t == *sym || t.eq_ignore_ascii_case(sym) {
+            return Some(code.to_string());
+        }
+    }
+    None
+}

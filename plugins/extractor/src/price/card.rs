@@ -1,0 +1,353 @@
+//! The price of a product card: every amount the card shows, sorted into
+//! the current price, a former price, and amounts that are no price (a
+//! saving, a unit price, a product code, a members' or pre-tax price).
+
+use crate::dom::{Doc, HIDDEN, STRIKE};
+use crate::money::{has_currency_mark, is_free_text, parse_current_price, parse_machine_price};
+use crate::text::has_word;
+use crate::text::Find as _;
+use crate::vocabulary::{
+    EXCL_TAX_TEXT, EXCL_TAX_WORDS, LIST_TEXT, LIST_WORDS, MEMBER_WORDS, OTHER_AMOUNT_WORDS,
+    OTHER_TEXT, TIER_WORDS,
+};
+
+/// Whether a short text is the label of a product code ("Model #:", "SKU:",
+/// "Item no.", "Art.-Nr.:"): a code word as a whole word, and the text ends
+/// as a label does (a colon, "#" or "no.").
+pub fn is_code_label(text: &str) -> bool {
+    let label = text.trim().to_lowercase();
+    if label.len() > 24 || !(label.ends_with(':') || label.ends_with('#') || label.ends_with("no."))
+    {
+        return false;
+    }
+    label.split(|c: char| !c.is_alphanumeric()).any(|w| {
+        matches!(
+            w,
+            "model" | "sku" | "item" | "part" | "mpn" | "art" | "nr" | "ean" | "upc" | "isbn"
+        )
+    })
+}
+
+/// An amount a card shows.
+pub struct Amount {
+    pub value: String,
+    pub currency: Option<String>,
+    pub raw: String,
+    pub list: bool,
+    pub sale: bool,
+    /// A members' price (a loyalty club, a shop card), not everyone's.
+    pub member: bool,
+    /// A price before tax, shown beside the price the shopper pays.
+    pub excl_tax: bool,
+}
+
+fn as_f64(v: &str) -> f64 {
+    v.parse().unwrap_or(0.0)
+}
+
+/// The amounts shown in a card, in order.
+fn amounts(doc: &Doc, card: usize) -> Vec<Amount> {
+    let e = &doc.els[card];
+    let mut out: Vec<Amount> = Vec::new();
+    // Machine values (Magento `data-price-amount`, `data-price-type`).
+    for i in card..e.el_end {
+        let v = doc.els[i].el.value();
+        if let Some(p) = v.attr("data-price-amount").and_then(parse_machine_price) {
+            let ty = v.attr("data-price-type").unwrap_or("").to_ascii_lowercase();
+            out.push(Amount {
+                value: p,
+                currency: None,
+                raw: String::new(),
+                list: has_word(&ty, LIST_WORDS) || doc.els[i].flags & STRIKE != 0,
+                sale: false,
+                member: false,
+                excl_tax: false,
+            });
+        }
+    }
+    if !out.is_empty() {
+        // The visible text gives the currency.
+        let cur = (e.text_start..e.text_end).find_map(|k| {
+            let t = &doc.texts[k].text;
+            if t.len() <= 40 && has_currency_mark(t) {
+                parse_current_price(t).and_then(|p| p.currency.map(|c| (c, t.clone())))
+            } else {
+                None
+            }
+        });
+        if let Some((c, raw)) = cur {
+            for a in &mut out {
+                a.currency = Some(c.clone());
+                a.raw = raw.clone();
+            }
+        }
+        return out;
+    }
+    let mut done_els: Vec<usize> = Vec::new();
+    // Texts already read as the cents of the amount before them.
+    let mut cents_of_previous: Vec<usize> = Vec::new();
+    for k in e.text_start..e.text_end {
+        let t = &doc.texts[k];
+        // "Free", "Free to Play": a price of nothing.
+        if t.flags & (HIDDEN | STRIKE) == 0 && t.text.len() <= 24 && is_free_text(&t.text) {
+            out.push(Amount {
+                value: "0.00".into(),
+                currency: None,
+                raw: t.text.clone(),
+                list: false,
+                sale: false,
+                member: false,
+                excl_tax: false,
+            });
+            continue;
+        }
+        if t.flags & HIDDEN != 0
+            || t.text.len() > 80
+            || !t.text.bytes().any(|b| b.is_ascii_digit())
+            || cents_of_previous.contains(&k)
+        {
+            continue;
+        }
+        // A count in parentheses ("(138)" reviews, "(3 offers)") is no price,
+        // nor a code after its label ("Model #:" "TL29164RE").
+        let trimmed = t.text.trim();
+        if trimmed.starts_with('(') && !has_currency_mark(trimmed) {
+            continue;
+        }
+        if k > e.text_start && is_code_label(&doc.texts[k - 1].text) {
+            continue;
+        }
+        let el = &doc.els[t.el];
+        let hints = without_typography(&doc.ancestor_hints(t.el, 2));
+        let priced_el = el.hint.has("price") || el.hint.has("amount");
+        // A currency in its own element right after or before the amount
+        // ("11.95 <span>CHF</span>").
+        let lone_mark = |j: usize| -> Option<&str> {
+            let n = &doc.texts.get(j)?;
+            (j >= e.text_start
+                && j < e.text_end
+                && n.text.len() <= 4
+                && n.flags & HIDDEN == 0
+                && has_currency_mark(&n.text))
+            .then_some(n.text.as_str())
+        };
+        let bare = !t.text.chars().any(|c| c.is_alphabetic());
+        let raw = if has_currency_mark(&t.text) {
+            t.text.clone()
+        } else if let (true, Some(m)) = (bare, lone_mark(k + 1)) {
+            format!("{} {}", t.text, m)
+        } else if let (true, Some(m)) = (bare, k.checked_sub(1).and_then(lone_mark)) {
+            format!("{} {}", m, t.text)
+        } else if priced_el && !done_els.contains(&t.el) {
+            done_els.push(t.el);
+            doc.text_of(t.el, 80)
+        } else {
+            continue;
+        };
+        // Cents set apart ("$<b>62</b><sup>99</sup>", "$19<span>97</span>"):
+        // a whole amount followed by a text of two digits in a superscript
+        // or a price-named element.
+        let raw = match cents_after(doc, e, k, &raw) {
+            Some((cents_at, joined)) => {
+                cents_of_previous.push(cents_at);
+                joined
+            }
+            None => raw,
+        };
+        let lower = raw.to_lowercase();
+        if OTHER_TEXT.iter().any(|w| lower.has(w))
+            || has_word(&el.hint, OTHER_AMOUNT_WORDS)
+            || is_tier_price(&lower)
+        {
+            continue;
+        }
+        let Some(p) = parse_current_price(&raw) else {
+            continue;
+        };
+        if as_f64(&p.value) < 0.0 {
+            continue;
+        }
+        // The text before is a label of this amount only when it holds no
+        // amount of its own ("Was" then "£45", not "was £45" then "£30").
+        let label_before = (k > e.text_start)
+            .then(|| doc.texts[k - 1].text.to_lowercase())
+            .filter(|prev| prev.len() < 30 && !prev.bytes().any(|b| b.is_ascii_digit()));
+        let former_in_text = LIST_TEXT.iter().any(|w| lower.has(w))
+            || label_before
+                .as_ref()
+                .is_some_and(|prev| LIST_TEXT.iter().any(|w| prev.has(w.trim_end())));
+        // "was $20 now $15" in one text: parse_current_price took the
+        // current one, so the text is not a former price.
+        let former_only = former_in_text && !lower.has("now") && !has_two_amounts(&raw);
+        let list = t.flags & STRIKE != 0 || has_word(&hints, LIST_WORDS) || former_only;
+        let sale = has_word(
+            &el.hint,
+            &[
+                "sale", "special", "now", "final", "current", "promo", "discount",
+            ],
+        );
+        let excl_tax = has_word(&hints, EXCL_TAX_WORDS)
+            || EXCL_TAX_TEXT.iter().any(|w| lower.has(w))
+            || label_before
+                .as_ref()
+                .is_some_and(|prev| EXCL_TAX_TEXT.iter().any(|w| prev.has(w)));
+        let member = has_word(&hints, MEMBER_WORDS)
+            || (lower.len() < 40 && has_word(&lower, MEMBER_WORDS))
+            || label_before
+                .as_ref()
+                .is_some_and(|prev| has_word(prev, MEMBER_WORDS));
+        out.push(Amount {
+            value: p.value,
+            currency: p.currency,
+            raw,
+            list,
+            sale,
+            member,
+            excl_tax,
+        });
+    }
+    out
+}
+
+/// Hint tokens of typography utilities ("edf-font-size--regular",
+/// "font-weight-bold", "typo-small") left out: their words ("regular",
+/// "old" in "bold") say nothing about a price.
+fn without_typography(hints: &str) -> String {
+    hints
+        .split_ascii_whitespace()
+        .filter(|t| {
+            !["font", "size", "weight", "typo", "text-"]
+                .iter()
+                .any(|w| t.contains(w))
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The cents of a whole amount `raw` (text `k`) shown apart from it: the next
+/// text of the card when it is two digits (or `.99`, `,99`) in a `sup` or in
+/// an element named like a price. Returns that text's index and the joined
+/// amount.
+fn cents_after(doc: &Doc, card: &crate::dom::El, k: usize, raw: &str) -> Option<(usize, String)> {
+    let whole = raw.trim_end();
+    if !whole.ends_with(|c: char| c.is_ascii_digit())
+        || whole.contains(['.', ','])
+        || !has_currency_mark(whole)
+    {
+        return None;
+    }
+    let next = doc.texts.get(k + 1).filter(|_| k + 1 < card.text_end)?;
+    if next.flags & HIDDEN != 0 {
+        return None;
+    }
+    let digits = next.text.trim().trim_start_matches(['.', ',']);
+    if digits.len() != 2 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let el = &doc.els[next.el];
+    let apart = el.tag == "sup"
+        || el.hint.has("price")
+        || has_word(
+            &el.hint,
+            &[
+                "cents",
+                "cent",
+                "fraction",
+                "fractional",
+                "decimal",
+                "decimals",
+            ],
+        );
+    apart.then(|| (k + 1, format!("{whole}.{digits}")))
+}
+
+/// Whether a lowercased text is the price of a quantity tier: a tier word,
+/// a whole number and a unit word before the amount ("from 3 pcs $5",
+/// "vanaf 3 pakken € 6,99"), not the unit price of one item.
+pub fn is_tier_price(lower: &str) -> bool {
+    let t = lower.trim_start();
+    TIER_WORDS.iter().any(|w| {
+        let Some(rest) = t.strip_prefix(w) else {
+            return false;
+        };
+        if !rest.starts_with(|c: char| c.is_whitespace()) {
+            return false;
+        }
+        let mut words = rest.split_whitespace();
+        let count = words.next().unwrap_or("");
+        let unit = words.next().unwrap_or("");
+        !count.is_empty()
+            && count.bytes().all(|b| b.is_ascii_digit())
+            && unit.starts_with(|c: char| c.is_alphabetic())
+            && !has_currency_mark(unit)
+    })
+}
+
+fn has_two_amounts(raw: &str) -> bool {
+    let mut n = 0;
+    let mut in_num = false;
+    for c in raw.chars() {
+        let d = c.is_ascii_digit();
+        if d && !in_num {
+            n += 1;
+        }
+        in_num = d || (in_num && matches!(c, '.' | ','));
+    }
+    n >= 2
+}
+
+/// The current price of a card, its former price when shown, and the raw
+/// text the currency came from.
+pub fn of_card(doc: &Doc, card: usize) -> Option<(Amount, Option<String>)> {
+    let mut all = amounts(doc, card);
+    // A zero or "Free" stands only when the card shows no other amount.
+    if all.iter().any(|a| as_f64(&a.value) > 0.0) {
+        all.retain(|a| as_f64(&a.value) > 0.0);
+    }
+    let mut current: Vec<&Amount> = all.iter().filter(|a| !a.list).collect();
+    // Everyone's price before a members' price shown beside it, and the
+    // price with tax before the one without.
+    if current.iter().any(|a| !a.member) {
+        current.retain(|a| !a.member);
+    }
+    if current.iter().any(|a| !a.excl_tax) {
+        current.retain(|a| !a.excl_tax);
+    }
+    let former: Vec<&Amount> = all.iter().filter(|a| a.list).collect();
+    if current.is_empty() {
+        current = former.clone();
+    }
+    let mut pick = *current.first()?;
+    let mut list_price = None;
+    // Two unmarked amounts where one is named as the sale price.
+    if let Some(s) = current.iter().find(|a| a.sale) {
+        if let Some(o) = current
+            .iter()
+            .find(|a| !a.sale && as_f64(&a.value) > as_f64(&s.value))
+        {
+            list_price = Some(o.value.clone());
+        }
+        pick = s;
+    }
+    if list_price.is_none() {
+        list_price = former
+            .iter()
+            .find(|a| as_f64(&a.value) > as_f64(&pick.value))
+            .map(|a| a.value.clone());
+    }
+    Some((
+        Amount {
+            value: pick.value.clone(),
+            currency: pick
+                .currency
+                .clone()
+                .or_else(|| all.iter().find_map(|a| a.currency.clone())),
+            raw: pick.raw.clone(),
+            list: false,
+            sale: pick.sale,
+            member: pick.member,
+            excl_tax: pick.excl_tax,
+        },
+        list_price,
+    ))
+}

@@ -1,0 +1,179 @@
+//! Stage 1: the products the page's structured markup declares (JSON-LD,
+//! repaired when broken; microdata; RDFa), brought to one record shape.
+
+use crate::record::{Field, Record};
+use crate::{dom::Doc, markup, norm_name, schema};
+use serde_json::{Map, Value};
+
+/// Where a markup record came from.
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub enum Source {
+    JsonLd,
+    Microdata,
+    Rdfa,
+}
+
+impl Source {
+    pub fn note(self) -> &'static str {
+        match self {
+            Source::JsonLd => "json-ld",
+            Source::Microdata => "microdata",
+            Source::Rdfa => "rdfa",
+        }
+    }
+}
+
+/// A product the markup declares.
+pub struct Candidate {
+    pub record: Record,
+    pub source: Source,
+    /// Declared as an element of a list (an ItemList, an OfferCatalog).
+    pub in_list: bool,
+}
+
+/// What the markup of a page says.
+pub struct Markup {
+    pub candidates: Vec<Candidate>,
+    /// The product URLs ItemLists name, in order.
+    pub listed_urls: Vec<String>,
+    /// Microdata properties outside any item (a lone itemprop="price").
+    pub orphans: Map<String, Value>,
+}
+
+/// A URL without query, fragment or trailing slash.
+pub fn bare_url(u: &url::Url) -> String {
+    let mut u = u.clone();
+    u.set_fragment(None);
+    u.set_query(None);
+    u.to_string().trim_end_matches('/').to_string()
+}
+
+pub fn resolve(base: &Option<url::Url>, href: &str) -> Option<String> {
+    let b = base.as_ref()?;
+    b.join(href.trim()).ok().map(|u| u.to_string())
+}
+
+impl Markup {
+    pub fn read(doc: &Doc, html: &scraper::Html, base: &Option<url::Url>) -> Markup {
+        let mut candidates: Vec<Candidate> = Vec::new();
+        let mut listed_urls: Vec<String> = Vec::new();
+        for block in &doc.jsonld {
+            let values = schema::parse_jsonld(block);
+            schema::list_urls(&values, &mut listed_urls);
+            let mut found = Vec::new();
+            schema::collect_products(&values, &mut found);
+            candidates.extend(found.into_iter().map(|f| Candidate {
+                record: schema::record_from_node(&f.node),
+                source: Source::JsonLd,
+                in_list: f.in_list,
+            }));
+        }
+        let (micro, rdfa, orphans) = markup::items(html);
+        for (values, source) in [(micro, Source::Microdata), (rdfa, Source::Rdfa)] {
+            let mut found = Vec::new();
+            schema::collect_products(&values, &mut found);
+            candidates.extend(found.into_iter().map(|f| Candidate {
+                record: schema::record_from_node(&f.node),
+                source,
+                in_list: f.in_list,
+            }));
+        }
+        candidates.retain(|c| schema::richness(&c.record) > 0);
+        // Offers that name no product (no name, and no url or only a site's
+        // front page) and stand apart from any: one is the page's own
+        // product's offer, but several are the offers of a listing's cards,
+        // which the visible cards read.
+        let nameless = |r: &Record| {
+            let front_page = |u: &str| {
+                resolve(base, u)
+                    .and_then(|u| url::Url::parse(&u).ok())
+                    .is_none_or(|u| u.path().trim_matches('/').is_empty())
+            };
+            !r.has(Field::Name) && r.get(Field::Url).is_none_or(front_page)
+        };
+        let apart = candidates
+            .iter()
+            .filter(|c| !c.in_list && nameless(&c.record))
+            .count();
+        if apart >= 3 {
+            candidates.retain(|c| c.in_list || !nameless(&c.record));
+        }
+        Markup {
+            candidates,
+            listed_urls,
+            orphans,
+        }
+    }
+
+    /// The candidates declared on their own (not as list elements).
+    pub fn singles(&self) -> Vec<usize> {
+        (0..self.candidates.len())
+            .filter(|&i| !self.candidates[i].in_list)
+            .collect()
+    }
+
+    pub fn listed(&self) -> Vec<usize> {
+        (0..self.candidates.len())
+            .filter(|&i| self.candidates[i].in_list)
+            .collect()
+    }
+
+    /// How many different products the single candidates describe.
+    pub fn distinct_singles(&self) -> usize {
+        let mut keys: Vec<String> = Vec::new();
+        for i in self.singles() {
+            let r = &self.candidates[i].record;
+            let key = r
+                .get(Field::Url)
+                .map(String::from)
+                .or_else(|| r.get(Field::Name).map(norm_name))
+                .unwrap_or_default();
+            if !keys.contains(&key) {
+                keys.push(key);
+            }
+        }
+        keys.len()
+    }
+}
+
+/// What ties a markup record to the page it is on: its URL is the page's,
+/// or its name is the page's heading.
+pub struct PageIdentity {
+    base: Option<url::Url>,
+    page_url: Option<String>,
+    h1: Option<String>,
+}
+
+impl PageIdentity {
+    pub fn of(doc: &Doc, base: &Option<url::Url>) -> PageIdentity {
+        PageIdentity {
+            base: base.clone(),
+            page_url: base.as_ref().map(bare_url),
+            h1: doc.h1_text(),
+        }
+    }
+
+    pub fn url_matches(&self, r: &Record) -> bool {
+        let Some(page) = &self.page_url else {
+            return false;
+        };
+        r.get(Field::Url)
+            .and_then(|h| resolve(&self.base, h))
+            .and_then(|u| url::Url::parse(&u).ok())
+            .is_some_and(|u| &bare_url(&u) == page)
+    }
+
+    pub fn heading_matches(&self, r: &Record) -> bool {
+        match (&self.h1, r.get(Field::Name)) {
+            (Some(h), Some(n)) => {
+                let (h, n) = (norm_name(h), norm_name(n));
+                !h.is_empty() && !n.is_empty() && (h == n || h.contains(&n) || n.contains(&h))
+            }
+            _ => false,
+        }
+    }
+
+    pub fn is_own(&self, r: &Record) -> bool {
+        self.url_matches(r) || self.heading_matches(r)
+    }
+}
