@@ -39,9 +39,13 @@ mod totals;
 mod vocabulary;
 
 #[cfg(test)]
+mod card_tests;
+#[cfg(test)]
 mod class_tests;
 #[cfg(test)]
 mod listing_tests;
+#[cfg(test)]
+mod page_tests;
 #[cfg(test)]
 mod tests;
 

@@ -1,0 +1,395 @@
+//! Listing cards: names, prices, stock and links of the cards of a list
+//! (page kinds and pagination: `listing_tests`).
+
+use crate::listing_tests::{get, names, page, prices, run, simple_cards};
+use crate::PageKind;
+
+#[test]
+fn pagination_rel_next_and_numbered_pages() {
+    let body = page(&format!(
+        r#"{}<div class="pagination"><a href="/things?page=1">1</a><span>2</span><a href="/things?page=4">4</a><a href="/things?page=3">3</a><a href="/things?page=3" rel="next">›</a><a href="https://elsewhere.example.org/things?page=5">5</a></div>"#,
+        simple_cards(3)
+    ));
+    let x = run("https://shop.example.de/things?page=2", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(x.records.len(), 3);
+    assert_eq!(
+        x.next_pages,
+        [
+            "https://shop.example.de/things?page=3".to_string(),
+            "https://shop.example.de/things?page=4".to_string()
+        ]
+    );
+    assert!(!x.complete);
+}
+
+#[test]
+fn pagination_link_tag_and_path_pages() {
+    let body = page(&simple_cards(3)).replace(
+        "<title>Shop</title>",
+        r#"<title>Shop</title><link rel="next" href="/things/page/2/">"#,
+    );
+    let x = run("https://shop.example.de/things/", &body);
+    assert_eq!(
+        x.next_pages,
+        ["https://shop.example.de/things/page/2/".to_string()]
+    );
+    assert!(!x.complete);
+}
+
+#[test]
+fn pagination_load_more() {
+    let body = page(&format!(
+        r#"{}<a class="btn" href="/things?p=2&amp;sort=new">Load more</a><button class="more" data-url="/things?p=3">Show more</button><a href="/things?sort=price">Sort by price</a>"#,
+        simple_cards(3)
+    ));
+    let x = run("https://shop.example.de/things", &body);
+    assert_eq!(
+        x.next_pages,
+        [
+            "https://shop.example.de/things?p=2&sort=new".to_string(),
+            "https://shop.example.de/things?p=3".to_string()
+        ]
+    );
+    assert!(!x.complete);
+    // Without a page parameter a "load more" link is not a next page.
+    let body = page(&format!(
+        r#"{}<a href="/things/more">Load more</a>"#,
+        simple_cards(3)
+    ));
+    let x = run("https://shop.example.de/things", &body);
+    assert!(x.next_pages.is_empty(), "{:?}", x.next_pages);
+    assert!(x.complete);
+}
+
+#[test]
+fn itemlist_urls_identify_cards_and_their_order() {
+    // The ItemList gives the order; nav links to the same products and an
+    // unlisted card are not records.
+    let body = page(
+        r#"<script type="application/ld+json">{"@type":"ItemList","itemListElement":[
+        {"@type":"ListItem","position":1,"url":"/p/b"},{"@type":"ListItem","position":2,"url":"/p/a"}]}</script>
+        <h1>Pots</h1><div class="row"><div class="cell"><a href="/p/a">Pot A</a><span class="price">5.00 USD</span></div>
+        <div class="cell"><a href="/p/b">Pot B</a><span class="price">7.00 USD</span></div></div>"#,
+    );
+    let x = run("https://pots.example.com/pots", &body);
+    assert_eq!(x.kind, PageKind::Listing);
+    assert_eq!(names(&x), ["Pot B", "Pot A"]);
+    assert_eq!(prices(&x), ["7.00", "5.00"]);
+    assert_eq!(
+        get(&x.records[0], "url"),
+        Some("https://pots.example.com/p/b")
+    );
+}
+
+#[test]
+fn a_product_code_labelled_on_every_card_is_a_listing() {
+    let cards: String = (1..=4)
+        .map(|i| {
+            format!(
+                r#"<div class="wrap"><a href="/p{i}/napkins-{i}.html">Napkins {i}</a><p>Product Code: 65{i}197</p><p class="grid-price">Price: $18.9{i}</p></div>"#
+            )
+        })
+        .collect();
+    let body = page(&format!(
+        r#"<h1>Party supplies</h1><div class="grid">{cards}</div>"#
+    ));
+    let x = run("https://paper.example.com/party.html", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(prices(&x), ["18.91", "18.92", "18.93", "18.94"]);
+    // One labelled code still makes a product page.
+    let one = page(
+        r#"<h1>Napkins 1</h1><p>Product Code: 650197</p><p class="price">$18.95</p><button>Add to cart</button>"#,
+    );
+    let x = run("https://paper.example.com/napkins-1.html", &one);
+    assert_eq!(x.kind, PageKind::Product, "{:?}", x.notes);
+}
+
+#[test]
+fn price_filter_of_the_sidebar_is_no_product_of_the_page() {
+    let cards: String = (1..=4)
+        .map(|i| format!(r#"<li class="item"><a href="/toys/toy-{i}.html">Toy {i}</a><span class="price">{i}4,95 €</span></li>"#))
+        .collect();
+    let body = format!(
+        r#"<html lang="de"><body><div class="main"><div class="col-left sidebar"><div class="block block-layered-nav"><h2>Preis</h2><div class="track-values"><span class="track-value" id="price-value-from">2 €</span><span class="track-value" id="price-value-to">70 €</span></div></div></div>
+        <div class="col-main"><h1>Spielzeug</h1><ul class="products">{cards}</ul></div></div></body></html>"#
+    );
+    let x = run("https://toys.example.de/spielzeug.html", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(prices(&x), ["14.95", "24.95", "34.95", "44.95"]);
+}
+
+#[test]
+fn recently_viewed_sidebar_before_the_list_does_not_hide_it() {
+    let cards: String = (1..=3)
+        .map(|i| format!(r#"<div class="item"><a href="/shop/frame-{i}">Frame {i}</a><span class="price">${i}70.00</span></div>"#))
+        .collect();
+    let body = format!(
+        r#"<html><body><div class="main"><div class="col-left"><div class="block"><h2>Recently Viewed Products</h2><ol><li><a href="/shop/old-frame">Old frame</a></li></ol></div><div class="block"><p>Newsletter</p><p>Sign up for news</p><button>Subscribe</button></div></div>
+        <div class="col-main"><h1>Collection</h1><div class="products">{cards}</div></div></div></body></html>"#
+    );
+    let x = run("https://frames.example.com/shop/collection", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(names(&x), ["Frame 1", "Frame 2", "Frame 3"]);
+}
+
+#[test]
+fn grid_written_row_by_row_gives_one_record_per_card() {
+    let row = |from: usize| -> String {
+        let cards: String = (from..from + 3)
+            .map(|i| format!(r#"<li class="item"><a href="/p/{i}.html">Item {i}</a><span class="price">{i},50 €</span></li>"#))
+            .collect();
+        format!(r#"<ul class="products-grid">{cards}</ul>"#)
+    };
+    let body = page(&format!(
+        r#"<h1>Marken</h1><div class="category-products">{}{}{}</div>"#,
+        row(1),
+        row(4),
+        row(7)
+    ));
+    let x = run("https://shop.example.de/marken.html", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(x.records.len(), 9, "{:?}", x.records);
+    assert_eq!(prices(&x)[8], "9.50");
+}
+
+#[test]
+fn teaser_cards_with_cart_buttons_are_not_the_page_product() {
+    let teaser = |i: usize| {
+        format!(
+            r#"<div class="teaser"><h2>Top {i}</h2><a href="/produkt/top-{i}/detail.html">Top plant {i}</a><a class="button" href="/cart?add=9{i}">{i}9.95 CHF</a></div>"#
+        )
+    };
+    let cards: String = (1..=5)
+        .map(|i| {
+            format!(
+                r#"<div class="teaser"><a href="/produkt/{i}/detail.html">Plant {i}</a><div class="scale">ab 3 Pack. {i}.50 CHF / Pack.</div><a class="button" href="/cart?add={i}"><span class="label">1{i}.95</span> <span class="currency">CHF</span></a></div>"#
+            )
+        })
+        .collect();
+    let body = page(&format!(
+        r#"<h1>Suchergebnis</h1><div class="top">{}{}</div><div class="results">{cards}</div>"#,
+        teaser(1),
+        teaser(2)
+    ));
+    let x = run("https://garden.example.ch/search.html", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(
+        names(&x),
+        ["Plant 1", "Plant 2", "Plant 3", "Plant 4", "Plant 5"]
+    );
+    // The unit price, not the quantity tier; its currency in its own element.
+    assert_eq!(prices(&x), ["11.95", "12.95", "13.95", "14.95", "15.95"]);
+    assert_eq!(get(&x.records[0], "currency"), Some("CHF"));
+}
+
+#[test]
+fn cards_whose_currency_stands_in_its_own_element() {
+    let cards: String = (1..=3)
+        .map(|i| {
+            format!(
+                r#"<li class="c"><a href="/p/{i}">Thing {i}</a> <b>1{i}.95</b> <b>CHF</b></li>"#
+            )
+        })
+        .collect();
+    let body = page(&format!(
+        r#"<h1>Things</h1><ul class="things">{cards}</ul>"#
+    ));
+    let x = run("https://shop.example.ch/things", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(prices(&x), ["11.95", "12.95", "13.95"]);
+}
+
+#[test]
+fn quantity_tier_prices_and_sign_like_words() {
+    use crate::price::card::is_tier_price;
+    assert!(is_tier_price("ab 3 pack. 10.50 chf / pack."));
+    assert!(is_tier_price("vanaf 3 pakken € 6,99 / pak"));
+    assert!(is_tier_price("from 10 pcs $4.20"));
+    assert!(!is_tier_price("ab 3,50 €"));
+    assert!(!is_tier_price("from $12.00"));
+    assert!(!is_tier_price("about 3 items"));
+    assert!(!crate::money::has_currency_mark("1x S/PDIF (optisch)"));
+    assert!(crate::money::has_currency_mark("S/ 20"));
+    assert!(crate::money::has_currency_mark("R$ 1.299,00"));
+}
+
+#[test]
+fn a_page_size_chooser_next_to_the_heading_is_not_a_price() {
+    let cards: String = (1..=6)
+        .map(|i| format!("<div class=\"product\"><a href=\"/p/item-{i}.html\"><img src=\"/i/{i}.jpg\" alt=\"\"></a><h3><a href=\"/p/item-{i}.html\">Garden Item {i}</a></h3><span class=\"price\">{i}.95 CHF</span></div>"))
+        .collect();
+    let body = format!("<html><body><h1>Suche nach *</h1><div class=\"pageAmount\"><span>Artikel pro Seite:</span><ul><li><strong>32</strong></li><li><a href=\"?pageSize=60\">60</a></li><li><a href=\"?pageSize=96\">96</a></li></ul></div><div class=\"list\">{cards}</div></body></html>");
+    let x = run("https://shop.example/search/result.html", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{x:?}");
+    assert_eq!(x.records.len(), 6);
+    assert_eq!(get(&x.records[0], "price"), Some("1.95"));
+}
+
+/// A listing of six cards, each `card(i)` inside a product grid.
+fn grid(card: impl Fn(usize) -> String) -> String {
+    let cards: String = (1..=6).map(card).collect();
+    format!("<html><body><h1>Results</h1><ul class=\"results\">{cards}</ul></body></html>")
+}
+
+#[test]
+fn cents_set_apart_are_part_of_the_price() {
+    let body = grid(|i| {
+        format!(
+        "<li class=\"item\"><a href=\"/p/{i}\">Item {i}</a> <span class=\"sx-price\"><sup class=\"sx-price-currency\">$</sup><span class=\"sx-price-whole\">6{i}</span><sup class=\"sx-price-fractional\">99</sup></span> <span class=\"reviews\">(13{i})</span></li>"
+    )
+    });
+    let x = run("https://shop.example/s?k=items", &body);
+    assert_eq!(x.kind, PageKind::Listing);
+    assert_eq!(
+        get(&x.records[0], "price"),
+        Some("61.99"),
+        "{:?}",
+        x.records[0]
+    );
+    let body = grid(|i| {
+        format!(
+        "<li class=\"item\"><a href=\"/p/{i}\">Item {i}</a><div class=\"price\"><span class=\"price__format\">$</span>1{i}<span class=\"price__format\">97</span></div><span>({i}38)</span></li>"
+    )
+    });
+    let x = run("https://shop.example/s?k=items", &body);
+    assert_eq!(
+        get(&x.records[2], "price"),
+        Some("13.97"),
+        "{:?}",
+        x.records[2]
+    );
+}
+
+#[test]
+fn a_struck_former_price_and_a_discount_named_current_one() {
+    let body = grid(|i| {
+        format!(
+        "<li class=\"deal\"><a href=\"/deals/{i}\">Deal {i}</a><div class=\"prices\"><s class=\"price-original\">C$78</s> <span class=\"price-discount\">C$2{i}.99</span></div></li>"
+    )
+    });
+    let x = run("https://deals.example/browse", &body);
+    assert_eq!(
+        get(&x.records[0], "price"),
+        Some("21.99"),
+        "{:?}",
+        x.records[0]
+    );
+    // A typography class ("font-size--regular") says nothing about the price.
+    let body = grid(|i| {
+        format!(
+        "<li class=\"tile\"><a href=\"/pd/{i}\">Shoe {i}</a><div class=\"product-price font-size--regular\"><span class=\"overridden\">$56.25</span><span class=\"local\">$3{i}.97</span></div></li>"
+    )
+    });
+    let x = run("https://store.example/search", &body);
+    assert_eq!(
+        get(&x.records[0], "price"),
+        Some("31.97"),
+        "{:?}",
+        x.records[0]
+    );
+}
+
+#[test]
+fn many_offers_that_name_no_product_are_a_listings_cards() {
+    let body = grid(|i| {
+        format!(
+        "<li class=\"productThumbnail\"><div itemprop=\"offers\" itemscope itemtype=\"http://schema.org/Offer\"><meta itemprop=\"price\" content=\"179.99\"><meta itemprop=\"priceCurrency\" content=\"USD\"><link itemprop=\"url\" href=\"http://www.shop.example\"></div><div class=\"shortDescription\"><a href=\"/shop/product/watch-{i}\">Watch {i}</a></div><div class=\"prices\"><span class=\"colorway-price\"><span class=\"first-range\">CAD 3{i}.42</span></span></div></li>"
+    )
+    });
+    let x = run(
+        "https://www.shop.example/shop/search?keyword=watches",
+        &body,
+    );
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(x.records.len(), 6);
+    assert_eq!(
+        get(&x.records[0], "price"),
+        Some("31.42"),
+        "{:?}",
+        x.records[0]
+    );
+    assert_eq!(get(&x.records[0], "currency"), Some("CAD"));
+}
+
+#[test]
+fn a_card_with_another_wrapper_class_and_a_members_price() {
+    // Five cards a row, the last one classed for its border; a members'
+    // price shown before everyone's.
+    let cell = |i: usize| {
+        let class = if i % 5 == 4 {
+            " class=\"productContainerNoBorder\""
+        } else {
+            ""
+        };
+        format!(
+            "<td{class}><a href=\"/catalog/products/{i}\"><span class=\"prodName\">BILLY {i}</span><div class=\"prodFamily\">IKEA FAMILY</div><div class=\"prodPriceFamily\">$1{i}.99</div><span class=\"prodPrice\">$2{i}.99</span></a></td>"
+        )
+    };
+    let rows: String = (0..2)
+        .map(|r| {
+            format!(
+                "<tr>{}</tr>",
+                (0..5).map(|c| cell(r * 5 + c)).collect::<String>()
+            )
+        })
+        .collect();
+    let body =
+        format!("<html><body><h1>Search</h1><table class=\"results\">{rows}</table></body></html>");
+    let x = run("https://www.shop.example/ca/en/search/?query=billy", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(x.records.len(), 10, "{:?}", x.records);
+    assert_eq!(get(&x.records[4], "name"), Some("BILLY 4"));
+    assert_eq!(
+        get(&x.records[0], "price"),
+        Some("20.99"),
+        "{:?}",
+        x.records[0]
+    );
+}
+
+#[test]
+fn a_code_after_its_label_is_no_price() {
+    let body = grid(|i| {
+        format!(
+        "<li class=\"item-cell\"><a class=\"item-title\" href=\"/p/N82E1{i}\">Wagon Cart {i}</a><ul class=\"item-features\"><li><strong>Model #: </strong>TL2916{i}RE</li></ul><div class=\"item-action\"><ul class=\"price\"><li class=\"price-current\">$<strong>5{i}</strong><sup>.95</sup></li></ul></div></li>"
+    )
+    });
+    let x = run(
+        "https://www.shop.example/Product/ProductList.aspx?N=1",
+        &body,
+    );
+    assert_eq!(
+        get(&x.records[0], "price"),
+        Some("51.95"),
+        "{:?}",
+        x.records[0]
+    );
+    assert_eq!(get(&x.records[0], "currency"), Some("USD"));
+    assert!(crate::price::card::is_code_label("Model #: "));
+    assert!(!crate::price::card::is_code_label(
+        "Skinny High Ankle Jeans"
+    ));
+}
+
+#[test]
+fn a_list_inside_a_wrapper_named_for_its_filters_and_a_taka_sign_apart() {
+    let cards: String = (1..=6)
+        .map(|i| format!(
+            "<div class=\"col-sm-3\"><div class=\"product-one\"><a href=\"/product-detail/phone-{i}\"><h4 class=\"product-title\">Phone {i}</h4><p class=\"product-price\"><span>৳<!-- -->3{i},999</span> <s>৳<!-- -->40,499</s></p></a></div></div>"
+        ))
+        .collect();
+    let body = format!(
+        "<html><head><meta property=\"og:type\" content=\"category\"></head><body><section class=\"product-filter pt-50\"><div class=\"container\"><div class=\"row\"><div class=\"filter-left-bar col-sm-2\"><h4>Filter</h4></div><div class=\"product-listing-main col-sm-10\"><h3>Smartphones</h3><div class=\"row\">{cards}</div></div></div></div></section><h1>Smartphone Price in Bangladesh</h1></body></html>"
+    );
+    let x = run("https://www.shop.example/category/smartphone", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(x.records.len(), 6);
+    assert_eq!(
+        get(&x.records[0], "price"),
+        Some("31999"),
+        "{:?}",
+        x.records[0]
+    );
+    assert_eq!(get(&x.records[0], "currency"), Some("BDT"));
+}
