@@ -85,11 +85,45 @@ fn name_like(t: &str) -> bool {
         && !is_buy_text(t)
 }
 
+/// The texts a card gives as its product's name besides showing it: the
+/// label or title of its product link, the alt of its images (whitespace
+/// collapsed). A name may hold an amount ("Turbo E-Bike ($900 OFF)").
+fn name_labels(doc: &Doc, card: usize, url: &Option<String>, base: &Option<url::Url>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for e in &doc.els[card..doc.els[card].el_end] {
+        let v = e.el.value();
+        let attrs: &[&str] = match e.tag {
+            "a" if url.is_some() && v.attr("href").and_then(|h| absolute(base, h)) == *url => {
+                &["aria-label", "title"]
+            }
+            "img" => &["alt"],
+            _ => &[],
+        };
+        for a in attrs {
+            if let Some(s) = v.attr(a).map(crate::text::squash) {
+                if s.chars().count() >= 3 && !out.contains(&s) {
+                    out.push(s);
+                }
+            }
+        }
+    }
+    out
+}
+
 /// Read a card's fields into a record.
 pub fn read_card(doc: &Doc, card: usize, base: &Option<url::Url>) -> Record {
     let mut r = Record::new();
     let end = doc.els[card].el_end;
     let url = card_link(doc, card, base);
+    let labels = name_labels(doc, card, &url, base);
+    // A text the card also gives as a label is a name even when it holds
+    // an amount.
+    let name_like = |t: &str| {
+        name_like(t)
+            || (labels.contains(&crate::text::squash(t))
+                && t.chars().count() <= 300
+                && !is_buy_text(t))
+    };
     let mut heading: Option<String> = None;
     let mut named: Option<String> = None;
     let mut anchor_text: Option<String> = None;
@@ -205,7 +239,7 @@ pub fn read_card(doc: &Doc, card: usize, base: &Option<url::Url>) -> Record {
             .or_else(first_text),
     );
     put(&mut r, Field::Url, url);
-    if let Some((p, list)) = price::card::of_card(doc, card) {
+    if let Some((p, list)) = price::card::of_card(doc, card, &labels) {
         put(&mut r, Field::Price, Some(p.value.clone()));
         if let Some(c) = &p.currency {
             put(&mut r, Field::Currency, doc.locale.resolve(c, &p.raw));

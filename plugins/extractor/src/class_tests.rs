@@ -324,3 +324,26 @@ fn app_routes_are_the_cards_addresses() {
         Some("https://store.example.com/en/#!/content/62")
     );
 }
+
+#[test]
+fn an_amount_in_a_cards_name_is_not_its_price() {
+    // Whole-card links labelled with the product's name; two names hold an
+    // amount of their own ("$900 OFF", "- $9495").
+    let body = grid("en", |i| {
+        let name = match i {
+            2 => "Turbo E-Bike ($900 OFF)".to_string(),
+            4 => format!("Adventure Bike, Low Miles - ${i}495"),
+            _ => format!("Mountain Bike {i}"),
+        };
+        format!(
+            "<li><a aria-label=\"{name}\" href=\"/listing/{i}\"><img alt=\"{name}\" src=\"/i/{i}.jpg\"><div class=\"line-clamp-2\">{name}</div><div><span role=\"link\">Springfield</span></div><div aria-label=\"Price ${i},599.00\">${i},599.00</div></a></li>"
+        )
+    });
+    let x = run("https://classifieds.example.com/search?q=bike", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(x.records.len(), 6, "{:?}", x.records);
+    assert_eq!(get(&x.records[1], "name"), Some("Turbo E-Bike ($900 OFF)"));
+    assert_eq!(get(&x.records[1], "price"), Some("2599.00"));
+    assert_eq!(get(&x.records[3], "price"), Some("4599.00"));
+    assert_eq!(get(&x.records[3], "name"), Some("Adventure Bike, Low Miles - $4495"));
+}

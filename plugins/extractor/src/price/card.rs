@@ -39,6 +39,9 @@ pub struct Amount {
     pub member: bool,
     /// A price before tax, shown beside the price the shopper pays.
     pub excl_tax: bool,
+    /// Part of the card's name ("Turbo E-Bike ($900 OFF)"), not a price
+    /// of its own.
+    pub in_name: bool,
 }
 
 fn as_f64(v: &str) -> f64 {
@@ -46,7 +49,7 @@ fn as_f64(v: &str) -> f64 {
 }
 
 /// The amounts shown in a card, in order.
-fn amounts(doc: &Doc, card: usize) -> Vec<Amount> {
+fn amounts(doc: &Doc, card: usize, names: &[String]) -> Vec<Amount> {
     let e = &doc.els[card];
     let mut out: Vec<Amount> = Vec::new();
     // Machine values (Magento `data-price-amount`, `data-price-type`).
@@ -62,6 +65,7 @@ fn amounts(doc: &Doc, card: usize) -> Vec<Amount> {
                 sale: false,
                 member: false,
                 excl_tax: false,
+                in_name: false,
             });
         }
     }
@@ -98,6 +102,7 @@ fn amounts(doc: &Doc, card: usize) -> Vec<Amount> {
                 sale: false,
                 member: false,
                 excl_tax: false,
+                in_name: false,
             });
             continue;
         }
@@ -204,6 +209,8 @@ fn amounts(doc: &Doc, card: usize) -> Vec<Amount> {
             sale,
             member,
             excl_tax,
+            in_name: names.contains(&crate::text::squash(&t.text))
+                || matches!(el.tag, "h2" | "h3" | "h4" | "h5" | "h6"),
         });
     }
     out
@@ -298,8 +305,19 @@ fn has_two_amounts(raw: &str) -> bool {
 
 /// The current price of a card, its former price when shown, and the raw
 /// text the currency came from.
-pub fn of_card(doc: &Doc, card: usize) -> Option<(Amount, Option<String>)> {
-    let mut all = amounts(doc, card);
+///
+/// `names` are the texts the card gives as its name (its link's label, its
+/// image's alt): an amount inside one is no price when the card shows
+/// another amount.
+pub fn of_card(
+    doc: &Doc,
+    card: usize,
+    names: &[String],
+) -> Option<(Amount, Option<String>)> {
+    let mut all = amounts(doc, card, names);
+    if all.iter().any(|a| !a.in_name) {
+        all.retain(|a| !a.in_name);
+    }
     // A zero or "Free" stands only when the card shows no other amount.
     if all.iter().any(|a| as_f64(&a.value) > 0.0) {
         all.retain(|a| as_f64(&a.value) > 0.0);
@@ -347,6 +365,7 @@ pub fn of_card(doc: &Doc, card: usize) -> Option<(Amount, Option<String>)> {
             sale: pick.sale,
             member: pick.member,
             excl_tax: pick.excl_tax,
+            in_name: pick.in_name,
         },
         list_price,
     ))
