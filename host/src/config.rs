@@ -111,6 +111,9 @@ pub struct Pricing {
     pub per_fetch_usd: String,
     /// Charged per record extracted.
     pub per_record_usd: String,
+    /// Charged per page rendered in the browser that yields records (on
+    /// top of its fetch).
+    pub per_render_usd: String,
     /// The reservation when a session sends no max_spend_usd.
     pub default_max_spend_usd: String,
 }
@@ -144,6 +147,29 @@ pub struct FetchConfig {
     pub robots_ttl_s: u64,
     /// Hosts whose robots.txt is not applied: only sites the operator owns.
     pub robots_exempt_hosts: Vec<String>,
+    /// Rendering in headless Chromium: "off", "auto" (pages whose plain read
+    /// is a script shell) or "always". Unset: "auto" when a browser is
+    /// found at start, "off" otherwise.
+    pub render: Option<crate::render::RenderMode>,
+    /// The Chromium binary. Empty: `chromium`, `chromium-browser`,
+    /// `google-chrome` or `chrome` on PATH.
+    pub browser: String,
+    /// Tabs rendering at once on this node.
+    pub render_tabs: usize,
+    /// The longest one render may take, in seconds (a hung browser is
+    /// killed and started again).
+    pub render_timeout_s: u64,
+    /// Render time one run may use in all, in seconds; past it, pages that
+    /// need a browser end `needs_rendering`.
+    pub render_run_budget_s: u64,
+    /// Scrolls to the bottom of a rendered page (lazy loading).
+    pub render_scrolls: u32,
+    /// Clicks on a "load more" control of a rendered page.
+    pub render_clicks: u32,
+    /// Quiet milliseconds after which a rendered page's network is settled.
+    pub render_settle_ms: u64,
+    /// The JavaScript heap of a tab, in MB.
+    pub render_heap_mb: u32,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -239,6 +265,7 @@ impl Default for Pricing {
         Pricing {
             per_fetch_usd: "0.002".into(),
             per_record_usd: "0.0005".into(),
+            per_render_usd: "0.003".into(),
             default_max_spend_usd: "1".into(),
         }
     }
@@ -259,6 +286,15 @@ impl Default for FetchConfig {
             backoff_ms: 500,
             robots_ttl_s: 3600,
             robots_exempt_hosts: Vec::new(),
+            render: None,
+            browser: String::new(),
+            render_tabs: 2,
+            render_timeout_s: 30,
+            render_run_budget_s: 180,
+            render_scrolls: 8,
+            render_clicks: 8,
+            render_settle_ms: 400,
+            render_heap_mb: 512,
         }
     }
 }
@@ -332,6 +368,7 @@ impl Config {
         for (name, v) in [
             ("pricing.per_fetch_usd", &self.pricing.per_fetch_usd),
             ("pricing.per_record_usd", &self.pricing.per_record_usd),
+            ("pricing.per_render_usd", &self.pricing.per_render_usd),
             (
                 "pricing.default_max_spend_usd",
                 &self.pricing.default_max_spend_usd,
@@ -405,6 +442,10 @@ impl Config {
 
     pub fn per_fetch(&self) -> Micros {
         Micros::parse_usd(&self.pricing.per_fetch_usd).expect("validated")
+    }
+
+    pub fn per_render(&self) -> Micros {
+        Micros::parse_usd(&self.pricing.per_render_usd).expect("validated")
     }
 
     pub fn per_record(&self) -> Micros {

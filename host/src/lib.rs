@@ -30,6 +30,7 @@ pub mod plugin_new;
 pub mod plugins;
 pub mod receipts;
 pub mod record;
+pub mod render;
 pub mod server;
 pub mod sessions;
 pub mod state;

@@ -45,12 +45,16 @@ pub struct Shared {
     pub bus: EventBus,
     pub runs: Runs,
     pub fetcher: Fetcher,
+    /// When pages are rendered, and the renderer (`None` when off).
+    pub render_mode: crate::render::RenderMode,
+    pub renderer: Option<Arc<crate::render::Renderer>>,
     pub webhooks: Webhooks,
 }
 
 impl AppState {
     pub fn new(config: Config, store: Store, plugins: Plugins, signer: ReceiptSigner) -> AppState {
         let fetcher = Fetcher::new(config.target_policy(), config.fetch_manners());
+        let (render_mode, renderer) = crate::render::from_config(&config);
         AppState(Arc::new(Shared {
             rate_limiter: Arc::new(RateLimiter::new(
                 config.rate_limit_per_s,
@@ -65,6 +69,8 @@ impl AppState {
             bus: EventBus::default(),
             runs: Runs::default(),
             fetcher,
+            render_mode,
+            renderer,
             webhooks: Webhooks::default(),
         }))
     }

@@ -243,6 +243,24 @@ impl Policy {
     }
 }
 
+impl Policy {
+    /// A client for a rendered page's requests: every connection passes
+    /// this policy, and redirects are not followed but handed back to the
+    /// browser, whose next request meets the wall again.
+    pub fn render_client(&self, timeout: Duration, user_agent: &str) -> reqwest::Client {
+        reqwest::Client::builder()
+            .dns_resolver(Arc::new(CheckedResolver(self.clone())))
+            .redirect(reqwest::redirect::Policy::none())
+            .timeout(timeout)
+            .connect_timeout(timeout)
+            .pool_max_idle_per_host(0)
+            .no_proxy()
+            .user_agent(user_agent)
+            .build()
+            .expect("the HTTP client builds")
+    }
+}
+
 /// The resolver behind every outbound connection: resolves, checks, and
 /// hands the connector exactly the checked addresses.
 struct CheckedResolver(Policy);

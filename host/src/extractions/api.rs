@@ -148,6 +148,7 @@ async fn refresh(
             metadata: base.metadata.clone(),
             webhook_url: base.webhook_url.clone(),
             max_spend,
+            render: base.render,
         },
     );
     fresh.refresh_of = Some(base.id.clone());
@@ -317,8 +318,15 @@ async fn create_extractions(
         max_spend_usd: max_spend,
         webhook_url,
         metadata,
+        render,
         ..
     } = asked;
+    if render == Some(crate::render::RenderMode::Always) && state.renderer.is_none() {
+        return Err(ApiError::invalid(
+            "render",
+            "this node renders no pages (no browser, or fetch.render = \"off\")",
+        ));
+    }
     if let Some(w) = &webhook_url {
         crate::webhooks::check_target(&state.config.target_policy(), w)
             .await
@@ -336,6 +344,7 @@ async fn create_extractions(
                     metadata: metadata.clone(),
                     webhook_url: webhook_url.clone(),
                     max_spend,
+                    render,
                 },
             )
         })

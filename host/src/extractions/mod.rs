@@ -28,6 +28,8 @@ pub struct Spec {
     pub metadata: Option<Map<String, Value>>,
     pub webhook_url: Option<String>,
     pub max_spend: Micros,
+    /// The caller's choice of rendering (else the node's).
+    pub render: Option<crate::render::RenderMode>,
 }
 
 /// A new running extraction of `url` for the caller (not yet stored).
@@ -81,6 +83,7 @@ pub fn new_extraction(caller: &Caller, url: &str, entity: &str, spec: Spec) -> S
         completeness: None,
         validators: Default::default(),
         conditional_on: None,
+        render: spec.render,
     }
 }
 

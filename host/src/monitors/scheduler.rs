@@ -224,6 +224,7 @@ async fn open_children(
                             metadata: None,
                             webhook_url: None,
                             max_spend: per_url,
+                            render: None,
                         },
                     );
                     e.id = child.clone();

@@ -182,6 +182,9 @@ pub struct Session {
     /// The validators of an extraction's page, for a refresh's conditional request.
     #[serde(default, skip_serializing_if = "crate::fetch::Validators::is_empty")]
     pub validators: crate::fetch::Validators,
+    /// An extraction's choice of rendering; `None`: the node's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub render: Option<crate::render::RenderMode>,
 }
 
 impl Session {

@@ -229,6 +229,10 @@ pub struct ExtractionCreate {
     /// At most 50 string values, returned on the extraction.
     #[schema(value_type = Option<HashMap<String, String>>)]
     pub metadata: Option<Map<String, Value>>,
+    /// Whether the page is rendered in a browser: "off", "auto" (when its
+    /// plain read is a script shell) or "always". Default: the node's
+    /// `fetch.render`. A node that renders nothing refuses "always" (400).
+    pub render: Option<crate::render::RenderMode>,
 }
 
 impl ExtractionCreate {
@@ -280,7 +284,20 @@ impl ExtractionCreate {
             "max_spend_usd",
             "webhook_url",
             "metadata",
+            "render",
         ])?;
+        let render = match body.optional_str("render", 16)?.as_deref() {
+            None => None,
+            Some("off") => Some(crate::render::RenderMode::Off),
+            Some("auto") => Some(crate::render::RenderMode::Auto),
+            Some("always") => Some(crate::render::RenderMode::Always),
+            Some(_) => {
+                return Err(ApiError::invalid(
+                    "render",
+                    "render must be one of off, auto, always",
+                ))
+            }
+        };
         let max_spend_usd = body
             .optional_usd("max_spend_usd")?
             .ok_or_else(|| ApiError::missing("max_spend_usd"))?;
@@ -292,6 +309,7 @@ impl ExtractionCreate {
             max_spend_usd,
             metadata: body.optional_metadata("metadata")?,
             webhook_url: body.optional_str("webhook_url", MAX_URL_CHARS)?,
+            render,
         })
     }
 

@@ -88,7 +88,12 @@ fn name_like(t: &str) -> bool {
 /// The texts a card gives as its product's name besides showing it: the
 /// label or title of its product link, the alt of its images (whitespace
 /// collapsed). A name may hold an amount ("Turbo E-Bike ($900 OFF)").
-fn name_labels(doc: &Doc, card: usize, url: &Option<String>, base: &Option<url::Url>) -> Vec<String> {
+fn name_labels(
+    doc: &Doc,
+    card: usize,
+    url: &Option<String>,
+    base: &Option<url::Url>,
+) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for e in &doc.els[card..doc.els[card].el_end] {
         let v = e.el.value();

@@ -345,5 +345,8 @@ fn an_amount_in_a_cards_name_is_not_its_price() {
     assert_eq!(get(&x.records[1], "name"), Some("Turbo E-Bike ($900 OFF)"));
     assert_eq!(get(&x.records[1], "price"), Some("2599.00"));
     assert_eq!(get(&x.records[3], "price"), Some("4599.00"));
-    assert_eq!(get(&x.records[3], "name"), Some("Adventure Bike, Low Miles - $4495"));
+    assert_eq!(
+        get(&x.records[3], "name"),
+        Some("Adventure Bike, Low Miles - $4495")
+    );
 }

@@ -299,6 +299,7 @@ pub(crate) async fn open_session(
         completeness: None,
         validators: Default::default(),
         conditional_on: None,
+        render: None,
     };
     let public_url = state.config.public_url();
     let opener = Opener::new(state, caller);

@@ -309,11 +309,7 @@ fn has_two_amounts(raw: &str) -> bool {
 /// `names` are the texts the card gives as its name (its link's label, its
 /// image's alt): an amount inside one is no price when the card shows
 /// another amount.
-pub fn of_card(
-    doc: &Doc,
-    card: usize,
-    names: &[String],
-) -> Option<(Amount, Option<String>)> {
+pub fn of_card(doc: &Doc, card: usize, names: &[String]) -> Option<(Amount, Option<String>)> {
     let mut all = amounts(doc, card, names);
     if all.iter().any(|a| !a.in_name) {
         all.retain(|a| !a.in_name);

@@ -31,9 +31,12 @@ use crate::fetch::outcome::PageOutcome;
 use crate::fetch::{FetchError, Fetched};
 use crate::limits::RunSlot;
 use crate::money::Micros;
-use crate::plugins::{ExtractRequest, Page, PageKind};
+use crate::plugins::{ExtractRequest, PageKind};
 use crate::state::AppState;
 use crate::wire::{self};
+
+mod rendering;
+use rendering::{Render, RenderUse};
 
 /// Start the run of a session's current turn in a task of its own: it
 /// owns the claim and the slot, so neither outlives it, and a panic inside
@@ -58,6 +61,7 @@ pub fn spawn(state: AppState, session: Session, slot: Arc<RunSlot>, claim: RunCl
             since: None,
             unchanged: false,
             via: "seed",
+            render_use: RenderUse::default(),
             session,
             stop,
         };
@@ -119,6 +123,9 @@ struct Run {
     unchanged: bool,
     /// How the run came to the page it is reading (`via` in its events).
     via: &'static str,
+    /// Render time the run has spent, and whether the page being read was
+    /// rendered (`rendered` in its event).
+    render_use: RenderUse,
 }
 
 /// How a page the run wanted ended.
@@ -629,29 +636,51 @@ impl Run {
                     "brand": intent.constraints.brand,
                 }),
             };
-            let plugin_page = Page {
-                url: page.url.clone(),
-                status: page.status,
-                content_type: page.content_type.clone(),
-                body: page.body.clone(),
-            };
-            let extraction = match self.state.plugins.extract(plugin_page, request).await {
-                Ok(x) => x,
-                Err(e) => {
-                    // Nothing could be read from the page: it is not billed.
-                    self.event(
-                        Phase::ExtractFailed,
-                        json!({ "url": page.url, "outcome": PageOutcome::NotACatalog.as_str(), "reason": e.to_string(), "records": 0, "cost_usd": 0 }),
-                    )
-                    .await?;
-                    self.last_page = Some(PageEnd {
-                        outcome: Some(PageOutcome::NotACatalog),
-                        reason: format!("the extractor failed: {e}"),
-                        validators: Default::default(),
-                    });
-                    continue;
+            // A script application's page is read as the browser shows it:
+            // first (`always`) or when its plain read gave nothing (`auto`).
+            let mut page = page;
+            let mut rendered = false;
+            if self.renders_first(&page) {
+                match self.render(&page).await {
+                    Render::Page(r) => (page, rendered) = (*r, true),
+                    Render::Skipped => {}
+                    Render::Failed(reason) => {
+                        self.unbilled(
+                            &page.url,
+                            Some(PageOutcome::FetchFailed),
+                            reason,
+                            listing_page,
+                        )
+                        .await?;
+                        continue;
+                    }
                 }
+            }
+            let Some(mut extraction) = self.extract_page(&page, &request).await? else {
+                continue;
             };
+            if extraction.records.is_empty() && !rendered && self.renders_after(&page) {
+                match self.render(&page).await {
+                    Render::Page(r) => {
+                        (page, rendered) = (*r, true);
+                        let Some(x) = self.extract_page(&page, &request).await? else {
+                            continue;
+                        };
+                        extraction = x;
+                    }
+                    Render::Skipped => {}
+                    Render::Failed(reason) => {
+                        self.unbilled(
+                            &page.url,
+                            Some(PageOutcome::FetchFailed),
+                            reason,
+                            listing_page,
+                        )
+                        .await?;
+                        continue;
+                    }
+                }
+            }
             // A listing is walked page by page; its next pages are not deeper.
             let next_pages = if follow {
                 extraction.next_pages.as_slice()
@@ -719,8 +748,14 @@ impl Run {
                     .await?;
                 continue;
             }
-            // Only new rows are billed; a product already seen is updated in place.
-            let remaining = budget - spent - per_fetch;
+            // Only new rows are billed; a product already seen is updated in
+            // place. A rendered page costs its render on top of its fetch.
+            let per_page = if rendered {
+                Micros(per_fetch.0 + config.per_render().0)
+            } else {
+                per_fetch
+            };
+            let remaining = budget - spent - per_page;
             let mut rows = Vec::new();
             let mut truncated = false;
             let mut new_rows = 0i64;
@@ -760,7 +795,7 @@ impl Run {
                 }
                 rows.push((identity, record));
             }
-            let cost = Micros(per_fetch.0 + per_record.0 * new_rows);
+            let cost = Micros(per_page.0 + per_record.0 * new_rows);
             spent += cost;
             // Complete only when the list was read whole: this page's part,
             // no listing page lost, and what the site says it has.
@@ -774,6 +809,7 @@ impl Run {
                 reason: "read".into(),
                 validators: page.validators(),
             });
+            self.render_use.this_page = rendered;
             self.commit_page(&page, &extraction.plugin, claim, cost, rows, &intent)
                 .await?;
             self.injected_panic().await?;
@@ -919,7 +955,7 @@ impl Run {
                 unchecked_delta: delta(unchecked, before.1),
             });
         }
-        let event = json!({ "url": page.url, "via": self.via, "outcome": PageOutcome::Ok.as_str(), "receipt_id": receipt_id, "records": rows.len(), "qualified": page_qualified, "claim": claim, "cost_usd": cost.to_json() });
+        let event = json!({ "url": page.url, "via": self.via, "outcome": PageOutcome::Ok.as_str(), "receipt_id": receipt_id, "records": rows.len(), "qualified": page_qualified, "claim": claim, "cost_usd": cost.to_json(), "rendered": self.render_use.this_page });
         self.progress
             .push(Effect::Page(PageCommit {
                 receipt_id,
