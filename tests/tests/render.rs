@@ -100,6 +100,42 @@ fn a_script_shop_is_read_whole_through_the_browser(s: &Server, shop: &Site) {
         .unwrap_or_default();
     assert_eq!(page["data"]["rendered"], json!(true), "{x}");
 
+    // Estimates now count a render per page for this shop, and say the
+    // worst case for any other.
+    let a = s.account("1");
+    let c = s.client(&a.live);
+    let here = c
+        .post(
+            "/sessions/estimate",
+            json!({"query": format!("camp kit from {url}")}),
+        )
+        .ok();
+    assert!(here["render_usd"].as_f64().unwrap() > 0.0, "{here}");
+    assert_eq!(here["render_usd"], here["render_worst_usd"], "{here}");
+    let elsewhere = c
+        .post(
+            "/sessions/estimate",
+            json!({"query": "lamps from https://lamps.example.com/"}),
+        )
+        .ok();
+    assert_eq!(elsewhere["render_usd"], json!(0), "{elsewhere}");
+    assert!(
+        elsewhere["render_worst_usd"].as_f64().unwrap() > 0.0,
+        "{elsewhere}"
+    );
+
+    // A session reads the shop through the browser too.
+    let created = c
+        .post(
+            "/sessions",
+            json!({"query": format!("camp kit from {url}"), "max_spend_usd": 0.5}),
+        )
+        .ok();
+    let id = created["id"].as_str().unwrap();
+    let result = c.get(&format!("/sessions/{id}/result?wait=60")).ok();
+    let rows = result["rows"].as_array().unwrap();
+    assert!(rows.len() >= 6, "{result}");
+
     // A product page drawn by script: its price and SKU.
     let x = extract(
         s,

@@ -90,6 +90,8 @@ pub struct Rendered {
 
 /// The node's renderer.
 pub struct Renderer {
+    /// Hosts whose pages gave records only once rendered (for estimates).
+    needs_browser: std::sync::Mutex<std::collections::HashSet<String>>,
     browser: browser::Browser,
     tabs: tokio::sync::Semaphore,
     limits: Limits,
@@ -104,6 +106,7 @@ impl Renderer {
         clients: wall::Clients,
     ) -> Renderer {
         Renderer {
+            needs_browser: Default::default(),
             browser: browser::Browser::new(executable, profile_dir, limits.heap_mb),
             tabs: tokio::sync::Semaphore::new(limits.tabs.max(1)),
             limits,
@@ -115,6 +118,26 @@ impl Renderer {
     /// usual names on PATH.
     pub fn find_browser(configured: &str) -> Option<std::path::PathBuf> {
         browser::find(configured)
+    }
+
+    /// Remember that a host's pages need the browser.
+    pub fn remember(&self, url: &str) {
+        if let Some(host) = url::Url::parse(url)
+            .ok()
+            .and_then(|u| u.host_str().map(str::to_string))
+        {
+            self.needs_browser.lock().unwrap().insert(host);
+        }
+    }
+
+    /// Whether an earlier run found that this host's pages need the browser.
+    pub fn known_to_need(&self, host: &str) -> bool {
+        let host = host.trim_start_matches("www.");
+        self.needs_browser
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|h| h.trim_start_matches("www.") == host)
     }
 
     /// Render a page the fetcher read. A render that fails or hangs kills
@@ -173,11 +196,15 @@ impl Renderer {
             traffic.clone(),
         ));
         let read = async {
-            let mut enable = EnableParams::default();
-            let mut pattern = RequestPattern::default();
-            pattern.url_pattern = Some("*".into());
-            pattern.request_stage = Some(RequestStage::Request);
-            enable.patterns = Some(vec![pattern]);
+            let every_request = RequestPattern {
+                url_pattern: Some("*".into()),
+                request_stage: Some(RequestStage::Request),
+                ..Default::default()
+            };
+            let enable = EnableParams {
+                patterns: Some(vec![every_request]),
+                ..Default::default()
+            };
             tab.execute(enable).await.map_err(fail)?;
             tab.goto(page.url.as_str()).await.map_err(fail)?;
             self.settle(&traffic).await;

@@ -29,6 +29,15 @@ pub struct Estimate {
     pub reason: String,
     #[schema(value_type = f64)]
     pub estimated_usd: Usd,
+    /// The part of `estimated_usd` for rendering pages in a browser: every
+    /// page, when the node renders always or a source's pages were found
+    /// to need the browser on an earlier visit; else 0.
+    #[schema(value_type = f64)]
+    pub render_usd: Usd,
+    /// What rendering would add if every page needed the browser (0 on a
+    /// node that renders nothing).
+    #[schema(value_type = f64)]
+    pub render_worst_usd: Usd,
     /// Pages the run expects to read.
     pub passes: u32,
 }

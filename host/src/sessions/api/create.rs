@@ -9,7 +9,7 @@ use crate::http::{ApiError, Body};
 use crate::idempotency;
 use crate::money::Micros;
 use crate::sessions::events::Phase;
-use crate::sessions::intent::Intent;
+use crate::sessions::intent::{Intent, Source};
 use crate::sessions::lifecycle::{self, Opener};
 use crate::sessions::{run, Kind, Session, Status};
 use crate::state::AppState;
@@ -107,12 +107,9 @@ pub(super) async fn estimate(
     let e = plan(&state, caller.mode(), &query)
         .await?
         .ok_or(ApiError::EngineUnavailable)?;
-    let (passes, cost) = price(
-        &state,
-        &e.parsed,
-        e.would_run,
-        state.config.default_max_spend(),
-    );
+    let cap = state.config.default_max_spend();
+    let (passes, cost) = price(&state, &e.parsed, e.would_run, cap);
+    let (render, render_worst) = render_price(&state, &e.parsed, passes);
     Ok(Json(wire::Estimate {
         object: "estimate",
         livemode: caller.mode().livemode(),
@@ -120,9 +117,34 @@ pub(super) async fn estimate(
         parsed: e.parsed,
         missing: e.missing,
         reason: e.reason,
-        estimated_usd: wire::Usd(cost),
+        estimated_usd: wire::Usd(Micros(cost.0 + render.0).min(cap)),
+        render_usd: wire::Usd(render),
+        render_worst_usd: wire::Usd(render_worst),
         passes,
     }))
+}
+
+/// What rendering adds to an estimate: every page when the node renders
+/// `always` or a source's pages were found to need the browser before;
+/// and the worst case, every page rendered (both $0 on a node that renders
+/// nothing).
+fn render_price(state: &AppState, parsed: &Value, passes: u32) -> (Micros, Micros) {
+    let Some(renderer) = &state.renderer else {
+        return (Micros::ZERO, Micros::ZERO);
+    };
+    let worst = Micros(state.config.per_render().0 * i64::from(passes));
+    let known = Intent::of(parsed).sources.iter().any(|s| {
+        let host = match s {
+            Source::Url(u) => url::Url::parse(u)
+                .ok()
+                .and_then(|u| u.host_str().map(str::to_string))
+                .unwrap_or_default(),
+            Source::Domain(d) => d.clone(),
+        };
+        renderer.known_to_need(&host)
+    });
+    let always = state.render_mode == crate::render::RenderMode::Always;
+    (if known || always { worst } else { Micros::ZERO }, worst)
 }
 
 /// Starts a session: reserves max_spend_usd and runs the query.

@@ -810,6 +810,9 @@ impl Run {
                 validators: page.validators(),
             });
             self.render_use.this_page = rendered;
+            if let (true, Some(r)) = (rendered, &self.state.renderer) {
+                r.remember(&page.url);
+            }
             self.commit_page(&page, &extraction.plugin, claim, cost, rows, &intent)
                 .await?;
             self.injected_panic().await?;
