@@ -503,3 +503,130 @@ fn bench_storage_engines() {
         println!("| {label} | {r:.0} | {l99:.2} | {s:.1} |");
     }
 }
+
+/// Resident memory (VmRSS) of every process of a server's browser, in MiB,
+/// and how many there are.
+fn browser_rss_mib(s: &Server) -> (f64, usize) {
+    let mark = format!(
+        "--user-data-dir={}",
+        s.data.path().join("browser-profile").display()
+    );
+    let mut kib = 0u64;
+    let mut n = 0;
+    for p in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let cmdline = std::fs::read(p.path().join("cmdline")).unwrap_or_default();
+        let ours = String::from_utf8_lossy(&cmdline).contains(&mark)
+            || std::fs::read_to_string(p.path().join("status"))
+                .ok()
+                .and_then(|st| {
+                    let ppid = st
+                        .lines()
+                        .find_map(|l| l.strip_prefix("PPid:"))?
+                        .trim()
+                        .to_string();
+                    let parent = std::fs::read(format!("/proc/{ppid}/cmdline")).ok()?;
+                    Some(String::from_utf8_lossy(&parent).contains(&mark))
+                })
+                .unwrap_or(false);
+        if !ours {
+            continue;
+        }
+        let status = std::fs::read_to_string(p.path().join("status")).unwrap_or_default();
+        if let Some(v) = status.lines().find_map(|l| l.strip_prefix("VmRSS:")) {
+            kib += v
+                .trim()
+                .trim_end_matches("kB")
+                .trim()
+                .parse::<u64>()
+                .unwrap_or(0);
+            n += 1;
+        }
+    }
+    (kib as f64 / 1024.0, n)
+}
+
+/// Rendered pages beside plain fetches on this machine: pages per second
+/// (one at a time and two at once), time to the first row of a page, and
+/// the browser's memory. Needs /usr/bin/chromium.
+#[test]
+#[ignore = "a benchmark: cargo xtask bench"]
+fn bench_rendering_beside_plain_fetches() {
+    if !std::path::Path::new("/usr/bin/chromium").exists() {
+        println!("bench: no /usr/bin/chromium; rendering figures skipped");
+        return;
+    }
+    let s = Server::builder()
+        .arg("--allow-private-targets")
+        .env("FNHOST_PREVIEW", "extractions")
+        .env("FNHOST_FETCH__PER_HOST_INTERVAL_MS", "0")
+        .env("FNHOST_FETCH__PER_HOST_CONCURRENCY", "8")
+        .env("FNHOST_RATE_LIMIT_PER_S", "10000")
+        .env("FNHOST_LOG", "error")
+        .start();
+    let shop = Site::start("script-shop.example");
+    let plain = Site::start("outdoor-gear.example");
+    let a = s.account("1000");
+    let c = s.client(&a.live);
+    let one = |url: &str, render: &str| -> (Duration, u64) {
+        let t = Instant::now();
+        let r = c.post(
+            "/extractions",
+            json!({"url": url, "entity": "product", "max_spend_usd": 1, "render": render}),
+        );
+        let id = r.json()["id"].as_str().unwrap().to_string();
+        let done = c.get(&format!("/extractions/{id}/result?wait=60")).json();
+        (t.elapsed(), done["records"].as_u64().unwrap_or(0))
+    };
+    // Warm: the browser starts on first use.
+    let (cold, _) = one(&format!("{}/", shop.origin), "always");
+    let n = 12;
+    for (label, url, render) in [
+        (
+            "plain fetch (listing, 2 products) ",
+            format!("{}/tents/", plain.origin),
+            "off",
+        ),
+        (
+            "rendered (listing, 6 products)    ",
+            format!("{}/", shop.origin),
+            "always",
+        ),
+        (
+            "rendered (product page)           ",
+            format!("{}/p/tent/", shop.origin),
+            "always",
+        ),
+    ] {
+        let mut times = Vec::new();
+        let mut rows = 0;
+        for _ in 0..n {
+            let (t, r) = one(&url, render);
+            times.push(t);
+            rows = r;
+        }
+        times.sort();
+        let serial = n as f64 / times.iter().map(|t| t.as_secs_f64()).sum::<f64>();
+        let t = Instant::now();
+        std::thread::scope(|scope| {
+            for _ in 0..2 {
+                scope.spawn(|| {
+                    for _ in 0..n / 2 {
+                        one(&url, render);
+                    }
+                });
+            }
+        });
+        let parallel = n as f64 / t.elapsed().as_secs_f64();
+        println!(
+            "bench: {label} {serial:6.2} pages/s one at a time, {parallel:6.2} two at once; time to first row p50 {:6.0} ms, p90 {:6.0} ms ({rows} rows/page)",
+            percentile(&times, 0.5),
+            percentile(&times, 0.9),
+        );
+    }
+    let (mib, procs) = browser_rss_mib(&s);
+    println!(
+        "bench: browser start + first render {:.0} ms; browser memory after the renders {mib:.0} MiB in {procs} processes (2 tabs at most); server peak {:.0} MiB",
+        cold.as_secs_f64() * 1000.0,
+        peak_rss_mib(&s)
+    );
+}
