@@ -582,12 +582,12 @@ fn bench_rendering_beside_plain_fetches() {
     let n = 12;
     for (label, url, render) in [
         (
-            "plain fetch (listing, 2 products) ",
+            "plain fetch (listing)             ",
             format!("{}/tents/", plain.origin),
             "off",
         ),
         (
-            "rendered (listing, 6 products)    ",
+            "rendered (listing)                ",
             format!("{}/", shop.origin),
             "always",
         ),
