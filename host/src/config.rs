@@ -152,7 +152,7 @@ pub struct FetchConfig {
     /// found at start, "off" otherwise.
     pub render: Option<crate::render::RenderMode>,
     /// The Chromium binary. Empty: `chromium`, `chromium-browser`,
-    /// `google-chrome` or `chrome` on PATH.
+    /// `google-chrome`, `google-chrome-stable` or `chrome` on PATH.
     pub browser: String,
     /// Tabs rendering at once on this node.
     pub render_tabs: usize,

@@ -138,6 +138,18 @@ impl Fetcher {
         self
     }
 
+    /// A page as the browser rendered it replaces the plain copy in the
+    /// recording (`fnhost record` keeps what the extractor read).
+    pub fn note_rendered(&self, page: &Fetched) {
+        if let Some(recorder) = &self.recorder {
+            let mut pages = recorder.lock().expect("recorder lock");
+            match pages.iter_mut().rev().find(|p| p.url == page.url) {
+                Some(p) => *p = page.clone(),
+                None => pages.push(page.clone()),
+            }
+        }
+    }
+
     /// Fetch one page. Refused targets never see a connection attempt.
     pub async fn fetch(&self, url: &str) -> Result<Fetched, FetchError> {
         self.fetch_if_changed(url, &Validators::default()).await

@@ -157,7 +157,7 @@ async fn launch(executable: &Path, profile_dir: &Path, heap_mb: u32) -> Result<L
     sweep(profile_dir);
     let _ = std::fs::remove_dir_all(profile_dir);
     std::fs::create_dir_all(profile_dir).map_err(|e| RenderError::Launch(e.to_string()))?;
-    let mut config = chromiumoxide::BrowserConfig::builder()
+    let config = chromiumoxide::BrowserConfig::builder()
         .chrome_executable(launcher(profile_dir)?)
         .env("FNHOST_BROWSER", executable.display().to_string())
         .user_data_dir(profile_dir)
@@ -165,9 +165,6 @@ async fn launch(executable: &Path, profile_dir: &Path, heap_mb: u32) -> Result<L
         .args(ARGS.iter().copied())
         .arg(format!("js-flags=--max-old-space-size={heap_mb}"))
         .launch_timeout(std::time::Duration::from_secs(30));
-    if std::env::var_os("FNHOST_RENDER_SHOW").is_some() {
-        config = config.with_head();
-    }
     let config = config.build().map_err(RenderError::Launch)?;
     let (browser, mut handler) = chromiumoxide::Browser::launch(config)
         .await

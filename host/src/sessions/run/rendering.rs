@@ -112,6 +112,7 @@ impl Run {
                     url = %page.url, requests = r.requests, refused = r.refused,
                     ms = r.elapsed.as_millis() as u64, "render: page rendered"
                 );
+                self.state.fetcher.note_rendered(&r.page);
                 Render::Page(Box::new(r.page))
             }
             Err(e) => {
