@@ -237,11 +237,13 @@ impl Renderer {
         html
     }
 
-    /// Wait until the page's requests have been quiet a while (bounded by
-    /// the render's own timeout).
+    /// Wait until the page's requests have been quiet a while; a page that
+    /// never stops asking (polling, a live ticker) is read after a fifth
+    /// of the render's time.
     async fn settle(&self, traffic: &wall::Traffic) {
+        let give_up = Instant::now() + self.limits.page_timeout / 5;
         tokio::time::sleep(Duration::from_millis(50)).await;
-        while !traffic.settled(self.limits.settle) {
+        while !traffic.settled(self.limits.settle) && Instant::now() < give_up {
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
     }

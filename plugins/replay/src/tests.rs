@@ -105,7 +105,8 @@ fn every_fixture_site_is_embedded() {
             "camp-supply.example",
             "market-kinds.example",
             "outdoor-gear.example",
-            "plain-electronics.example"
+            "plain-electronics.example",
+            "script-shop.example"
         ]
     );
     let book = fetch("https://bookshop.example/books/the-quiet-orchard.html").unwrap();
