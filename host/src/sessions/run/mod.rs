@@ -659,7 +659,17 @@ impl Run {
             let Some(mut extraction) = self.extract_page(&page, &request).await? else {
                 continue;
             };
-            if extraction.records.is_empty() && !rendered && self.renders_after(&page) {
+            // Why a read page gave no records, judged once per reading.
+            let why_empty = |x: &crate::plugins::Extraction, page: &Fetched| {
+                x.records
+                    .is_empty()
+                    .then(|| crate::fetch::outcome::of_empty(page))
+            };
+            let mut empty = why_empty(&extraction, &page);
+            let shell = empty
+                .as_ref()
+                .is_some_and(|v| v.outcome == PageOutcome::NeedsRendering);
+            if shell && !rendered && self.renders_after(&page) {
                 match self.render(&page).await {
                     Render::Page(r) => {
                         (page, rendered) = (*r, true);
@@ -667,6 +677,7 @@ impl Run {
                             continue;
                         };
                         extraction = x;
+                        empty = why_empty(&extraction, &page);
                     }
                     Render::Skipped => {}
                     Render::Failed(reason) => {
@@ -737,9 +748,8 @@ impl Run {
                     frontier.push_as(link, depth + 1, priority);
                 }
             }
-            if extraction.records.is_empty() {
+            if let Some(v) = empty {
                 // Read, but nothing to bill: why (an empty listing is ok).
-                let v = crate::fetch::outcome::of_empty(&page);
                 let outcome = match (extraction.kind, v.outcome) {
                     (PageKind::Listing, PageOutcome::NotACatalog) => PageOutcome::Ok,
                     (_, o) => o,

@@ -53,12 +53,9 @@ impl Run {
         self.render_mode() == RenderMode::Always && page.status == 200 && is_html(page)
     }
 
-    /// Render after a plain read gave nothing: `auto`, when the page is a
-    /// script shell.
+    /// Render a script shell whose plain read gave nothing: `auto`.
     pub(super) fn renders_after(&self, page: &Fetched) -> bool {
-        self.render_mode() == RenderMode::Auto
-            && page.status == 200
-            && crate::fetch::outcome::of_empty(page).outcome == PageOutcome::NeedsRendering
+        self.render_mode() == RenderMode::Auto && page.status == 200
     }
 
     /// The extractor plugin's reading of a page; `None` (its event
@@ -114,6 +111,13 @@ impl Run {
                 );
                 self.state.fetcher.note_rendered(&r.page);
                 Render::Page(Box::new(r.page))
+            }
+            // No browser to be had: the page keeps what its plain read
+            // said (`needs_rendering`).
+            Err(e @ crate::render::RenderError::Launch(_)) => {
+                tracing::warn!("render: {e}");
+                self.render_use.spent = budget;
+                Render::Skipped
             }
             Err(e) => {
                 self.render_use.spent += budget / 10;
