@@ -102,6 +102,7 @@ fn account_of(tx: &Tx, id: &str) -> anyhow::Result<Account> {
 
 /// Carry out an operation on the database.
 pub fn execute(store: &Store, op: AdminOp) -> anyhow::Result<Value> {
+    ledger::adopt_account_sequences(store)?;
     if let AdminOp::Audit = op {
         let audit = store.read(ledger::audit)?;
         return Ok(serde_json::to_value(audit)?);

@@ -19,7 +19,7 @@ use sha2::{Digest, Sha256};
 use crate::auth::Caller;
 use crate::http::{ApiError, Body};
 use crate::state::AppState;
-use crate::store::{self, Tx, IDEMPOTENCY, PENDING_CLAIMS};
+use crate::store::{self, Scope, Tx, IDEMPOTENCY, PENDING_CLAIMS};
 
 /// Keys are kept this long.
 pub const REPLAY_WINDOW_HOURS: i64 = 24;
@@ -38,6 +38,9 @@ struct Record {
 /// A claimed key: the request holding it must complete or abandon it.
 #[derive(Clone)]
 pub struct Idem {
+    /// The account whose key it is: the scope of the writes that claim,
+    /// complete and release it.
+    account: String,
     table_key: String,
     fingerprint: String,
     request_id: String,
@@ -81,6 +84,7 @@ pub async fn start(
     };
     let table_key = crate::key!(caller.scope_key(), key);
     let claim = Idem {
+        account: caller.account.id.clone(),
         table_key: table_key.clone(),
         fingerprint: fingerprint.clone(),
         request_id: request_id.to_string(),
@@ -88,7 +92,7 @@ pub async fn start(
     let request_id = request_id.to_string();
     state
         .store
-        .write_async(move |tx| -> Result<Start, ApiError> {
+        .write_async_in(Scope::account(&caller.account.id), move |tx| -> Result<Start, ApiError> {
             if let Some(existing) = tx.get_json::<Record>(IDEMPOTENCY, &table_key)? {
                 let fresh = crate::time::parse(&existing.created_at)
                     .is_some_and(|t| Utc::now() - t < chrono::Duration::hours(REPLAY_WINDOW_HOURS));
@@ -219,7 +223,7 @@ pub async fn respond<T: serde::Serialize>(
     };
     let outcome = state
         .store
-        .write_async(move |tx| -> anyhow::Result<()> {
+        .write_async_in(Scope::account(&idem.account), move |tx| -> anyhow::Result<()> {
             match stored {
                 Some((status, body)) => idem.complete_in(tx, status, &body),
                 None => release_own(tx, &idem),

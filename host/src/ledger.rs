@@ -13,12 +13,17 @@
 //!
 //! Balances are also kept per `account:mode` in BALANCES, written in the
 //! same transaction as the entry; `audit` re-derives them from the entries.
+//!
+//! Entries are numbered per account and mode (`account:mode:seq`, gapless
+//! from 1), not in one sequence for the installation: a transaction touches
+//! only its own account's keys, so transactions of different accounts never
+//! contend (on PostgreSQL they run at once, each under its account's lock).
 
 use serde::{Deserialize, Serialize};
 
 use crate::accounts::Mode;
 use crate::money::Micros;
-use crate::store::{self, Tx, BALANCES, LEDGER, RESERVATIONS, SPEND_BY_DAY};
+use crate::store::{self, Store, Tx, BALANCES, GLOBAL_LEDGER, LEDGER, RESERVATIONS, SPEND_BY_DAY};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -32,6 +37,7 @@ pub enum EntryKind {
 /// One immutable ledger entry.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Entry {
+    /// The entry's number among its account's entries in its mode.
     pub seq: u64,
     pub kind: EntryKind,
     pub account: String,
@@ -113,10 +119,37 @@ fn put_balance(tx: &Tx, account: &str, mode: Mode, b: &Balance) -> anyhow::Resul
 }
 
 fn append(tx: &Tx, mut entry: Entry) -> anyhow::Result<Entry> {
-    let seq = tx.last_seq(LEDGER)?.map(|n| n + 1).unwrap_or(1);
-    entry.seq = seq;
-    tx.put_seq(LEDGER, seq, &entry)?;
+    let prefix = crate::prefix!(entry.account, entry.mode);
+    let last: Vec<(String, Entry)> = tx.scan_json(LEDGER, &prefix, None, 1, true)?;
+    entry.seq = last.first().map_or(1, |(_, e)| e.seq + 1);
+    store::put_json(
+        tx,
+        LEDGER,
+        &crate::key!(entry.account, entry.mode, entry.seq),
+        &entry,
+    )?;
     Ok(entry)
+}
+
+/// Renumber the entries of a database written before entries were numbered
+/// per account (one sequence for the installation) into their accounts'
+/// sequences, in their old order; the balances they add up to do not
+/// change. Runs at start-up, once: afterwards the old table is empty.
+pub fn adopt_account_sequences(store: &Store) -> anyhow::Result<u64> {
+    store.write(|tx| -> anyhow::Result<u64> {
+        let mut moved = 0;
+        loop {
+            let page: Vec<(u64, Entry)> = tx.scan_seq(GLOBAL_LEDGER, 0, 10_000)?;
+            if page.is_empty() {
+                return Ok(moved);
+            }
+            for (n, e) in page {
+                append(tx, e)?;
+                tx.remove_seq(GLOBAL_LEDGER, n)?;
+                moved += 1;
+            }
+        }
+    })
 }
 
 fn entry(
@@ -330,21 +363,33 @@ pub fn audit(tx: &Tx) -> anyhow::Result<Audit> {
     let mut report = Audit::default();
     let mut derived: HashMap<String, Balance> = HashMap::new();
     let mut per_reservation: HashMap<String, (Micros, Micros, Micros)> = HashMap::new();
-    let mut last_seq = 0;
+    // The last entry number seen per account and mode.
+    let mut last_seq: HashMap<String, u64> = HashMap::new();
+    let mut after: Option<String> = None;
     loop {
-        let page: Vec<(u64, Entry)> = tx.scan_seq(LEDGER, last_seq, 10_000)?;
-        if page.is_empty() {
+        let page: Vec<(String, Entry)> =
+            tx.scan_json(LEDGER, "", after.as_deref(), 10_000, false)?;
+        let Some((last_key, _)) = page.last() else {
             break;
-        }
-        for (n, e) in page {
+        };
+        after = Some(last_key.clone());
+        for (key, e) in page {
             report.entries += 1;
-            if n != last_seq + 1 {
+            let scope = balance_key(&e.account, e.mode);
+            if key != crate::key!(e.account, e.mode, e.seq) {
                 report
                     .problems
-                    .push(format!("entry sequence jumps from {last_seq} to {n}"));
+                    .push(format!("entry {key} is stored under another key"));
             }
-            last_seq = n;
-            let b = derived.entry(balance_key(&e.account, e.mode)).or_default();
+            let last = last_seq.entry(scope.clone()).or_default();
+            if e.seq != *last + 1 {
+                report.problems.push(format!(
+                    "entry sequence of {scope} jumps from {last} to {}",
+                    e.seq
+                ));
+            }
+            *last = e.seq;
+            let b = derived.entry(scope).or_default();
             let res = e.reservation.clone().unwrap_or_default();
             match e.kind {
                 EntryKind::TopUp => b.balance += e.amount,

@@ -22,6 +22,13 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
         node = store.node(),
         "store open"
     );
+    let renumbered = crate::ledger::adopt_account_sequences(&store)?;
+    if renumbered > 0 {
+        tracing::info!(
+            renumbered,
+            "ledger entries renumbered into their accounts' sequences"
+        );
+    }
     if config.allow_private_targets {
         tracing::warn!("DEVELOPMENT MODE: --allow-private-targets lets fetches and webhook deliveries reach loopback and private addresses over plain http; never use it in production");
     }

@@ -303,3 +303,54 @@ fn group_commit_isolates_a_failing_write() {
     let store = Store::open(&path).unwrap();
     expect(&store);
 }
+
+#[test]
+fn entries_of_one_installation_sequence_are_renumbered_per_account_with_their_balances() {
+    let store = Store::in_memory().unwrap();
+    // A database as written before per-account numbering: one sequence, accounts interleaved.
+    let legacy = [
+        ("acct_a", "top_up", 5_000_000),
+        ("acct_b", "top_up", 2_000_000),
+        ("acct_a", "top_up", 1_000_000),
+        ("acct_b", "top_up", 500_000),
+        ("acct_a", "top_up", 250_000),
+    ];
+    store
+        .write(|tx| -> anyhow::Result<()> {
+            for (n, (account, kind, amount)) in legacy.iter().enumerate() {
+                let entry = serde_json::json!({
+                    "seq": n + 1, "kind": kind, "account": account, "mode": "live",
+                    "amount": amount, "reservation": null, "memo": "", "at": "2026-01-01T00:00:00Z",
+                });
+                tx.put_seq(fnhost::store::GLOBAL_LEDGER, n as u64 + 1, &entry)?;
+            }
+            for (account, total) in [("acct_a", 6_250_000), ("acct_b", 2_500_000)] {
+                let b = ledger::Balance {
+                    balance: Micros(total),
+                    open_reserves: Micros::ZERO,
+                };
+                tx.put_json(
+                    fnhost::store::BALANCES,
+                    &format!("{account}:live"),
+                    &b,
+                )?;
+            }
+            Ok(())
+        })
+        .unwrap();
+    assert_eq!(ledger::adopt_account_sequences(&store).unwrap(), 5);
+    assert_eq!(ledger::adopt_account_sequences(&store).unwrap(), 0, "once");
+    let audit = store.read(ledger::audit).unwrap();
+    assert_eq!(audit.entries, 5);
+    assert!(audit.problems.is_empty(), "{:?}", audit.problems);
+    // New entries continue each account's own sequence.
+    store
+        .write(|tx| ledger::top_up(tx, "acct_b", Mode::Live, Micros(1), "more"))
+        .unwrap();
+    let audit = store.read(ledger::audit).unwrap();
+    assert!(audit.problems.is_empty(), "{:?}", audit.problems);
+    let b = store
+        .read(|tx| ledger::balance(tx, "acct_b", Mode::Live))
+        .unwrap();
+    assert_eq!(b.balance, Micros(2_500_001));
+}

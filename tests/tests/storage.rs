@@ -9,7 +9,7 @@ use std::sync::Arc;
 use fnhost::accounts::Mode;
 use fnhost::ledger::{self, LedgerError};
 use fnhost::money::Micros;
-use fnhost::store::{Location, Store, Tx, COUNTERS, KEY_HASHES, LEDGER, META, SPEND_BY_DAY};
+use fnhost::store::{Location, Store, Tx, COUNTERS, GLOBAL_LEDGER, KEY_HASHES, META, SPEND_BY_DAY};
 use fnhost_tests::postgres;
 
 fn engines() -> Vec<(&'static str, Location, tempfile::TempDir)> {
@@ -73,7 +73,7 @@ fn every_kind_of_table_round_trips() {
                 tx.put_i64(SPEND_BY_DAY, "acct:live:2026-11-02", 7)?;
                 tx.put_i64(COUNTERS, "x", i64::MAX)?;
                 for n in [1u64, 2, 300, 70_000] {
-                    tx.put_seq(LEDGER, n, &n)?;
+                    tx.put_seq(GLOBAL_LEDGER, n, &n)?;
                 }
                 tx.put_bytes(META, "raw", &[0, 255, 1])?;
                 Ok(())
@@ -97,8 +97,8 @@ fn every_kind_of_table_round_trips() {
                     "{name}"
                 );
                 assert_eq!(tx.get_i64(COUNTERS, "x")?, Some(i64::MAX), "{name}");
-                assert_eq!(tx.last_seq(LEDGER)?, Some(70_000), "{name}");
-                let after: Vec<(u64, u64)> = tx.scan_seq(LEDGER, 2, 10)?;
+                assert_eq!(tx.last_seq(GLOBAL_LEDGER)?, Some(70_000), "{name}");
+                let after: Vec<(u64, u64)> = tx.scan_seq(GLOBAL_LEDGER, 2, 10)?;
                 assert_eq!(after, vec![(300, 300), (70_000, 70_000)], "{name}");
                 assert_eq!(tx.get_bytes(META, "raw")?, Some(vec![0, 255, 1]), "{name}");
                 Ok(())
@@ -210,9 +210,9 @@ fn a_transaction_reads_its_own_writes() {
                 tx.put_json(META, "w:c", &4)?;
                 let seen: Vec<(String, i64)> = tx.scan_json(META, "w:", None, 10, false)?;
                 assert_eq!(seen, vec![("w:a".into(), 2), ("w:c".into(), 4)], "{name}");
-                let n = tx.last_seq(LEDGER)?.unwrap_or(0);
-                tx.put_seq(LEDGER, n + 1, &"x")?;
-                assert_eq!(tx.last_seq(LEDGER)?, Some(n + 1), "{name}");
+                let n = tx.last_seq(GLOBAL_LEDGER)?.unwrap_or(0);
+                tx.put_seq(GLOBAL_LEDGER, n + 1, &"x")?;
+                assert_eq!(tx.last_seq(GLOBAL_LEDGER)?, Some(n + 1), "{name}");
                 Ok(())
             })
             .unwrap();

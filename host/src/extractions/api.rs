@@ -178,7 +178,7 @@ async fn refresh(
         // Served from the record: its rows copied, no fetch, no money.
         let answer = state
             .store
-            .write_async(move |tx| -> Result<wire::Extraction, ApiError> {
+            .write_async_in(crate::store::Scope::account(&caller.account.id), move |tx| -> Result<wire::Extraction, ApiError> {
                 fresh.row_count = crate::sessions::copy_rows(tx, &record.id, &fresh.id)?;
                 fresh.records = record.records;
                 fresh.qualified = record.qualified;
@@ -222,7 +222,7 @@ async fn refresh(
     let opener = Opener::new(state, caller);
     let (stored, answer) = state
         .store
-        .write_async(move |tx| -> Result<(Session, wire::Extraction), ApiError> {
+        .write_async_in(crate::store::Scope::account(&caller.account.id), move |tx| -> Result<(Session, wire::Extraction), ApiError> {
             opener.check_runs_in_flight(tx)?;
             let started = json!({ "url": fresh.url, "refresh_of": fresh.refresh_of, "reserved_usd": max_spend.to_json() });
             opener.open_turn(tx, &mut fresh, vec![(Phase::Started, started)])?;
@@ -376,7 +376,7 @@ pub(crate) async fn open(
     let (opener, idem) = (Opener::new(state, caller), idem.cloned());
     let (stored, answer) = state
         .store
-        .write_async(move |tx| -> Result<(Vec<Session>, wire::ExtractionCreated), ApiError> {
+        .write_async_in(crate::store::Scope::account(&caller.account.id), move |tx| -> Result<(Vec<Session>, wire::ExtractionCreated), ApiError> {
             opener.check_runs_in_flight(tx)?;
             let mut stored = Vec::with_capacity(extractions.len());
             let total = Micros(extractions.iter().map(|e| e.max_spend.0).sum());

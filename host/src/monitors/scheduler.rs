@@ -52,7 +52,7 @@ pub async fn tick_once(state: &AppState) -> anyhow::Result<()> {
         let lease_ms = state.config.node_lease_ms;
         let held = state
             .store
-            .write_async(move |tx| {
+            .write_async_in(crate::store::Scope::Object(crate::nodes::MONITOR_SCHEDULER), move |tx| {
                 crate::nodes::hold(tx, crate::nodes::MONITOR_SCHEDULER, lease_ms)
             })
             .await?;

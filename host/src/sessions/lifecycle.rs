@@ -21,7 +21,7 @@ use crate::http::ApiError;
 use crate::ledger::{self, LedgerError};
 use crate::money::Micros;
 use crate::state::AppState;
-use crate::store::Tx;
+use crate::store::{Scope, Tx};
 use crate::wire::{self, Usd};
 
 /// How a run ended.
@@ -189,7 +189,7 @@ async fn end_run(
     let public_url = state.config.public_url();
     let ended = state
         .store
-        .write_async(move |tx| -> anyhow::Result<bool> {
+        .write_async_in(session_scope(state, &id).await?, move |tx| -> anyhow::Result<bool> {
             let Some(mut s) = super::get(tx, &id)? else {
                 return Ok(false);
             };
@@ -208,6 +208,21 @@ async fn end_run(
         state.webhooks.kick();
     }
     Ok(())
+}
+
+/// The scope of a write to a session: its account's (an account never
+/// changes), read first on a shared database, where scopes are locks.
+pub async fn session_scope(state: &AppState, id: &str) -> anyhow::Result<Scope> {
+    if !state.store.is_shared() {
+        return Ok(Scope::All);
+    }
+    let id = id.to_string();
+    let account = state
+        .store
+        .read_async(move |tx| super::get(tx, &id))
+        .await?
+        .map(|s| s.account);
+    Ok(account.map_or(Scope::All, |a| Scope::Account(a)))
 }
 
 /// The terminal transition, inside the caller's transaction.

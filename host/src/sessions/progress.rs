@@ -17,7 +17,7 @@ use serde_json::Value;
 
 use super::events::{self, EventBus, Phase};
 use crate::money::Micros;
-use crate::store::{self, Queued, Store, Tx, ROWS, SESSION_RECEIPTS};
+use crate::store::{self, Queued, Scope, Store, Tx, ROWS, SESSION_RECEIPTS};
 
 /// Effects gathered while a write is under way before the run waits for
 /// it: enough to share the cost of a commit, few enough that a reader is
@@ -71,16 +71,19 @@ pub(super) struct Progress {
     store: Store,
     bus: EventBus,
     session: String,
+    /// The session's account: the scope of its writes.
+    account: String,
     pending: Vec<Effect>,
     in_flight: Option<Queued<(), anyhow::Error>>,
 }
 
 impl Progress {
-    pub(super) fn new(store: Store, bus: EventBus, session: &str) -> Progress {
+    pub(super) fn new(store: Store, bus: EventBus, session: &str, account: &str) -> Progress {
         Progress {
             store,
             bus,
             session: session.to_string(),
+            account: account.to_string(),
             pending: Vec::new(),
             in_flight: None,
         }
@@ -126,10 +129,10 @@ impl Progress {
     fn start(&mut self) {
         let effects = mem::take(&mut self.pending);
         let id = self.session.clone();
-        self.in_flight = Some(
-            self.store
-                .queue_relaxed(move |tx| -> anyhow::Result<()> { apply(tx, &id, effects) }),
-        );
+        self.in_flight = Some(self.store.queue_relaxed_in(
+            Scope::account(&self.account),
+            move |tx| -> anyhow::Result<()> { apply(tx, &id, effects) },
+        ));
     }
 }
 
@@ -284,7 +287,7 @@ mod tests {
     async fn everything_handed_over_commits_in_order() {
         let store = Store::in_memory().unwrap();
         running_session(&store);
-        let mut progress = Progress::new(store.clone(), EventBus::default(), "ses_t");
+        let mut progress = Progress::new(store.clone(), EventBus::default(), "ses_t", "acct_t");
         // Pushed without waiting: later pages gather behind the first write.
         for n in 1..=10u64 {
             progress
@@ -342,7 +345,7 @@ mod tests {
         let mut s = running_session(&store);
         s.status = Status::Stopped;
         store.write(|tx| super::super::put(tx, &s)).unwrap();
-        let mut progress = Progress::new(store.clone(), EventBus::default(), "ses_t");
+        let mut progress = Progress::new(store.clone(), EventBus::default(), "ses_t", "acct_t");
         progress
             .push(page(1, vec![new_row(1, true)]))
             .await
@@ -357,7 +360,7 @@ mod tests {
     async fn rows_out_of_step_with_the_session_are_refused_whole() {
         let store = Store::in_memory().unwrap();
         running_session(&store);
-        let mut progress = Progress::new(store.clone(), EventBus::default(), "ses_t");
+        let mut progress = Progress::new(store.clone(), EventBus::default(), "ses_t", "acct_t");
         // Row 2 before row 1: not the key the stored count gives.
         progress
             .push(page(1, vec![new_row(2, true)]))

@@ -17,7 +17,7 @@
 use serde_json::{json, Value};
 
 use super::{events, Session};
-use crate::store::{self, Tx, EVENTS, PROPOSALS, ROWS};
+use crate::store::{self, Scope, Tx, EVENTS, PROPOSALS, ROWS};
 
 /// Erase a finished run's customer data in the caller's transaction.
 pub fn redact(tx: &Tx, s: &mut Session) -> anyhow::Result<()> {
@@ -68,7 +68,7 @@ pub async fn delete(
     );
     let s = state
         .store
-        .write_async(move |tx| -> Result<Session, ApiError> {
+        .write_async_in(Scope::account(&caller.account.id), move |tx| -> Result<Session, ApiError> {
             let mut s = super::get(tx, &id)?.ok_or(ApiError::NotFound)?;
             if s.is_running() {
                 return Err(ApiError::SessionBusy {

@@ -4,8 +4,8 @@
 //! names either engine.
 //!
 //! Writes are closures run in a transaction of their own; request paths
-//! queue them to one writer thread per node (`write_async`,
-//! `queue_relaxed`), which applies them in queue order. Reads run on the
+//! queue them to the node's writer (`write_async`, `queue_relaxed`), which
+//! applies the writes of one [`Scope`] in queue order. Reads run on the
 //! caller's thread (`read`) or a blocking thread (`read_async`).
 
 pub mod key;
@@ -22,8 +22,36 @@ use redb::ReadableDatabase;
 use serde::{de::DeserializeOwned, Serialize};
 use tokio::sync::oneshot;
 
-pub use postgres::{schema_version as postgres_schema_version, KEYS_POLL};
+pub use postgres::{account_lock_key, schema_version as postgres_schema_version, KEYS_POLL};
 pub use tx::{put_json, Tx};
+
+/// Whose data a write transaction reads and writes: what it waits for on a
+/// shared database, and which of the node's writer lanes runs it.
+///
+/// - `All` (the default): anything. It runs alone, after every other write
+///   and before the next.
+/// - `Account`: one account's rows (its balances, ledger entries, runs,
+///   keys of Idempotency, events and rows of its sessions) and rows under
+///   fresh ids (receipts, outbox messages). Writes of different accounts run
+///   at once, on any node; writes of one account one after another.
+/// - `Object`: one installation-wide object that only writes of its own
+///   scope change (the scheduler's lease, the webhook outbox's claims and
+///   attempts), beside account writes.
+///
+/// A write that declares a scope must keep to it: it is what makes the
+/// ledger exact without one lock for the installation.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Scope {
+    All,
+    Account(String),
+    Object(&'static str),
+}
+
+impl Scope {
+    pub fn account(id: &str) -> Scope {
+        Scope::Account(id.to_string())
+    }
+}
 
 /// What a table's keys and values are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -78,8 +106,11 @@ pub const ACCOUNTS: Table = Table::json("accounts");
 pub const KEYS: Table = Table::json("keys");
 /// Key id by the hex SHA-256 of the key text (the key itself is never stored).
 pub const KEY_HASHES: Table = Table::index("key_hashes");
-/// The ledger's immutable entries by sequence number.
-pub const LEDGER: Table = Table::seq("ledger_entries");
+/// The ledger's immutable entries by `account:mode:seq`.
+pub const LEDGER: Table = Table::json("ledger");
+/// The ledger as databases written before per-account numbering kept it
+/// (one sequence for the installation): emptied into LEDGER at start-up.
+pub const GLOBAL_LEDGER: Table = Table::seq("ledger_entries");
 /// Balance and open reserves per `account:mode`, maintained in the same
 /// transaction as the entries they sum.
 pub const BALANCES: Table = Table::json("balances");
@@ -151,6 +182,7 @@ const ALL: &[Table] = &[
     KEYS,
     KEY_HASHES,
     LEDGER,
+    GLOBAL_LEDGER,
     BALANCES,
     RESERVATIONS,
     SPEND_BY_DAY,
@@ -223,8 +255,9 @@ enum Engine {
 struct Inner {
     engine: Engine,
     node: Arc<str>,
-    queue: Option<mpsc::Sender<Job>>,
-    writer: Option<std::thread::JoinHandle<()>>,
+    /// The writer lanes' queues (one on redb).
+    queues: Vec<mpsc::Sender<Job>>,
+    writers: Vec<std::thread::JoinHandle<()>>,
     keys_generation: Arc<AtomicU64>,
     stats: Arc<Counters>,
 }
@@ -247,10 +280,10 @@ pub struct CommitStats {
 
 impl Drop for Inner {
     fn drop(&mut self) {
-        // Closing the queue ends the writer once it has applied what is
-        // queued; waiting for it releases the database file for a reopen.
-        self.queue.take();
-        if let Some(writer) = self.writer.take() {
+        // Closing the queues ends the writers once they have applied what
+        // is queued; waiting for them releases the database file for a reopen.
+        self.queues.clear();
+        for writer in self.writers.drain(..) {
             if writer.thread().id() != std::thread::current().id() {
                 let _ = writer.join();
             }
@@ -261,10 +294,30 @@ impl Drop for Inner {
 /// The most writes one batch takes.
 const MAX_BATCH: usize = 256;
 
-/// A queued write: its closure, and whether its caller waits for the fsync.
+/// A queued write: its closure, whether its caller waits for the fsync,
+/// and what it locks.
 struct Job {
     durable: bool,
+    scope: Scope,
     run: Box<dyn FnOnce(&Tx) -> Done + Send>,
+}
+
+/// PostgreSQL writer lanes per node: writes of different scopes commit at
+/// once, each lane on a connection of its own; one scope always takes the
+/// same lane, so its writes keep their queue order.
+const POSTGRES_LANES: usize = 4;
+
+/// The lane of a scope among `lanes`.
+fn lane_of(scope: &Scope, lanes: usize) -> usize {
+    use std::hash::{Hash, Hasher};
+    match scope {
+        Scope::All => 0,
+        other => {
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            other.hash(&mut h);
+            (h.finish() % lanes as u64) as usize
+        }
+    }
 }
 
 /// A write's closure has run: commit or roll back, then answer with the
@@ -335,27 +388,34 @@ impl Store {
     fn start(engine: Engine, keys_generation: Arc<AtomicU64>, node: &str) -> anyhow::Result<Store> {
         let node: Arc<str> = node.into();
         let stats = Arc::new(Counters::default());
-        let (queue, jobs) = mpsc::channel();
-        let writer = {
+        let lanes = match engine {
+            Engine::Redb(_) => 1,
+            Engine::Postgres(_) => POSTGRES_LANES,
+        };
+        let (mut queues, mut writers) = (Vec::new(), Vec::new());
+        for lane in 0..lanes {
+            let (queue, jobs) = mpsc::channel();
             let (generation, stats, node) = (keys_generation.clone(), stats.clone(), node.clone());
             let engine = match &engine {
                 Engine::Redb(db) => Engine::Redb(db.clone()),
                 Engine::Postgres(pg) => Engine::Postgres(pg.clone()),
             };
-            std::thread::Builder::new()
-                .name("fnhost-db-writer".into())
+            let writer = std::thread::Builder::new()
+                .name(format!("fnhost-db-writer-{lane}"))
                 .spawn(move || match engine {
                     Engine::Redb(db) => redb_writer(&db, &node, &generation, &stats, jobs),
                     Engine::Postgres(pg) => postgres_writer(&pg, &node, &generation, &stats, jobs),
                 })
-                .context("failed to start the database writer")?
-        };
+                .context("failed to start the database writer")?;
+            queues.push(queue);
+            writers.push(writer);
+        }
         Ok(Store {
             inner: Arc::new(Inner {
                 engine,
                 node,
-                queue: Some(queue),
-                writer: Some(writer),
+                queues,
+                writers,
                 keys_generation,
                 stats,
             }),
@@ -401,6 +461,7 @@ impl Store {
     fn submit<R, E>(
         &self,
         durable: bool,
+        scope: Scope,
         f: impl FnOnce(&Tx) -> Result<R, E> + Send + 'static,
     ) -> oneshot::Receiver<Result<R, E>>
     where
@@ -421,9 +482,14 @@ impl Store {
                 }),
             }
         });
-        if let Some(queue) = &self.inner.queue {
+        let queues = &self.inner.queues;
+        if let Some(queue) = queues.get(lane_of(&scope, queues.len())) {
             // A closed queue drops the job, and so the reply: the caller sees an error.
-            let _ = queue.send(Job { durable, run });
+            let _ = queue.send(Job {
+                durable,
+                scope,
+                run,
+            });
         }
         answer
     }
@@ -481,7 +547,7 @@ impl Store {
                 (out, touched)
             }
             Engine::Postgres(pg) => {
-                let written = pg.write(node, durable, |tx| {
+                let written = pg.write(node, durable, &Scope::All, |tx| {
                     let out = f(tx);
                     (out.is_ok(), (out, tx.touched_keys()))
                 })?;
@@ -526,7 +592,20 @@ impl Store {
         R: Send + 'static,
         E: From<anyhow::Error> + Send + 'static,
     {
-        Queued(self.submit(false, f))
+        Queued(self.submit(false, Scope::All, f))
+    }
+
+    /// `queue_relaxed` of a write that keeps to `scope`.
+    pub fn queue_relaxed_in<R, E>(
+        &self,
+        scope: Scope,
+        f: impl FnOnce(&Tx) -> Result<R, E> + Send + 'static,
+    ) -> Queued<R, E>
+    where
+        R: Send + 'static,
+        E: From<anyhow::Error> + Send + 'static,
+    {
+        Queued(self.submit(false, scope, f))
     }
 
     /// Run `f` in a read transaction. Reads never block writes.
@@ -554,7 +633,21 @@ impl Store {
         R: Send + 'static,
         E: From<anyhow::Error> + Send + 'static,
     {
-        Store::wait(self.submit(true, f).await)
+        Store::wait(self.submit(true, Scope::All, f).await)
+    }
+
+    /// `write_async` of a write that keeps to `scope`: on a shared
+    /// database it runs beside writes of other scopes.
+    pub async fn write_async_in<R, E>(
+        &self,
+        scope: Scope,
+        f: impl FnOnce(&Tx) -> Result<R, E> + Send + 'static,
+    ) -> Result<R, E>
+    where
+        R: Send + 'static,
+        E: From<anyhow::Error> + Send + 'static,
+    {
+        Store::wait(self.submit(true, scope, f).await)
     }
 
     /// `read` on a blocking thread.
@@ -719,12 +812,13 @@ fn postgres_writer(
         }
         let c = conn.as_ref().expect("connected");
         let durable = job.durable;
+        let scope = job.scope;
         let run = job.run;
         // The caller's answer, kept here once the closure has run, so that a
         // failed commit is answered with its error.
         let mut answer: Option<Answer> = None;
         let written = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            postgres::write_on(c, node, durable, |tx| {
+            postgres::write_on(c, node, durable, &scope, |tx| {
                 let done = run(tx);
                 let commit = done.commit;
                 answer = Some(done.answer);

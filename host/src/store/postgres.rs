@@ -4,12 +4,17 @@
 //! ordered by the key's bytes exactly as redb orders them, so domain code
 //! runs unchanged on either engine. What each engine promises:
 //!
-//! - **Writes are serialized across every node**: a write transaction first
-//!   takes one transaction-level advisory lock, so it sees every write
-//!   committed before it and none commits between its reads and its
-//!   writes. That is redb's one-writer rule, stretched over the nodes; the
-//!   ledger's invariants, idempotency claims and run claims hold as they do
-//!   on one machine.
+//! - **Writes are serialized per scope across every node** (see
+//!   [`Scope`]): a write transaction first takes transaction-level advisory
+//!   locks, so it sees every write of its scope committed before it and
+//!   none commits between its reads and its writes. A write of one account
+//!   takes the installation lock shared and its account's lock exclusive;
+//!   a write of one object (a lease, the outbox claims) the installation
+//!   lock shared and the object's; a write of `Scope::All` the installation
+//!   lock exclusive, so it runs alone. That is redb's one-writer rule per
+//!   account, stretched over the nodes: the ledger's invariants,
+//!   idempotency claims and run claims hold as they do on one machine, and
+//!   writes of different accounts do not wait for each other.
 //! - **Reads are snapshots** (`REPEATABLE READ, READ ONLY`) and never wait
 //!   for the lock.
 //! - Durable writes wait for PostgreSQL's own commit (its WAL flush);
@@ -38,9 +43,10 @@ use tokio_postgres::types::ToSql;
 use tokio_postgres::{Client, NoTls, Statement};
 
 use super::tx::{Engine, Tx};
-use super::{Table, COUNTERS};
+use super::{Scope, Table, COUNTERS};
 
-/// The advisory lock every write transaction holds until it ends.
+/// The installation's advisory lock: held shared by scoped writes,
+/// exclusive by writes of `Scope::All`, until their transactions end.
 const WRITE_LOCK: i64 = 0x666e_686f_7374_01;
 /// The lock migrations run under.
 const MIGRATION_LOCK: i64 = 0x666e_686f_7374_02;
@@ -58,6 +64,41 @@ const MIGRATIONS: &[(i32, &str, &str)] = &[(
     "key-value tables",
     include_str!("../../migrations/postgres/0001_kv.sql"),
 )];
+
+/// The advisory lock key of an account's writes: the first 8 bytes of
+/// SHA-256 of `fnhost account:<id>` (an operator can take it by hand, with
+/// `pg_advisory_lock`, to hold one account's writes).
+pub fn account_lock_key(account: &str) -> i64 {
+    lock_key("account", account)
+}
+
+fn lock_key(kind: &str, name: &str) -> i64 {
+    use sha2::Digest;
+    let digest = sha2::Sha256::digest(format!("fnhost {kind}:{name}").as_bytes());
+    i64::from_be_bytes(digest[..8].try_into().expect("8 bytes"))
+}
+
+/// The statements that open a write transaction of `scope`: its locks, in
+/// one order (the installation's first), so that two writes never wait for
+/// each other in a circle.
+fn opening(scope: &Scope, durable: bool) -> String {
+    let locks = match scope {
+        Scope::All => format!("SELECT pg_advisory_xact_lock({WRITE_LOCK})"),
+        Scope::Account(id) => format!(
+            "SELECT pg_advisory_xact_lock_shared({WRITE_LOCK}); SELECT pg_advisory_xact_lock({})",
+            account_lock_key(id)
+        ),
+        Scope::Object(name) => format!(
+            "SELECT pg_advisory_xact_lock_shared({WRITE_LOCK}); SELECT pg_advisory_xact_lock({})",
+            lock_key("object", name)
+        ),
+    };
+    if durable {
+        format!("BEGIN; {locks}")
+    } else {
+        format!("BEGIN; {locks}; SET LOCAL synchronous_commit = off")
+    }
+}
 
 /// The newest schema version this build knows.
 pub fn schema_version() -> i32 {
@@ -271,10 +312,11 @@ impl Pg {
         &self,
         node: &str,
         durable: bool,
+        scope: &Scope,
         f: impl FnOnce(&Tx) -> (bool, R),
     ) -> anyhow::Result<Written<R>> {
         let conn = self.checkout()?;
-        write_on(conn.get(), node, durable, f)
+        write_on(conn.get(), node, durable, scope, f)
     }
 
     /// A write that does not take the write lock: only for rows no other
@@ -421,23 +463,17 @@ pub(super) struct Written<R> {
     pub committed: bool,
 }
 
-/// Run `f` in a write transaction on `conn`, after taking the write lock;
-/// commit when `f` says so (its first value), else roll back. A panic in
-/// `f` rolls back and carries on up.
+/// Run `f` in a write transaction on `conn`, after taking the locks of
+/// `scope`; commit when `f` says so (its first value), else roll back. A
+/// panic in `f` rolls back and carries on up.
 pub(super) fn write_on<R>(
     conn: &Conn,
     node: &str,
     durable: bool,
+    scope: &Scope,
     f: impl FnOnce(&Tx) -> (bool, R),
 ) -> anyhow::Result<Written<R>> {
-    let begin = if durable {
-        format!("BEGIN; SELECT pg_advisory_xact_lock({WRITE_LOCK})")
-    } else {
-        format!(
-            "BEGIN; SELECT pg_advisory_xact_lock({WRITE_LOCK}); SET LOCAL synchronous_commit = off"
-        )
-    };
-    conn.begin(&begin)?;
+    conn.begin(&opening(scope, durable))?;
     let tx = Tx::new(conn, true, node);
     let (commit, out) = f(&tx);
     if !commit {
@@ -448,14 +484,30 @@ pub(super) fn write_on<R>(
         });
     }
     if tx.touched_keys() {
-        let n = tx.get_i64(COUNTERS, KEYS_GENERATION)?.unwrap_or(0);
-        tx.put_i64(COUNTERS, KEYS_GENERATION, n + 1)?;
+        // Any new value tells the other nodes' watches that keys changed:
+        // one no other write gives, so that writes of two accounts at once
+        // need not read each other's (no lost change).
+        tx.put_i64(COUNTERS, KEYS_GENERATION, generation_mark())?;
     }
     conn.commit()?;
     Ok(Written {
         out,
         committed: true,
     })
+}
+
+/// A value for the keys generation that no other write gives: this
+/// process's start time and a count of its writes, each in 32 bits.
+fn generation_mark() -> i64 {
+    static STARTED: std::sync::OnceLock<i64> = std::sync::OnceLock::new();
+    static WRITES: AtomicU64 = AtomicU64::new(0);
+    let started = *STARTED.get_or_init(|| {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as i64);
+        nanos ^ i64::from(std::process::id())
+    });
+    started.wrapping_mul(0x1_0000_0000) ^ WRITES.fetch_add(1, Ordering::Relaxed) as i64
 }
 
 impl Conn {

@@ -271,6 +271,12 @@ impl<'a> Tx<'a> {
         self.engine.put(table, &n.to_be_bytes(), &encode(value))
     }
 
+    pub fn remove_seq(&self, table: Table, n: u64) -> anyhow::Result<bool> {
+        Self::expect(table, Kind::Seq);
+        self.check_write(table)?;
+        self.engine.remove(table, &n.to_be_bytes())
+    }
+
     /// Values after sequence number `after` (exclusive), in order, at most `limit`.
     pub fn scan_seq<T: DeserializeOwned>(
         &self,

@@ -23,6 +23,9 @@ use crate::targets::{Policy, Purpose};
 
 /// How long a claim outlives its attempt's timeout.
 const CLAIM_MARGIN_MS: i64 = 5_000;
+/// The scope of the outbox's own writes (claims, attempts, retries): beside
+/// the accounts' writes, which only add messages under fresh keys.
+const OUTBOX_SCOPE: &str = "webhook-outbox";
 
 /// A node's claim on an outbox entry it is delivering.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
@@ -212,7 +215,7 @@ impl Worker {
         let batch = self
             .state
             .store
-            .write_async(move |tx| -> anyhow::Result<Vec<(String, OutboxEntry)>> {
+            .write_async_in(crate::store::Scope::Object(OUTBOX_SCOPE), move |tx| -> anyhow::Result<Vec<(String, OutboxEntry)>> {
                 let mut claimed = Vec::new();
                 for (key, entry) in candidates {
                     // Still queued, and not claimed since the read.
@@ -323,7 +326,7 @@ impl Worker {
         let key = key.to_string();
         self.state
             .store
-            .write_async(move |tx| -> anyhow::Result<()> {
+            .write_async_in(crate::store::Scope::Object(OUTBOX_SCOPE), move |tx| -> anyhow::Result<()> {
                 let still_queued = super::unqueue(tx, &key)?;
                 let endpoint = match &entry.target {
                     Target::Endpoint { id } => tx.get_json::<Endpoint>(WEBHOOKS, id)?,
@@ -453,7 +456,7 @@ impl Worker {
         let key = key.to_string();
         self.state
             .store
-            .write_async(move |tx| -> anyhow::Result<()> {
+            .write_async_in(crate::store::Scope::Object(OUTBOX_SCOPE), move |tx| -> anyhow::Result<()> {
                 if super::unqueue(tx, &key)? {
                     log_attempt(tx, &entry.log_target(), &drop_record(&entry, &reason))?;
                 }

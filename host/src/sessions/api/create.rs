@@ -334,7 +334,7 @@ pub(crate) async fn open_session(
     // response commit together.
     let session = state
         .store
-        .write_async(move |tx| -> Result<Session, ApiError> {
+        .write_async_in(crate::store::Scope::account(&caller.account.id), move |tx| -> Result<Session, ApiError> {
             opener.check_runs_in_flight(tx)?;
             let mut opening = vec![(Phase::Started, json!({ "turn": 1, "query": query, "reserved_usd": max_spend.to_json() }))];
             if let Some(e) = &planned {

@@ -47,7 +47,7 @@ pub(super) async fn stop(
             let sid = id.clone();
             state
                 .store
-                .write_async(move |tx| -> anyhow::Result<()> {
+                .write_async_in(crate::store::Scope::account(&caller.account.id), move |tx| -> anyhow::Result<()> {
                     // Only for the run in flight now: one that has ended
                     // takes no stop, and its next turn none of its.
                     if crate::sessions::runner(tx, &sid)?.is_some() {

@@ -8,7 +8,7 @@ use crate::money::Micros;
 use crate::sessions::events::{self, Phase};
 use crate::sessions::{run, Session, Status};
 use crate::state::AppState;
-use crate::store::{self, PROPOSALS};
+use crate::store::{self, Scope, PROPOSALS};
 use crate::wire;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -161,7 +161,7 @@ pub(super) async fn add_turn(
         let sid = session.id.clone();
         state
             .store
-            .write_async(move |tx| -> anyhow::Result<()> {
+            .write_async_in(Scope::account(&caller.account.id), move |tx| -> anyhow::Result<()> {
                 store::put_json(tx, PROPOSALS, &p.id, &p)?;
                 let mut s = crate::sessions::get(tx, &sid)?
                     .ok_or_else(|| anyhow::anyhow!("session vanished"))?;
@@ -200,7 +200,7 @@ pub(super) async fn add_turn(
     let claim = state.runs.claim(&sid);
     let session = state
         .store
-        .write_async(move |tx| -> Result<Session, ApiError> {
+        .write_async_in(Scope::account(&caller.account.id), move |tx| -> Result<Session, ApiError> {
             let mut p: Proposal = tx.get_json(PROPOSALS, &proposal_id)?.filter(|p: &Proposal| p.session == sid).ok_or_else(|| ApiError::invalid("proposal", "proposal is not a proposal of this session"))?;
             if p.used {
                 return Err(ApiError::invalid("proposal", "this proposal was already confirmed"));

@@ -53,7 +53,12 @@ pub fn spawn(state: AppState, session: Session, slot: Arc<RunSlot>, claim: RunCl
         let stop = claim.stop.clone();
         let mut stop_signal = stop.clone();
         let mut run = Run {
-            progress: Progress::new(state.store.clone(), state.bus.clone(), &session.id),
+            progress: Progress::new(
+                state.store.clone(),
+                state.bus.clone(),
+                &session.id,
+                &session.account,
+            ),
             state: state.clone(),
             rows: HashMap::new(),
             last_page: None,
@@ -253,7 +258,7 @@ impl Run {
         let id = self.session.id.clone();
         self.state
             .store
-            .write_async(move |tx| -> anyhow::Result<()> {
+            .write_async_in(crate::store::Scope::account(&self.session.account), move |tx| -> anyhow::Result<()> {
                 let Some(mut s) = super::get(tx, &id)? else {
                     return Ok(());
                 };
