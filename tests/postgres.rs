@@ -195,3 +195,48 @@ pub fn query(url: &str, sql: &str) -> String {
     let db = url.rsplit('/').next().unwrap();
     psql(cluster().port, db, sql).expect("psql")
 }
+
+/// An open transaction on a database of the test cluster, held by a psql
+/// process until dropped (then committed).
+pub struct Held {
+    child: std::process::Child,
+}
+
+/// Open a transaction on the database at `url`, run `sql` in it, and keep
+/// it open: returns once `sql` has run (a lock it takes is held).
+pub fn hold(url: &str, sql: &str) -> Held {
+    use std::io::{BufRead, Write};
+    let db = url.rsplit('/').next().unwrap();
+    let mut child = Command::new("psql")
+        .args(["-h", "127.0.0.1", "-U", "postgres", "-At", "-p"])
+        .arg(cluster().port.to_string())
+        .args(["-d", db])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start psql");
+    let stdin = child.stdin.as_mut().unwrap();
+    writeln!(stdin, "BEGIN; {sql}; SELECT 'held';").unwrap();
+    stdin.flush().unwrap();
+    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    while line.trim() != "held" {
+        line.clear();
+        assert!(
+            out.read_line(&mut line).unwrap() > 0,
+            "psql ended before `{sql}` ran"
+        );
+    }
+    Held { child }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        use std::io::Write;
+        if let Some(mut stdin) = self.child.stdin.take() {
+            let _ = writeln!(stdin, "COMMIT;");
+        }
+        let _ = self.child.wait();
+    }
+}

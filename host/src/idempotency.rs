@@ -92,38 +92,42 @@ pub async fn start(
     let request_id = request_id.to_string();
     state
         .store
-        .write_async_in(Scope::account(&caller.account.id), move |tx| -> Result<Start, ApiError> {
-            if let Some(existing) = tx.get_json::<Record>(IDEMPOTENCY, &table_key)? {
-                let fresh = crate::time::parse(&existing.created_at)
-                    .is_some_and(|t| Utc::now() - t < chrono::Duration::hours(REPLAY_WINDOW_HOURS));
-                if fresh {
-                    if existing.fingerprint != fingerprint {
-                        return Err(ApiError::IdempotencyConflict {
-                            original_request_id: existing.request_id,
-                        });
-                    }
-                    return match existing.response {
-                        Some((status, body)) => {
-                            Ok(Start::Replay(replay(status, body, &existing.request_id)))
+        .write_async_in(
+            Scope::account(&caller.account.id),
+            move |tx| -> Result<Start, ApiError> {
+                if let Some(existing) = tx.get_json::<Record>(IDEMPOTENCY, &table_key)? {
+                    let fresh = crate::time::parse(&existing.created_at).is_some_and(|t| {
+                        Utc::now() - t < chrono::Duration::hours(REPLAY_WINDOW_HOURS)
+                    });
+                    if fresh {
+                        if existing.fingerprint != fingerprint {
+                            return Err(ApiError::IdempotencyConflict {
+                                original_request_id: existing.request_id,
+                            });
                         }
-                        None => Err(ApiError::IdempotencyConflict {
-                            original_request_id: existing.request_id,
-                        }),
-                    };
+                        return match existing.response {
+                            Some((status, body)) => {
+                                Ok(Start::Replay(replay(status, body, &existing.request_id)))
+                            }
+                            None => Err(ApiError::IdempotencyConflict {
+                                original_request_id: existing.request_id,
+                            }),
+                        };
+                    }
                 }
-            }
-            let record = Record {
-                fingerprint,
-                request_id,
-                created_at: crate::time::now(),
-                response: None,
-            };
-            store::put_json(tx, IDEMPOTENCY, &table_key, &record)?;
-            // Marked with this node: if it dies before answering, another
-            // node releases the claim once its lease lapses.
-            tx.put_str(PENDING_CLAIMS, &table_key, tx.node())?;
-            Ok(Start::Proceed(Some(claim)))
-        })
+                let record = Record {
+                    fingerprint,
+                    request_id,
+                    created_at: crate::time::now(),
+                    response: None,
+                };
+                store::put_json(tx, IDEMPOTENCY, &table_key, &record)?;
+                // Marked with this node: if it dies before answering, another
+                // node releases the claim once its lease lapses.
+                tx.put_str(PENDING_CLAIMS, &table_key, tx.node())?;
+                Ok(Start::Proceed(Some(claim)))
+            },
+        )
         .await
 }
 
@@ -223,12 +227,15 @@ pub async fn respond<T: serde::Serialize>(
     };
     let outcome = state
         .store
-        .write_async_in(Scope::account(&idem.account), move |tx| -> anyhow::Result<()> {
-            match stored {
-                Some((status, body)) => idem.complete_in(tx, status, &body),
-                None => release_own(tx, &idem),
-            }
-        })
+        .write_async_in(
+            Scope::account(&idem.account),
+            move |tx| -> anyhow::Result<()> {
+                match stored {
+                    Some((status, body)) => idem.complete_in(tx, status, &body),
+                    None => release_own(tx, &idem),
+                }
+            },
+        )
         .await;
     if let Err(e) = outcome {
         return ApiError::Internal(e).into_response();

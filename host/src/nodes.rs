@@ -35,6 +35,9 @@ pub const HEARTBEAT: Duration = Duration::from_secs(1);
 const FORGET_AFTER_MS: i64 = 24 * 3600 * 1000;
 /// The lease of the monitor scheduler.
 pub const MONITOR_SCHEDULER: &str = "monitor-scheduler";
+/// The scope of writes to other nodes' rows (forgetting long-gone nodes);
+/// a node's own heartbeat takes no lock.
+const NODES_SCOPE: &str = "nodes";
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct Node {
@@ -143,9 +146,46 @@ pub fn hold(tx: &Tx, name: &str, lease_ms: u64) -> anyhow::Result<bool> {
     Ok(true)
 }
 
-/// Release the Idempotency-Key claims of dead nodes' unfinished requests.
-pub fn release_dead_claims(tx: &Tx, lease_ms: u64) -> anyhow::Result<usize> {
-    release_claims_of(tx, |node| Ok(!is_alive(tx, node, lease_ms)?))
+/// The pending Idempotency-Key claims of dead nodes' unfinished requests:
+/// (claim key, node).
+fn dead_claims(tx: &Tx, lease_ms: u64) -> anyhow::Result<Vec<(String, String)>> {
+    let mut dead = Vec::new();
+    for (key, node) in tx.scan_str(PENDING_CLAIMS, "", None, usize::MAX, false)? {
+        if !is_alive(tx, &node, lease_ms)? {
+            dead.push((key, node));
+        }
+    }
+    Ok(dead)
+}
+
+/// Release one claim if it is still pending under the dead node `node`
+/// (in a write of the claim's account: its request cannot finish meanwhile).
+fn release_dead_claim(tx: &Tx, key: &str, node: &str, lease_ms: u64) -> anyhow::Result<bool> {
+    let still = tx.get_str(PENDING_CLAIMS, key)?;
+    if still.as_deref() != Some(node) || is_alive(tx, node, lease_ms)? {
+        return Ok(false);
+    }
+    crate::idempotency::release(tx, key)?;
+    Ok(true)
+}
+
+/// Release the claims dead nodes left, each in a write of its account's.
+async fn release_dead_claims(store: &crate::store::Store, lease_ms: u64) -> anyhow::Result<usize> {
+    let dead = store
+        .read_async(move |tx| dead_claims(tx, lease_ms))
+        .await?;
+    let mut n = 0;
+    for (key, node) in dead {
+        // A claim's key starts with its account (`account:mode:key`).
+        let account = key.split(':').next().unwrap_or_default().to_string();
+        let released = store
+            .write_async_in(crate::store::Scope::Account(account), move |tx| {
+                release_dead_claim(tx, &key, &node, lease_ms)
+            })
+            .await?;
+        n += usize::from(released);
+    }
+    Ok(n)
 }
 
 /// At start-up: release the claims this node left unfinished in its
@@ -224,13 +264,14 @@ pub async fn heartbeat(state: crate::state::AppState) {
 pub async fn reap(state: crate::state::AppState) {
     let lease_ms = state.config.node_lease_ms;
     loop {
-        let reaped = state
+        let forgot = state
             .store
-            .write_async(move |tx| -> anyhow::Result<usize> {
-                forget_long_gone(tx)?;
-                release_dead_claims(tx, lease_ms)
-            })
+            .write_async_in(crate::store::Scope::Object(NODES_SCOPE), forget_long_gone)
             .await;
+        if let Err(e) = forgot {
+            tracing::error!(error = ?e, "forgetting long-gone nodes failed");
+        }
+        let reaped = release_dead_claims(&state.store, lease_ms).await;
         match reaped {
             Ok(0) => {}
             Ok(n) => tracing::info!(

@@ -329,11 +329,7 @@ fn entries_of_one_installation_sequence_are_renumbered_per_account_with_their_ba
                     balance: Micros(total),
                     open_reserves: Micros::ZERO,
                 };
-                tx.put_json(
-                    fnhost::store::BALANCES,
-                    &format!("{account}:live"),
-                    &b,
-                )?;
+                tx.put_json(fnhost::store::BALANCES, &format!("{account}:live"), &b)?;
             }
             Ok(())
         })

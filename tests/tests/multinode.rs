@@ -246,3 +246,49 @@ fn the_runs_in_flight_cap_holds_across_nodes() {
     assert_eq!(third.status, 201, "{}", third.text);
     ns[0].audit();
 }
+
+#[test]
+fn one_accounts_held_transaction_does_not_hold_another_accounts_run_on_another_node() {
+    let site = Site::start("outdoor-gear.example");
+    let (url, ns) = nodes(2, &[]);
+    let (a, b) = (ns[0].account("10"), ns[0].account("10"));
+    let (ca, cb) = (ns[0].client(&a.live), ns[1].client(&b.live));
+    let body = json!({"query": format!("tents from {}/", site.origin), "max_spend_usd": 1});
+    // A transaction of A's left open (on a node that froze mid-write): it
+    // holds A's lock and the installation's, shared, as A's writes do.
+    let held = postgres::hold(
+        &url,
+        &format!(
+            "SELECT pg_advisory_xact_lock({}); SELECT pg_advisory_xact_lock_shared({})",
+            fnhost::store::account_lock_key(&a.id),
+            fnhost::store::INSTALLATION_LOCK
+        ),
+    );
+    let waiting = {
+        let (ca, body) = (ca.clone(), body.clone());
+        std::thread::spawn(move || ca.post("/sessions", body))
+    };
+    // B opens, runs and settles on the other node meanwhile.
+    let started = Instant::now();
+    let s = cb.post("/sessions", body.clone()).ok();
+    let id = s["id"].as_str().unwrap().to_string();
+    let done = wait_for(30, || {
+        let s = cb.get(&format!("/sessions/{id}")).ok();
+        (s["status"] != "running").then_some(s)
+    });
+    assert_eq!(done["status"], "answered", "{done}");
+    assert!(
+        cb.get("/balance").ok()["open_reserves_usd"] == json!(0),
+        "B's run settled"
+    );
+    let b_took = started.elapsed();
+    assert!(
+        !waiting.is_finished(),
+        "A's session waits for A's lock (it is real) while B's ran"
+    );
+    drop(held);
+    let r = waiting.join().unwrap();
+    assert_eq!(r.status, 201, "{}", r.text);
+    assert!(b_took < Duration::from_secs(30));
+    ns[1].audit();
+}

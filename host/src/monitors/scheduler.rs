@@ -27,7 +27,7 @@ use crate::money::Micros;
 use crate::sessions::api::NewSession;
 use crate::sessions::{self, Session, Status};
 use crate::state::AppState;
-use crate::store::Tx;
+use crate::store::{Scope, Tx};
 
 /// The scheduler's loop (run under `supervise`).
 pub async fn run(state: AppState) {
@@ -52,9 +52,10 @@ pub async fn tick_once(state: &AppState) -> anyhow::Result<()> {
         let lease_ms = state.config.node_lease_ms;
         let held = state
             .store
-            .write_async_in(crate::store::Scope::Object(crate::nodes::MONITOR_SCHEDULER), move |tx| {
-                crate::nodes::hold(tx, crate::nodes::MONITOR_SCHEDULER, lease_ms)
-            })
+            .write_async_in(
+                crate::store::Scope::Object(crate::nodes::MONITOR_SCHEDULER),
+                move |tx| crate::nodes::hold(tx, crate::nodes::MONITOR_SCHEDULER, lease_ms),
+            )
             .await?;
         if !held {
             return Ok(());
@@ -81,6 +82,20 @@ pub async fn tick_once(state: &AppState) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The scope of a write to a monitor and its runs: its account's (which
+/// never changes), read first on a shared database, where scopes are locks.
+async fn monitor_scope(state: &AppState, id: &str) -> anyhow::Result<Scope> {
+    if !state.store.is_shared() {
+        return Ok(Scope::All);
+    }
+    let id = id.to_string();
+    let monitor = state
+        .store
+        .read_async(move |tx| super::get(tx, &id))
+        .await?;
+    Ok(monitor.map_or(Scope::All, |m| Scope::Account(m.account)))
+}
+
 /// The caller a monitor's runs act as: its key and account, unless the key
 /// was revoked or removed.
 fn caller_of(tx: &Tx, m: &Monitor) -> anyhow::Result<Result<Caller, String>> {
@@ -100,9 +115,11 @@ fn caller_of(tx: &Tx, m: &Monitor) -> anyhow::Result<Result<Caller, String>> {
 async fn start(state: &AppState, id: &str) -> anyhow::Result<()> {
     let second_ms = state.config.monitors.second_ms as i64;
     let id_c = id.to_string();
+    let scope = monitor_scope(state, id).await?;
     let begun = state
         .store
-        .write_async(
+        .write_async_in(
+            scope,
             move |tx| -> anyhow::Result<Option<(MonitorRun, Monitor, Result<Caller, String>)>> {
                 let Some(mut m) = super::get(tx, &id_c)? else {
                     return Ok(None);
@@ -176,10 +193,11 @@ async fn start(state: &AppState, id: &str) -> anyhow::Result<()> {
 /// Takes back a run that could not start for want of a run slot: it leaves
 /// the log, and the monitor is due again at the next tick.
 async fn postpone(state: &AppState, id: &str, run: &MonitorRun) -> anyhow::Result<()> {
+    let scope = monitor_scope(state, id).await?;
     let (id, run) = (id.to_string(), run.clone());
     state
         .store
-        .write_async(move |tx| -> anyhow::Result<()> {
+        .write_async_in(scope, move |tx| -> anyhow::Result<()> {
             let Some(mut m) = super::get(tx, &id)? else {
                 return Ok(());
             };
@@ -440,9 +458,10 @@ async fn end(state: &AppState, id: &str, failure: Option<String>) -> anyhow::Res
     };
     let id_c = id.to_string();
     let public_url = state.config.public_url();
+    let scope = monitor_scope(state, id).await?;
     state
         .store
-        .write_async(move |tx| -> anyhow::Result<()> {
+        .write_async_in(scope, move |tx| -> anyhow::Result<()> {
             let Some(mut m) = super::get(tx, &id_c)? else {
                 return Ok(());
             };

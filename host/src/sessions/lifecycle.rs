@@ -189,19 +189,22 @@ async fn end_run(
     let public_url = state.config.public_url();
     let ended = state
         .store
-        .write_async_in(session_scope(state, &id).await?, move |tx| -> anyhow::Result<bool> {
-            let Some(mut s) = super::get(tx, &id)? else {
-                return Ok(false);
-            };
-            if !s.is_running() {
-                return Ok(false);
-            }
-            if own_only && super::runner(tx, &id)?.as_deref() != Some(tx.node()) {
-                return Ok(false);
-            }
-            end_in(tx, &mut s, outcome, &public_url)?;
-            Ok(true)
-        })
+        .write_async_in(
+            session_scope(state, &id).await?,
+            move |tx| -> anyhow::Result<bool> {
+                let Some(mut s) = super::get(tx, &id)? else {
+                    return Ok(false);
+                };
+                if !s.is_running() {
+                    return Ok(false);
+                }
+                if own_only && super::runner(tx, &id)?.as_deref() != Some(tx.node()) {
+                    return Ok(false);
+                }
+                end_in(tx, &mut s, outcome, &public_url)?;
+                Ok(true)
+            },
+        )
         .await?;
     if ended {
         state.bus.publish();

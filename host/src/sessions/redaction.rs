@@ -68,22 +68,27 @@ pub async fn delete(
     );
     let s = state
         .store
-        .write_async_in(Scope::account(&caller.account.id), move |tx| -> Result<Session, ApiError> {
-            let mut s = super::get(tx, &id)?.ok_or(ApiError::NotFound)?;
-            if s.is_running() {
-                return Err(ApiError::SessionBusy {
-                    status: s.status_str().into(),
-                });
-            }
-            redact(tx, &mut s)?;
-            let shown = match s.kind {
-                super::Kind::Session => serde_json::to_value(s.to_wire(&public_url)),
-                super::Kind::Extraction => serde_json::to_value(s.to_extraction_wire(&public_url)),
-            }
-            .map_err(|e| ApiError::Internal(e.into()))?;
-            crate::idempotency::scrub(tx, &scope, &s.id, &shown)?;
-            Ok(s)
-        })
+        .write_async_in(
+            Scope::account(&caller.account.id),
+            move |tx| -> Result<Session, ApiError> {
+                let mut s = super::get(tx, &id)?.ok_or(ApiError::NotFound)?;
+                if s.is_running() {
+                    return Err(ApiError::SessionBusy {
+                        status: s.status_str().into(),
+                    });
+                }
+                redact(tx, &mut s)?;
+                let shown = match s.kind {
+                    super::Kind::Session => serde_json::to_value(s.to_wire(&public_url)),
+                    super::Kind::Extraction => {
+                        serde_json::to_value(s.to_extraction_wire(&public_url))
+                    }
+                }
+                .map_err(|e| ApiError::Internal(e.into()))?;
+                crate::idempotency::scrub(tx, &scope, &s.id, &shown)?;
+                Ok(s)
+            },
+        )
         .await?;
     state.bus.publish();
     Ok(s)

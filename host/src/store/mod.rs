@@ -22,7 +22,9 @@ use redb::ReadableDatabase;
 use serde::{de::DeserializeOwned, Serialize};
 use tokio::sync::oneshot;
 
-pub use postgres::{account_lock_key, schema_version as postgres_schema_version, KEYS_POLL};
+pub use postgres::{
+    account_lock_key, schema_version as postgres_schema_version, INSTALLATION_LOCK, KEYS_POLL,
+};
 pub use tx::{put_json, Tx};
 
 /// Whose data a write transaction reads and writes: what it waits for on a

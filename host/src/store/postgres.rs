@@ -47,7 +47,7 @@ use super::{Scope, Table, COUNTERS};
 
 /// The installation's advisory lock: held shared by scoped writes,
 /// exclusive by writes of `Scope::All`, until their transactions end.
-const WRITE_LOCK: i64 = 0x666e_686f_7374_01;
+pub const INSTALLATION_LOCK: i64 = 0x666e_686f_7374_01;
 /// The lock migrations run under.
 const MIGRATION_LOCK: i64 = 0x666e_686f_7374_02;
 /// Connections for reads and blocking writes, per node.
@@ -78,20 +78,21 @@ fn lock_key(kind: &str, name: &str) -> i64 {
     i64::from_be_bytes(digest[..8].try_into().expect("8 bytes"))
 }
 
-/// The statements that open a write transaction of `scope`: its locks, in
-/// one order (the installation's first), so that two writes never wait for
-/// each other in a circle.
+/// The statements that open a write transaction of `scope`: its locks.
+/// A scoped write takes its scope's lock before the installation's (shared),
+/// so that while it waits for its own account it holds nothing another
+/// write needs; a write of `Scope::All` takes no scope's lock. No two
+/// writes can wait for each other in a circle.
 fn opening(scope: &Scope, durable: bool) -> String {
+    let scoped = |key: i64| {
+        format!(
+            "SELECT pg_advisory_xact_lock({key}); SELECT pg_advisory_xact_lock_shared({INSTALLATION_LOCK})"
+        )
+    };
     let locks = match scope {
-        Scope::All => format!("SELECT pg_advisory_xact_lock({WRITE_LOCK})"),
-        Scope::Account(id) => format!(
-            "SELECT pg_advisory_xact_lock_shared({WRITE_LOCK}); SELECT pg_advisory_xact_lock({})",
-            account_lock_key(id)
-        ),
-        Scope::Object(name) => format!(
-            "SELECT pg_advisory_xact_lock_shared({WRITE_LOCK}); SELECT pg_advisory_xact_lock({})",
-            lock_key("object", name)
-        ),
+        Scope::All => format!("SELECT pg_advisory_xact_lock({INSTALLATION_LOCK})"),
+        Scope::Account(id) => scoped(account_lock_key(id)),
+        Scope::Object(name) => scoped(lock_key("object", name)),
     };
     if durable {
         format!("BEGIN; {locks}")

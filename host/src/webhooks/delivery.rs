@@ -215,25 +215,28 @@ impl Worker {
         let batch = self
             .state
             .store
-            .write_async_in(crate::store::Scope::Object(OUTBOX_SCOPE), move |tx| -> anyhow::Result<Vec<(String, OutboxEntry)>> {
-                let mut claimed = Vec::new();
-                for (key, entry) in candidates {
-                    // Still queued, and not claimed since the read.
-                    if tx.get_json::<OutboxEntry>(OUTBOX, &key)?.is_none()
-                        || claimed_elsewhere(tx, &key, now)?
-                    {
-                        continue;
+            .write_async_in(
+                crate::store::Scope::Object(OUTBOX_SCOPE),
+                move |tx| -> anyhow::Result<Vec<(String, OutboxEntry)>> {
+                    let mut claimed = Vec::new();
+                    for (key, entry) in candidates {
+                        // Still queued, and not claimed since the read.
+                        if tx.get_json::<OutboxEntry>(OUTBOX, &key)?.is_none()
+                            || claimed_elsewhere(tx, &key, now)?
+                        {
+                            continue;
+                        }
+                        // From the moment of the claim, not of the read before it.
+                        let claim = Claim {
+                            node: tx.node().to_string(),
+                            until_ms: now_ms() + hold_ms,
+                        };
+                        tx.put_json(OUTBOX_CLAIMS, &key, &claim)?;
+                        claimed.push((key, entry));
                     }
-                    // From the moment of the claim, not of the read before it.
-                    let claim = Claim {
-                        node: tx.node().to_string(),
-                        until_ms: now_ms() + hold_ms,
-                    };
-                    tx.put_json(OUTBOX_CLAIMS, &key, &claim)?;
-                    claimed.push((key, entry));
-                }
-                Ok(claimed)
-            })
+                    Ok(claimed)
+                },
+            )
             .await?;
         for (key, entry) in batch {
             let Ok(permit) = self.permits.clone().try_acquire_owned() else {
@@ -326,83 +329,86 @@ impl Worker {
         let key = key.to_string();
         self.state
             .store
-            .write_async_in(crate::store::Scope::Object(OUTBOX_SCOPE), move |tx| -> anyhow::Result<()> {
-                let still_queued = super::unqueue(tx, &key)?;
-                let endpoint = match &entry.target {
-                    Target::Endpoint { id } => tx.get_json::<Endpoint>(WEBHOOKS, id)?,
-                    Target::Run { .. } | Target::Channel { .. } => None,
-                };
-                // Disabled or deleted during the attempt: no retry.
-                let unwanted = matches!(&entry.target, Target::Endpoint { .. })
-                    && endpoint.as_ref().is_none_or(|e| e.disabled);
-                let retry_at = match delay {
-                    Some(d) if still_queued && !unwanted => {
-                        Some(at.timestamp_millis() + duration_ms as i64 + d as i64)
-                    }
-                    _ => None,
-                };
-                let dead = !ok && retry_at.is_none() && !unwanted;
-                let attempt = Attempt {
-                    id: crate::ids::new_id("att"),
-                    msg_id: entry.msg_id.clone(),
-                    event_type: entry.event_type.clone(),
-                    attempt: number,
-                    at: crate::time::format(at),
-                    url: Some(url.clone()),
-                    duration_ms,
-                    status,
-                    error,
-                    ok,
-                    next_attempt_at: retry_at
-                        .and_then(chrono::DateTime::from_timestamp_millis)
-                        .map(crate::time::format),
-                    dead_lettered: dead,
-                    dropped: false,
-                };
-                log_attempt(tx, &entry.log_target(), &attempt)?;
-                if let Some(mut ep) = endpoint {
-                    ep.last_delivery = Some(LastDelivery {
+            .write_async_in(
+                crate::store::Scope::Object(OUTBOX_SCOPE),
+                move |tx| -> anyhow::Result<()> {
+                    let still_queued = super::unqueue(tx, &key)?;
+                    let endpoint = match &entry.target {
+                        Target::Endpoint { id } => tx.get_json::<Endpoint>(WEBHOOKS, id)?,
+                        Target::Run { .. } | Target::Channel { .. } => None,
+                    };
+                    // Disabled or deleted during the attempt: no retry.
+                    let unwanted = matches!(&entry.target, Target::Endpoint { .. })
+                        && endpoint.as_ref().is_none_or(|e| e.disabled);
+                    let retry_at = match delay {
+                        Some(d) if still_queued && !unwanted => {
+                            Some(at.timestamp_millis() + duration_ms as i64 + d as i64)
+                        }
+                        _ => None,
+                    };
+                    let dead = !ok && retry_at.is_none() && !unwanted;
+                    let attempt = Attempt {
+                        id: crate::ids::new_id("att"),
                         msg_id: entry.msg_id.clone(),
-                        at: attempt.at.clone(),
+                        event_type: entry.event_type.clone(),
+                        attempt: number,
+                        at: crate::time::format(at),
+                        url: Some(url.clone()),
+                        duration_ms,
                         status,
+                        error,
                         ok,
-                    });
-                    store::put_json(tx, WEBHOOKS, &ep.id.clone(), &ep)?;
-                }
-                if !still_queued {
-                    return Ok(());
-                }
-                if let Some(due) = retry_at {
-                    let next = OutboxEntry {
-                        attempts: number,
-                        due_ms: due,
-                        ..entry
+                        next_attempt_at: retry_at
+                            .and_then(chrono::DateTime::from_timestamp_millis)
+                            .map(crate::time::format),
+                        dead_lettered: dead,
+                        dropped: false,
                     };
-                    store::put_json(tx, OUTBOX, &next.key(), &next)?;
-                } else if dead {
-                    // Kept for inspection and a later manual redelivery.
-                    let kept = OutboxEntry {
-                        attempts: number,
-                        ..entry
-                    };
-                    store::put_json(
-                        tx,
-                        DEAD_LETTERS,
-                        &crate::key!(kept.log_target(), kept.msg_id),
-                        &kept,
-                    )?;
-                } else if unwanted && !ok {
-                    log_attempt(
-                        tx,
-                        &entry.log_target(),
-                        &drop_record(
-                            &entry,
-                            "the endpoint was disabled or deleted; message dropped",
-                        ),
-                    )?;
-                }
-                Ok(())
-            })
+                    log_attempt(tx, &entry.log_target(), &attempt)?;
+                    if let Some(mut ep) = endpoint {
+                        ep.last_delivery = Some(LastDelivery {
+                            msg_id: entry.msg_id.clone(),
+                            at: attempt.at.clone(),
+                            status,
+                            ok,
+                        });
+                        store::put_json(tx, WEBHOOKS, &ep.id.clone(), &ep)?;
+                    }
+                    if !still_queued {
+                        return Ok(());
+                    }
+                    if let Some(due) = retry_at {
+                        let next = OutboxEntry {
+                            attempts: number,
+                            due_ms: due,
+                            ..entry
+                        };
+                        store::put_json(tx, OUTBOX, &next.key(), &next)?;
+                    } else if dead {
+                        // Kept for inspection and a later manual redelivery.
+                        let kept = OutboxEntry {
+                            attempts: number,
+                            ..entry
+                        };
+                        store::put_json(
+                            tx,
+                            DEAD_LETTERS,
+                            &crate::key!(kept.log_target(), kept.msg_id),
+                            &kept,
+                        )?;
+                    } else if unwanted && !ok {
+                        log_attempt(
+                            tx,
+                            &entry.log_target(),
+                            &drop_record(
+                                &entry,
+                                "the endpoint was disabled or deleted; message dropped",
+                            ),
+                        )?;
+                    }
+                    Ok(())
+                },
+            )
             .await
     }
 
@@ -456,12 +462,15 @@ impl Worker {
         let key = key.to_string();
         self.state
             .store
-            .write_async_in(crate::store::Scope::Object(OUTBOX_SCOPE), move |tx| -> anyhow::Result<()> {
-                if super::unqueue(tx, &key)? {
-                    log_attempt(tx, &entry.log_target(), &drop_record(&entry, &reason))?;
-                }
-                Ok(())
-            })
+            .write_async_in(
+                crate::store::Scope::Object(OUTBOX_SCOPE),
+                move |tx| -> anyhow::Result<()> {
+                    if super::unqueue(tx, &key)? {
+                        log_attempt(tx, &entry.log_target(), &drop_record(&entry, &reason))?;
+                    }
+                    Ok(())
+                },
+            )
             .await
     }
 

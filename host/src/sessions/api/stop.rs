@@ -47,14 +47,17 @@ pub(super) async fn stop(
             let sid = id.clone();
             state
                 .store
-                .write_async_in(crate::store::Scope::account(&caller.account.id), move |tx| -> anyhow::Result<()> {
-                    // Only for the run in flight now: one that has ended
-                    // takes no stop, and its next turn none of its.
-                    if crate::sessions::runner(tx, &sid)?.is_some() {
-                        tx.put_str(crate::store::STOP_REQUESTS, &sid, "")?;
-                    }
-                    Ok(())
-                })
+                .write_async_in(
+                    crate::store::Scope::account(&caller.account.id),
+                    move |tx| -> anyhow::Result<()> {
+                        // Only for the run in flight now: one that has ended
+                        // takes no stop, and its next turn none of its.
+                        if crate::sessions::runner(tx, &sid)?.is_some() {
+                            tx.put_str(crate::store::STOP_REQUESTS, &sid, "")?;
+                        }
+                        Ok(())
+                    },
+                )
                 .await?;
         } else {
             // The run is between its commit and its end; it is ending anyway.

@@ -161,30 +161,33 @@ pub(super) async fn add_turn(
         let sid = session.id.clone();
         state
             .store
-            .write_async_in(Scope::account(&caller.account.id), move |tx| -> anyhow::Result<()> {
-                store::put_json(tx, PROPOSALS, &p.id, &p)?;
-                let mut s = crate::sessions::get(tx, &sid)?
-                    .ok_or_else(|| anyhow::anyhow!("session vanished"))?;
-                events::append(
-                    tx,
-                    &mut s,
-                    Phase::Proposal,
-                    json!({ "turn": p.turn, "proposal": p.to_wire() }),
-                )?;
-                crate::sessions::put(tx, &s)?;
-                crate::webhooks::emit(
-                    tx,
-                    &s.account,
-                    s.mode,
-                    "session.proposal",
-                    wire::SessionProposalData {
-                        session_id: s.id.clone(),
-                        turn: p.turn,
-                        proposal: p.to_wire(),
-                    },
-                    s.webhook_url.as_deref(),
-                )
-            })
+            .write_async_in(
+                Scope::account(&caller.account.id),
+                move |tx| -> anyhow::Result<()> {
+                    store::put_json(tx, PROPOSALS, &p.id, &p)?;
+                    let mut s = crate::sessions::get(tx, &sid)?
+                        .ok_or_else(|| anyhow::anyhow!("session vanished"))?;
+                    events::append(
+                        tx,
+                        &mut s,
+                        Phase::Proposal,
+                        json!({ "turn": p.turn, "proposal": p.to_wire() }),
+                    )?;
+                    crate::sessions::put(tx, &s)?;
+                    crate::webhooks::emit(
+                        tx,
+                        &s.account,
+                        s.mode,
+                        "session.proposal",
+                        wire::SessionProposalData {
+                            session_id: s.id.clone(),
+                            turn: p.turn,
+                            proposal: p.to_wire(),
+                        },
+                        s.webhook_url.as_deref(),
+                    )
+                },
+            )
             .await?;
         state.bus.publish();
         state.webhooks.kick();

@@ -258,16 +258,19 @@ impl Run {
         let id = self.session.id.clone();
         self.state
             .store
-            .write_async_in(crate::store::Scope::account(&self.session.account), move |tx| -> anyhow::Result<()> {
-                let Some(mut s) = super::get(tx, &id)? else {
-                    return Ok(());
-                };
-                if s.is_running() {
-                    s.diff = Some(diff);
-                    super::put(tx, &s)?;
-                }
-                Ok(())
-            })
+            .write_async_in(
+                crate::store::Scope::account(&self.session.account),
+                move |tx| -> anyhow::Result<()> {
+                    let Some(mut s) = super::get(tx, &id)? else {
+                        return Ok(());
+                    };
+                    if s.is_running() {
+                        s.diff = Some(diff);
+                        super::put(tx, &s)?;
+                    }
+                    Ok(())
+                },
+            )
             .await
     }
 
