@@ -20,6 +20,58 @@ pub fn selected() -> bool {
 struct Cluster {
     port: u16,
     bin: PathBuf,
+    /// The CA that signed the server's certificate (for `localhost` only).
+    ca_file: PathBuf,
+}
+
+/// The test server's TLS files: a CA, and a certificate for `localhost`
+/// signed by it, written into the data directory (the key readable by its
+/// owner only, as PostgreSQL requires). Returns the CA file's path.
+fn make_certificates(dir: &std::path::Path, data: &std::path::Path) -> PathBuf {
+    use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, KeyPair};
+    let ca_key = KeyPair::generate().unwrap();
+    let mut ca_params = CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    ca_params
+        .distinguished_name
+        .push(DnType::CommonName, "fnhost test CA");
+    let ca = ca_params.self_signed(&ca_key).unwrap();
+    let key = KeyPair::generate().unwrap();
+    let cert = CertificateParams::new(vec!["localhost".to_string()])
+        .unwrap()
+        .signed_by(&key, &ca, &ca_key)
+        .unwrap();
+    std::fs::write(data.join("server.crt"), cert.pem()).unwrap();
+    std::fs::write(data.join("server.key"), key.serialize_pem()).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(
+        data.join("server.key"),
+        std::fs::Permissions::from_mode(0o600),
+    )
+    .unwrap();
+    if is_root() {
+        let ok = Command::new("chown")
+            .args(["postgres:postgres"])
+            .arg(data.join("server.crt"))
+            .arg(data.join("server.key"))
+            .status()
+            .unwrap();
+        assert!(ok.success(), "chown of the server's certificate failed");
+    }
+    let ca_file = dir.join("ca.pem");
+    std::fs::write(&ca_file, ca.pem()).unwrap();
+    ca_file
+}
+
+/// The PEM file of the CA that signed the test server's certificate (which
+/// names `localhost`, not `127.0.0.1`).
+pub fn ca_file() -> PathBuf {
+    cluster().ca_file.clone()
+}
+
+/// The port the test server listens on (127.0.0.1).
+pub fn port() -> u16 {
+    cluster().port
 }
 
 /// The directory of Debian's PostgreSQL server binaries (the newest version).
@@ -101,6 +153,7 @@ fn cluster() -> &'static Cluster {
             "initdb failed: {}",
             String::from_utf8_lossy(&out.stderr)
         );
+        let ca_file = make_certificates(&dir, &data);
         let port = free_port();
         // Tests run without fsync; the benchmarks (TEST_FNHOST_PG_FSYNC=on)
         // with it, as a production server does.
@@ -113,7 +166,7 @@ fn cluster() -> &'static Cluster {
         // pid, then stops it fast.
         let script = format!(
             "{postgres} -D {data} -p {port} -k {dir} -c listen_addresses=127.0.0.1 -c fsync={fsync} \
-             -c max_connections=400 -c shared_buffers=64MB >{dir}/log 2>&1 & pg=$!; \
+             -c max_connections=400 -c shared_buffers=64MB -c ssl=on >{dir}/log 2>&1 & pg=$!; \
              while [ -d /proc/{me} ] && kill -0 $pg 2>/dev/null; do sleep 0.5; done; \
              kill -INT $pg 2>/dev/null; wait $pg; rm -rf {dir}",
             postgres = bin.join("postgres").display(),
@@ -149,7 +202,7 @@ fn cluster() -> &'static Cluster {
             );
             std::thread::sleep(Duration::from_millis(100));
         }
-        Cluster { port, bin }
+        Cluster { port, bin, ca_file }
     })
 }
 

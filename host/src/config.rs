@@ -21,6 +21,13 @@ pub struct Config {
     /// The PostgreSQL connection URL when `storage = "postgres"`
     /// (`postgres://user:password@host:port/database`, or key=value form).
     pub postgres_url: Option<String>,
+    /// TLS to PostgreSQL: `disable`, `prefer`, `require`, `verify-ca` or
+    /// `verify-full` (libpq's `sslmode`; wins over the URL's). Unset: the
+    /// URL's, else `prefer`.
+    pub postgres_sslmode: Option<String>,
+    /// A PEM file of the CA certificates that verify the database's
+    /// certificate, or `system` (libpq's `sslrootcert`; wins over the URL's).
+    pub postgres_ca_file: Option<String>,
     /// How long a node's lease lasts without a heartbeat, in milliseconds:
     /// after that, another node ends the runs it left (PostgreSQL only).
     pub node_lease_ms: u64,
@@ -238,6 +245,8 @@ impl Default for Config {
             data_dir: PathBuf::from("data"),
             storage: StorageKind::Redb,
             postgres_url: None,
+            postgres_sslmode: None,
+            postgres_ca_file: None,
             node_lease_ms: 5_000,
             listen: "127.0.0.1:8080".parse().unwrap(),
             public_url: None,
@@ -365,6 +374,9 @@ impl Config {
     }
 
     fn validate(&self) -> anyhow::Result<()> {
+        if let Some(mode) = &self.postgres_sslmode {
+            crate::store::tls::SslMode::parse(mode).context("postgres_sslmode")?;
+        }
         for (name, v) in [
             ("pricing.per_fetch_usd", &self.pricing.per_fetch_usd),
             ("pricing.per_record_usd", &self.pricing.per_record_usd),
@@ -496,14 +508,20 @@ impl Config {
     pub fn store_location(&self) -> anyhow::Result<crate::store::Location> {
         Ok(match self.storage {
             StorageKind::Redb => crate::store::Location::Redb(self.db_path()),
-            StorageKind::Postgres => crate::store::Location::Postgres(
-                self.postgres_url
+            StorageKind::Postgres => {
+                let url = self
+                    .postgres_url
                     .clone()
                     .filter(|u| !u.trim().is_empty())
                     .context(
                         "storage = \"postgres\" needs postgres_url (or FNHOST_POSTGRES_URL)",
-                    )?,
-            ),
+                    )?;
+                crate::store::Location::Postgres(crate::store::tls::with_settings(
+                    &url,
+                    self.postgres_sslmode.as_deref(),
+                    self.postgres_ca_file.as_deref(),
+                ))
+            }
         })
     }
 

@@ -222,3 +222,105 @@ fn a_transaction_reads_its_own_writes() {
         assert_eq!(after, vec![("w:a".into(), 2), ("w:c".into(), 4)], "{name}");
     }
 }
+
+/// Are the other connections to the database at `url` encrypted? (all, any)
+fn encrypted(url: &str) -> (bool, bool) {
+    let out = postgres::query(
+        url,
+        "SELECT coalesce(bool_and(s.ssl), false), coalesce(bool_or(s.ssl), false) \
+         FROM pg_stat_ssl s JOIN pg_stat_activity a USING (pid) \
+         WHERE a.datname = current_database() AND a.pid <> pg_backend_pid()",
+    );
+    (out.starts_with('t'), out.ends_with('t'))
+}
+
+#[test]
+fn tls_to_postgres_checks_the_server_as_sslmode_says() {
+    let by_address = postgres::new_database();
+    let db = by_address.rsplit('/').next().unwrap().to_string();
+    let ca = postgres::ca_file();
+    let ca = ca.display();
+    // The server's certificate names `localhost`; the socket is 127.0.0.1 either way.
+    let by_name = format!(
+        "postgres://postgres@localhost:{}/{db}?hostaddr=127.0.0.1",
+        postgres::port()
+    );
+    let open = |url: String| Store::open_at(&Location::Postgres(url));
+
+    // verify-full: the chain and the name checked; the connection encrypted.
+    let store = open(format!("{by_name}&sslmode=verify-full&sslrootcert={ca}")).unwrap();
+    store.write(|tx| tx.put_json(META, "tls", &"yes")).unwrap();
+    assert_eq!(
+        store.read(|tx| tx.get_json::<String>(META, "tls")).unwrap(),
+        Some("yes".to_string())
+    );
+    assert_eq!(
+        encrypted(&by_address),
+        (true, true),
+        "every connection is TLS"
+    );
+    drop(store);
+
+    // A name the certificate does not hold: refused by verify-full, let
+    // through by verify-ca (the chain alone).
+    let refused = open(format!("{by_address}?sslmode=verify-full&sslrootcert={ca}"))
+        .err()
+        .expect("verify-full refuses a certificate for another name");
+    assert!(
+        format!("{refused:#}").contains("certificate"),
+        "{refused:#}"
+    );
+    open(format!("{by_address}?sslmode=verify-ca&sslrootcert={ca}")).unwrap();
+
+    // A CA that did not sign it: refused by both verifying modes.
+    let other = tempfile::tempdir().unwrap();
+    let other_ca = other.path().join("other-ca.pem");
+    let stranger = rcgen::generate_simple_self_signed(vec!["localhost".to_string()]).unwrap();
+    std::fs::write(&other_ca, stranger.cert.pem()).unwrap();
+    for mode in ["verify-full", "verify-ca"] {
+        let url = format!(
+            "{by_name}&sslmode={mode}&sslrootcert={}",
+            other_ca.display()
+        );
+        assert!(
+            open(url).is_err(),
+            "{mode} with a CA that did not sign the certificate"
+        );
+    }
+    // A CA file that is not there: a clear error before any connection.
+    let missing = open(format!(
+        "{by_name}&sslmode=verify-full&sslrootcert=/nonexistent/ca.pem"
+    ))
+    .err()
+    .unwrap();
+    assert!(
+        format!("{missing:#}").contains("/nonexistent/ca.pem"),
+        "{missing:#}"
+    );
+
+    // require: encrypted, unchecked; disable: plain.
+    let required = open(format!("{by_address}?sslmode=require")).unwrap();
+    assert_eq!(encrypted(&by_address), (true, true));
+    drop(required);
+    let plain = open(format!("{by_address}?sslmode=disable")).unwrap();
+    // (once the dropped store's connections have gone)
+    fnhost_tests::wait_for(10, || {
+        (encrypted(&by_address) == (false, false)).then_some(())
+    });
+    drop(plain);
+
+    // A node configured for verify-full (the settings in its configuration).
+    let node = fnhost_tests::Server::builder()
+        .postgres(&by_name)
+        .env("FNHOST_POSTGRES_SSLMODE", "verify-full")
+        .env(
+            "FNHOST_POSTGRES_CA_FILE",
+            &postgres::ca_file().display().to_string(),
+        )
+        .start();
+    let a = node.account("5");
+    assert_eq!(
+        node.client(&a.live).get("/balance").ok()["balance_usd"],
+        serde_json::json!(5)
+    );
+}

@@ -11,6 +11,7 @@
 pub mod key;
 mod postgres;
 mod redb_engine;
+pub mod tls;
 mod tx;
 
 use std::path::Path;

@@ -40,7 +40,8 @@ use std::time::Duration;
 use anyhow::Context;
 use futures::executor::block_on;
 use tokio_postgres::types::ToSql;
-use tokio_postgres::{Client, NoTls, Statement};
+use tokio_postgres::{Client, Statement};
+use tokio_postgres_rustls::MakeRustlsConnect;
 
 use super::tx::{Engine, Tx};
 use super::{Scope, Table, COUNTERS};
@@ -114,10 +115,14 @@ pub fn schema_version() -> i32 {
 /// - a statement runs at most 60 s, waiting for the write lock included;
 /// - a connection is given 10 s to open, and TCP keepalives notice a peer
 ///   gone silent within about a minute.
-fn connection_config(url: &str) -> anyhow::Result<tokio_postgres::Config> {
+///
+/// TLS as the string's `sslmode` and `sslrootcert` say (see `tls.rs`).
+fn connection_config(url: &str) -> anyhow::Result<Connect> {
+    let (url, tls) = super::tls::split(url)?;
     let mut config: tokio_postgres::Config = url
         .parse()
         .context("postgres_url is not a PostgreSQL connection string")?;
+    config.ssl_mode(tls.mode.driver_mode());
     let options = config.get_options().unwrap_or("").to_string();
     let mut add = Vec::new();
     for (name, value) in [
@@ -139,7 +144,17 @@ fn connection_config(url: &str) -> anyhow::Result<tokio_postgres::Config> {
         .keepalives_idle(Duration::from_secs(30))
         .keepalives_interval(Duration::from_secs(10))
         .keepalives_retries(3);
-    Ok(config)
+    Ok(Connect {
+        config,
+        tls: super::tls::connector(&tls)?,
+    })
+}
+
+/// How to open a connection: the driver's settings and the TLS connector.
+#[derive(Clone)]
+struct Connect {
+    config: tokio_postgres::Config,
+    tls: MakeRustlsConnect,
 }
 
 /// One connection and its prepared statements.
@@ -164,7 +179,7 @@ pub(super) struct Conn {
 
 /// The engine: a runtime for the connections, and a pool of them.
 pub(super) struct Pg {
-    url: String,
+    connect: Connect,
     runtime: Mutex<Option<tokio::runtime::Runtime>>,
     handle: tokio::runtime::Handle,
     pool: Mutex<Vec<Conn>>,
@@ -188,7 +203,17 @@ impl Drop for Pg {
 fn db_err(e: tokio_postgres::Error) -> anyhow::Error {
     match e.as_db_error() {
         Some(db) => anyhow::anyhow!("postgres: {} ({})", db.message(), db.code().code()),
-        None => anyhow::anyhow!("postgres: {e}"),
+        None => {
+            // The driver's message names the step; its sources say why
+            // (e.g. which certificate check failed).
+            let mut text = format!("postgres: {e}");
+            let mut source = std::error::Error::source(&e);
+            while let Some(cause) = source {
+                text.push_str(&format!(": {cause}"));
+                source = cause.source();
+            }
+            anyhow::anyhow!(text)
+        }
     }
 }
 
@@ -203,7 +228,7 @@ impl Pg {
             .build()
             .context("failed to start the database runtime")?;
         let pg = Arc::new(Pg {
-            url: url.to_string(),
+            connect: connection_config(url)?,
             handle: runtime.handle().clone(),
             runtime: Mutex::new(Some(runtime)),
             pool: Mutex::new(Vec::new()),
@@ -222,9 +247,9 @@ impl Pg {
 
     /// A bare client whose connection runs on the engine's runtime.
     fn client(&self) -> anyhow::Result<Client> {
-        let config = connection_config(&self.url)?;
+        let Connect { config, tls } = self.connect.clone();
         let connected = block_on(self.handle.spawn(async move {
-            let (client, connection) = config.connect(NoTls).await?;
+            let (client, connection) = config.connect(tls).await?;
             tokio::spawn(async move {
                 if let Err(e) = connection.await {
                     tracing::warn!(error = %e, "a PostgreSQL connection ended");
@@ -349,12 +374,12 @@ impl Pg {
     /// local generation moves every poll, so the cache reads keys afresh
     /// rather than trust what it holds.
     fn watch_keys(&self, local: Arc<AtomicU64>) -> anyhow::Result<()> {
-        let url = self.url.clone();
+        let connect = self.connect.clone();
         // Watched: if the watch ever ends (a panic), it is logged and
         // started again, and keys are read afresh meanwhile.
         self.handle.spawn(async move {
             loop {
-                let watch = tokio::spawn(watch_keys(url.clone(), local.clone()));
+                let watch = tokio::spawn(watch_keys(connect.clone(), local.clone()));
                 let ended = watch.await;
                 tracing::error!(?ended, "watching key changes stopped; starting it again");
                 local.fetch_add(1, Ordering::SeqCst);
@@ -367,21 +392,14 @@ impl Pg {
 
 /// Poll the shared keys generation forever, moving the local one when it
 /// changes; reconnect when the connection is lost.
-async fn watch_keys(url: String, local: Arc<AtomicU64>) {
+async fn watch_keys(connect: Connect, local: Arc<AtomicU64>) {
     let mut seen: Option<Vec<u8>> = None;
     let mut tick = tokio::time::interval(KEYS_POLL);
     let mut client: Option<Client> = None;
     loop {
         tick.tick().await;
         if client.as_ref().is_none_or(Client::is_closed) {
-            let config = match connection_config(&url) {
-                Ok(c) => c,
-                Err(e) => {
-                    tracing::error!(error = ?e, "watching key changes: bad postgres_url");
-                    return;
-                }
-            };
-            client = match config.connect(NoTls).await {
+            client = match connect.config.connect(connect.tls.clone()).await {
                 Ok((c, connection)) => {
                     tokio::spawn(connection);
                     Some(c)
