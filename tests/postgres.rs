@@ -22,6 +22,8 @@ struct Cluster {
     bin: PathBuf,
     /// The CA that signed the server's certificate (for `localhost` only).
     ca_file: PathBuf,
+    /// The server's directory (its data, socket, log and control files).
+    dir: PathBuf,
 }
 
 /// The test server's TLS files: a CA, and a certificate for `localhost`
@@ -67,6 +69,31 @@ fn make_certificates(dir: &std::path::Path, data: &std::path::Path) -> PathBuf {
 /// names `localhost`, not `127.0.0.1`).
 pub fn ca_file() -> PathBuf {
     cluster().ca_file.clone()
+}
+
+/// Stop the test server fast (every connection cut, as in a crash or a
+/// failover) and start it again after `down`; returns once it answers.
+pub fn restart(down: Duration) {
+    let c = cluster();
+    let pid = std::fs::read_to_string(c.dir.join("data/postmaster.pid"))
+        .expect("the server's pid file")
+        .lines()
+        .next()
+        .unwrap()
+        .trim()
+        .to_string();
+    std::fs::write(c.dir.join("restart"), format!("{:.1}", down.as_secs_f64())).unwrap();
+    let ok = Command::new("kill").args(["-INT", &pid]).status().unwrap();
+    assert!(ok.success(), "stopping the test server failed");
+    let started = Instant::now();
+    // Down first (the pid file goes), then up again.
+    while c.dir.join("restart").exists() || psql(c.port, "postgres", "SELECT 1").is_err() {
+        assert!(
+            started.elapsed() < Duration::from_secs(60) + down,
+            "PostgreSQL did not come back within 60 s"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
 }
 
 /// The port the test server listens on (127.0.0.1).
@@ -162,13 +189,19 @@ fn cluster() -> &'static Cluster {
         } else {
             "off"
         };
-        // The server goes when this test process goes: a shell waits on our
-        // pid, then stops it fast.
+        // The server goes when this test process goes: a shell watches our
+        // pid, then stops it fast. It runs again after a stop while the
+        // file `restart` is there (after as many seconds as it says).
         let script = format!(
-            "{postgres} -D {data} -p {port} -k {dir} -c listen_addresses=127.0.0.1 -c fsync={fsync} \
-             -c max_connections=400 -c shared_buffers=64MB -c ssl=on >{dir}/log 2>&1 & pg=$!; \
-             while [ -d /proc/{me} ] && kill -0 $pg 2>/dev/null; do sleep 0.5; done; \
-             kill -INT $pg 2>/dev/null; wait $pg; rm -rf {dir}",
+            "( while [ -d /proc/{me} ]; do sleep 0.5; done; touch {dir}/stop; \
+               kill -INT $(head -1 {data}/postmaster.pid) 2>/dev/null ) & \
+             while :; do \
+               {postgres} -D {data} -p {port} -k {dir} -c listen_addresses=127.0.0.1 -c fsync={fsync} \
+                 -c max_connections=400 -c shared_buffers=64MB -c ssl=on >>{dir}/log 2>&1; \
+               if [ -f {dir}/restart ] && [ ! -f {dir}/stop ]; then \
+                 sleep $(cat {dir}/restart); rm -f {dir}/restart; continue; fi; \
+               break; \
+             done; rm -rf {dir}",
             postgres = bin.join("postgres").display(),
             data = data.display(),
             dir = dir.display(),
@@ -202,7 +235,12 @@ fn cluster() -> &'static Cluster {
             );
             std::thread::sleep(Duration::from_millis(100));
         }
-        Cluster { port, bin, ca_file }
+        Cluster {
+            port,
+            bin,
+            ca_file,
+            dir,
+        }
     })
 }
 

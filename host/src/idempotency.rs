@@ -225,6 +225,7 @@ pub async fn respond<T: serde::Serialize>(
             e.envelope(&idem.request_id, &state.config.docs_url()),
         )),
     };
+    let claim = idem.clone();
     let outcome = state
         .store
         .write_async_in(
@@ -238,12 +239,36 @@ pub async fn respond<T: serde::Serialize>(
         )
         .await;
     if let Err(e) = outcome {
+        // The answer could not be stored (the database is away): the key
+        // is released once it is back, so that the client's retry runs
+        // rather than wait for this node to die.
+        tokio::spawn(release_when_possible(state.store.clone(), claim));
         return ApiError::Internal(e).into_response();
     }
     match result {
         Ok((status, body)) => (status, axum::Json(body)).into_response(),
         Err(e) => e.into_response(),
     }
+}
+
+/// Release a claim whose request answered 5xx because its outcome could
+/// not be written: retried for a few minutes (the claim is this node's, so
+/// no other node frees it while it lives), then left to the start-up or
+/// dead-node release.
+async fn release_when_possible(store: crate::store::Store, idem: Idem) {
+    for _ in 0..180 {
+        tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+        let claim = idem.clone();
+        let released = store
+            .write_async_in(Scope::account(&idem.account), move |tx| {
+                release_own(tx, &claim)
+            })
+            .await;
+        if released.is_ok() {
+            return;
+        }
+    }
+    tracing::error!(request_id = %idem.request_id, "an Idempotency-Key claim could not be released; it is freed when this node restarts or is judged dead");
 }
 
 /// Free a claimed key whose request will not answer (a 5xx or 429, or a

@@ -694,7 +694,7 @@ where
 /// What a caller gets when the writer dropped its write unanswered.
 fn dropped_write<E: From<anyhow::Error>>() -> E {
     E::from(anyhow::anyhow!(
-        "database write failed: the writer dropped it (a panic in the write)"
+        "database write failed: the writer dropped it (the write panicked, or the database could not be reached)"
     ))
 }
 
