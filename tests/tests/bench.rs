@@ -504,6 +504,76 @@ fn bench_storage_engines() {
     }
 }
 
+/// Test-mode sessions per second with many accounts writing at once, on
+/// one and two PostgreSQL nodes, for this build and (when
+/// `BENCH_BEFORE_BIN` names one) an earlier build, side by side in one run:
+/// 16 clients, each with an account of its own, 25 sessions each.
+#[test]
+#[ignore = "a benchmark: cargo xtask bench"]
+fn bench_many_accounts_on_postgres() {
+    let mut builds = Vec::new();
+    if let Ok(before) = std::env::var("BENCH_BEFORE_BIN") {
+        builds.push(("before", before));
+    }
+    builds.push(("this build", binary().display().to_string()));
+    let previous = std::env::var_os("TEST_FNHOST_BIN");
+    let mut table = Vec::new();
+    for nodes_n in [1, 2] {
+        for (build, bin) in &builds {
+            // Servers and `fnhost admin` of this installation run this build.
+            std::env::set_var("TEST_FNHOST_BIN", bin);
+            let mut rates = Vec::new();
+            for round in 1..=rounds() {
+                let nodes = installation(true, nodes_n);
+                let accounts: Vec<Account> = (0..16).map(|_| nodes[0].account("1000")).collect();
+                let started = Instant::now();
+                let answered: usize = std::thread::scope(|scope| {
+                    let handles: Vec<_> = accounts
+                        .iter()
+                        .enumerate()
+                        .map(|(i, a)| {
+                            let clients: Vec<Client> =
+                                nodes.iter().map(|s| s.client(&a.test)).collect();
+                            scope.spawn(move || {
+                                let ids: Vec<(usize, String)> = (0..25)
+                                    .map(|j| {
+                                        let node = (i + j) % clients.len();
+                                        let r = clients[node].post("/sessions", json!({"query": "tents under $200 from outdoor-gear.example", "max_spend_usd": 1}));
+                                        (node, r.json()["id"].as_str().unwrap().to_string())
+                                    })
+                                    .collect();
+                                for (node, id) in &ids {
+                                    assert_eq!(result(&clients[*node], id)["status"], "answered");
+                                }
+                                ids.len()
+                            })
+                        })
+                        .collect();
+                    handles.into_iter().map(|h| h.join().unwrap()).sum()
+                });
+                let rate = answered as f64 / started.elapsed().as_secs_f64();
+                println!("{build:<10} postgres, {nodes_n} node(s), 16 accounts, round {round}: {rate:>6.1} test-mode sessions/s");
+                nodes[0].audit();
+                rates.push(rate);
+            }
+            table.push((*build, nodes_n, median(rates)));
+        }
+    }
+    match previous {
+        Some(bin) => std::env::set_var("TEST_FNHOST_BIN", bin),
+        None => std::env::remove_var("TEST_FNHOST_BIN"),
+    }
+    println!(
+        "\nmany accounts on PostgreSQL, MEDIAN of {} rounds each:",
+        rounds()
+    );
+    println!("| build | nodes | test-mode sessions/s (16 accounts at once) |");
+    println!("|---|---|---|");
+    for (build, n, rate) in table {
+        println!("| {build} | {n} | {rate:.1} |");
+    }
+}
+
 /// Resident memory (VmRSS) of every process of a server's browser, in MiB,
 /// and how many there are.
 fn browser_rss_mib(s: &Server) -> (f64, usize) {
