@@ -3,7 +3,7 @@
 //!
 //! Every process is a node, with the id its data directory keeps
 //! (`Store::node`). It writes a heartbeat every [`HEARTBEAT`], on a
-//! connection of its own and without the write lock, so that neither its
+//! connection of its own and without a lock, so that neither its
 //! own queued writes nor other nodes' transactions delay it. A node whose
 //! heartbeat another node has watched standing still for `node_lease_ms`
 //! (by the watcher's own clock: clocks are never compared) has lost its
@@ -246,7 +246,7 @@ pub fn wait_for_previous_life(store: &crate::store::Store, lease_ms: u64) -> any
 pub async fn heartbeat(state: crate::state::AppState) {
     loop {
         // The heartbeat itself, on a connection of its own: it waits
-        // neither for this node's queued writes nor for the write lock.
+        // neither for this node's queued writes nor for a lock.
         let store = state.store.clone();
         let beaten = tokio::task::spawn_blocking(move || store.write_own_rows(beat)).await;
         match beaten {

@@ -242,9 +242,10 @@ pub enum Location {
 ///
 /// Writes are applied in queue order, so after a crash the database holds
 /// a prefix of them: a batch is durable as a whole or not at all. On
-/// PostgreSQL each write is a transaction of its own under the shared write
-/// lock (see `postgres.rs`). `write` and `write_relaxed` commit on the
-/// calling thread, between the writer's transactions.
+/// PostgreSQL each write is a transaction of its own under the locks of its
+/// [`Scope`] (see `postgres.rs`), run by one of the node's writer lanes: the
+/// writes of one scope in queue order, those of different scopes at once.
+/// `write` and `write_relaxed` commit on the calling thread (`Scope::All`).
 #[derive(Clone)]
 pub struct Store {
     inner: Arc<Inner>,

@@ -109,10 +109,10 @@ pub fn schema_version() -> i32 {
 
 /// The URL's settings, with the bounds a shared database needs unless the
 /// URL sets its own: a node that freezes or vanishes while it holds the
-/// write lock must not stop every other node's writes for long.
+/// locks must not stop other writes for long.
 ///
 /// - a transaction idle for 30 s is ended by the server (its lock freed);
-/// - a statement runs at most 60 s, waiting for the write lock included;
+/// - a statement runs at most 60 s, waiting for a lock included;
 /// - a connection is given 10 s to open, and TCP keepalives notice a peer
 ///   gone silent within about a minute.
 ///
@@ -345,7 +345,7 @@ impl Pg {
         write_on(conn.get(), node, durable, scope, f)
     }
 
-    /// A write that does not take the write lock: only for rows no other
+    /// A write that takes no lock: only for rows no other
     /// node writes (a node's own heartbeat), so that it never waits behind
     /// other nodes' transactions.
     pub(super) fn write_unlocked<R>(
@@ -536,7 +536,7 @@ impl Conn {
 
     /// Open a transaction. Its opening statements go out with its first
     /// statement, in the same round trip (the server runs them in order, so
-    /// that statement's snapshot is taken after the write lock is held).
+    /// that statement's snapshot is taken after its locks are held).
     fn begin(&self, sql: &str) -> anyhow::Result<()> {
         if self.in_tx.get() {
             self.end("ROLLBACK")?;
