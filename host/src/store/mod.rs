@@ -8,11 +8,15 @@
 //! applies the writes of one [`Scope`] in queue order. Reads run on the
 //! caller's thread (`read`) or a blocking thread (`read_async`).
 
+mod connect;
 pub mod key;
+mod locks;
 mod postgres;
 mod redb_engine;
+mod tables;
 pub mod tls;
 mod tx;
+mod writer;
 
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -23,10 +27,12 @@ use redb::ReadableDatabase;
 use serde::{de::DeserializeOwned, Serialize};
 use tokio::sync::oneshot;
 
-pub use postgres::{
-    account_lock_key, schema_version as postgres_schema_version, INSTALLATION_LOCK, KEYS_POLL,
-};
+pub use locks::{account_lock_key, INSTALLATION_LOCK};
+pub use postgres::{schema_version as postgres_schema_version, KEYS_POLL};
+use tables::ALL;
+pub use tables::*;
 pub use tx::{put_json, Tx};
+use writer::{dropped_write, lane_of, postgres_writer, redb_writer, Done, Job, POSTGRES_LANES};
 
 /// Whose data a write transaction reads and writes: what it waits for on a
 /// shared database, and which of the node's writer lanes runs it.
@@ -55,167 +61,6 @@ impl Scope {
         Scope::Account(id.to_string())
     }
 }
-
-/// What a table's keys and values are.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    /// String key → JSON value.
-    Json,
-    /// String key → string (an index or a small mark).
-    Index,
-    /// Sequence number → JSON value.
-    Seq,
-    /// String key → signed counter.
-    Counter,
-}
-
-/// A table: its name and what it holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Table {
-    pub name: &'static str,
-    pub kind: Kind,
-}
-
-impl Table {
-    const fn json(name: &'static str) -> Table {
-        Table {
-            name,
-            kind: Kind::Json,
-        }
-    }
-    const fn index(name: &'static str) -> Table {
-        Table {
-            name,
-            kind: Kind::Index,
-        }
-    }
-    const fn seq(name: &'static str) -> Table {
-        Table {
-            name,
-            kind: Kind::Seq,
-        }
-    }
-    const fn counter(name: &'static str) -> Table {
-        Table {
-            name,
-            kind: Kind::Counter,
-        }
-    }
-}
-
-/// Accounts by id.
-pub const ACCOUNTS: Table = Table::json("accounts");
-/// API keys by id.
-pub const KEYS: Table = Table::json("keys");
-/// Key id by the hex SHA-256 of the key text (the key itself is never stored).
-pub const KEY_HASHES: Table = Table::index("key_hashes");
-/// The ledger's immutable entries by `account:mode:seq`.
-pub const LEDGER: Table = Table::json("ledger");
-/// The ledger as databases written before per-account numbering kept it
-/// (one sequence for the installation): emptied into LEDGER at start-up.
-pub const GLOBAL_LEDGER: Table = Table::seq("ledger_entries");
-/// Balance and open reserves per `account:mode`, maintained in the same
-/// transaction as the entries they sum.
-pub const BALANCES: Table = Table::json("balances");
-/// Reservations by id.
-pub const RESERVATIONS: Table = Table::json("reservations");
-/// Settled micro-dollars per `account:mode:YYYY-MM-DD`.
-pub const SPEND_BY_DAY: Table = Table::counter("spend_by_day");
-/// Idempotency records by `account:mode:key`.
-pub const IDEMPOTENCY: Table = Table::json("idempotency");
-/// Sessions by id.
-pub const SESSIONS: Table = Table::json("sessions");
-/// Listing index: `account:mode:<created micros, 20 digits>:<id>` → id.
-pub const SESSION_INDEX: Table = Table::index("session_index");
-/// Sessions marked running, by id → the node running them: what the
-/// watchdog checks against the live runs without reading every session.
-pub const RUNNING_SESSIONS: Table = Table::index("running_sessions");
-/// A session's event log: `session_id:<seq, 20 digits>` → event.
-pub const EVENTS: Table = Table::json("session_events");
-/// A session's rows: `session_id:<n, 20 digits>` → row.
-pub const ROWS: Table = Table::json("session_rows");
-/// Receipts by id.
-pub const RECEIPTS: Table = Table::json("receipts");
-/// A session's receipts: `session_id:<n, 20 digits>` → receipt id.
-pub const SESSION_RECEIPTS: Table = Table::index("session_receipts");
-/// Proposals for follow-up turns by id.
-pub const PROPOSALS: Table = Table::json("proposals");
-/// Webhook endpoints by id.
-pub const WEBHOOKS: Table = Table::json("webhooks");
-/// Listing index of webhook endpoints: `account:mode:<created micros, 20 digits>:<id>` → id.
-pub const WEBHOOK_INDEX: Table = Table::index("webhook_index");
-/// Messages waiting for delivery (the durable outbox):
-/// `<due unix ms, 20 digits>:<msg_id>:<endpoint id or "run">` → entry.
-pub const OUTBOX: Table = Table::json("webhook_outbox");
-/// Every delivery attempt: `<endpoint id or run:account:mode>:<at micros, 20 digits>:<attempt id>` → attempt.
-pub const ATTEMPTS: Table = Table::json("webhook_attempts");
-/// An attempt's key in ATTEMPTS by attempt id.
-pub const ATTEMPT_KEYS: Table = Table::index("webhook_attempt_keys");
-/// Dead-lettered messages, kept with their bytes: `<endpoint id or run:account:mode>:<msg_id>` → entry.
-pub const DEAD_LETTERS: Table = Table::json("webhook_dead_letters");
-/// Every message queued for an endpoint, kept for a manual redelivery:
-/// `<endpoint id>:<msg_id>` → entry (its first form, with its bytes).
-pub const MESSAGES: Table = Table::json("webhook_messages");
-/// Monitors (`monitors::*` reads and writes them): id → monitor.
-pub const MONITORS: Table = Table::json("monitors");
-/// Monitor runs: `<monitor id>:<run number, padded>` → run.
-pub const MONITOR_RUNS: Table = Table::json("monitor_runs");
-/// Small singletons: schema version, the receipt signing key, secrets.
-pub const META: Table = Table::json("meta");
-
-/// Named counters shared by every node (the keys generation).
-pub const COUNTERS: Table = Table::counter("counters");
-/// The nodes serving this database, by node id → last heartbeat.
-pub const NODES: Table = Table::json("nodes");
-/// Singleton jobs (the monitor scheduler) by name → the node holding them, until when.
-pub const LEASES: Table = Table::json("leases");
-/// Idempotency-Key claims whose request has not finished: table key → node.
-pub const PENDING_CLAIMS: Table = Table::index("idempotency_pending");
-/// Outbox entries being delivered: outbox key → the node delivering it, until when.
-pub const OUTBOX_CLAIMS: Table = Table::json("webhook_outbox_claims");
-/// Running sessions by account and mode: `account:mode:session id` → node
-/// (what the runs-in-flight cap counts across nodes).
-pub const RUNNING_BY_SCOPE: Table = Table::index("running_by_scope");
-/// Stops asked for runs on another node: session id → "".
-pub const STOP_REQUESTS: Table = Table::index("stop_requests");
-
-/// Every table, created when a database is opened.
-const ALL: &[Table] = &[
-    ACCOUNTS,
-    KEYS,
-    KEY_HASHES,
-    LEDGER,
-    GLOBAL_LEDGER,
-    BALANCES,
-    RESERVATIONS,
-    SPEND_BY_DAY,
-    IDEMPOTENCY,
-    SESSIONS,
-    SESSION_INDEX,
-    RUNNING_SESSIONS,
-    EVENTS,
-    ROWS,
-    RECEIPTS,
-    SESSION_RECEIPTS,
-    PROPOSALS,
-    WEBHOOKS,
-    WEBHOOK_INDEX,
-    OUTBOX,
-    ATTEMPTS,
-    ATTEMPT_KEYS,
-    DEAD_LETTERS,
-    MESSAGES,
-    MONITORS,
-    MONITOR_RUNS,
-    META,
-    COUNTERS,
-    NODES,
-    LEASES,
-    PENDING_CLAIMS,
-    OUTBOX_CLAIMS,
-    STOP_REQUESTS,
-    RUNNING_BY_SCOPE,
-];
 
 /// Where an installation keeps its data.
 #[derive(Debug, Clone)]
@@ -294,45 +139,6 @@ impl Drop for Inner {
         }
     }
 }
-
-/// The most writes one batch takes.
-const MAX_BATCH: usize = 256;
-
-/// A queued write: its closure, whether its caller waits for the fsync,
-/// and what it locks.
-struct Job {
-    durable: bool,
-    scope: Scope,
-    run: Box<dyn FnOnce(&Tx) -> Done + Send>,
-}
-
-/// PostgreSQL writer lanes per node: writes of different scopes commit at
-/// once, each lane on a connection of its own; one scope always takes the
-/// same lane, so its writes keep their queue order.
-const POSTGRES_LANES: usize = 4;
-
-/// The lane of a scope among `lanes`.
-fn lane_of(scope: &Scope, lanes: usize) -> usize {
-    use std::hash::{Hash, Hasher};
-    match scope {
-        Scope::All => 0,
-        other => {
-            let mut h = std::collections::hash_map::DefaultHasher::new();
-            other.hash(&mut h);
-            (h.finish() % lanes as u64) as usize
-        }
-    }
-}
-
-/// A write's closure has run: commit or roll back, then answer with the
-/// outcome of the commit (and, for a durable write, of the fsync).
-struct Done {
-    commit: bool,
-    answer: Answer,
-}
-
-/// Tells a write's caller how its commit went.
-type Answer = Box<dyn FnOnce(Result<(), String>) + Send>;
 
 impl Store {
     /// Open the store at `location`, as a node of a new id.
@@ -690,186 +496,6 @@ where
             Err(oneshot::error::TryRecvError::Closed) => Some(Err(dropped_write())),
         }
     }
-}
-
-/// What a caller gets when the writer dropped its write unanswered.
-fn dropped_write<E: From<anyhow::Error>>() -> E {
-    E::from(anyhow::anyhow!(
-        "database write failed: the writer dropped it (the write panicked, or the database could not be reached)"
-    ))
-}
-
-/// The redb writer thread: batches of queued writes, one fsync per batch.
-fn redb_writer(
-    db: &redb::Database,
-    node: &str,
-    keys_generation: &AtomicU64,
-    stats: &Counters,
-    jobs: mpsc::Receiver<Job>,
-) {
-    while let Ok(first) = jobs.recv() {
-        let mut batch = vec![first];
-        while batch.len() < MAX_BATCH {
-            match jobs.try_recv() {
-                Ok(job) => batch.push(job),
-                Err(_) => break,
-            }
-        }
-        let last_durable = batch.iter().rposition(|j| j.durable);
-        // Committed durable writes waiting for the batch's fsync.
-        let mut waiting: Vec<Answer> = Vec::new();
-        for (i, job) in batch.into_iter().enumerate() {
-            let flush = Some(i) == last_durable;
-            let mut wtx = match db.begin_write() {
-                Ok(tx) => tx,
-                Err(e) => {
-                    // Dropping the job drops its reply: the caller sees an error.
-                    tracing::error!(error = %e, "cannot begin a write transaction");
-                    drop(job);
-                    continue;
-                }
-            };
-            let durability = if flush {
-                redb::Durability::Immediate
-            } else {
-                redb::Durability::None
-            };
-            if let Err(e) = wtx.set_durability(durability) {
-                tracing::error!(error = %e, "cannot set a write's durability");
-                continue;
-            }
-            let run = job.run;
-            let ran = {
-                let tx = Tx::new(&wtx, true, node);
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(&tx)))
-                    .map(|done| (done, tx.touched_keys()))
-            };
-            let (done, touched) = match ran {
-                Ok(x) => x,
-                Err(_) => {
-                    // The write panicked: roll it back; its caller sees an error.
-                    let _ = wtx.abort();
-                    continue;
-                }
-            };
-            if !done.commit {
-                // The closure refused: roll back this write alone.
-                let _ = wtx.abort();
-                (done.answer)(Ok(()));
-                continue;
-            }
-            let committed = wtx.commit().map_err(|e| e.to_string());
-            if committed.is_ok() {
-                stats.commits.fetch_add(1, Ordering::Relaxed);
-                if flush {
-                    stats.flushes.fetch_add(1, Ordering::Relaxed);
-                }
-                if touched {
-                    keys_generation.fetch_add(1, Ordering::SeqCst);
-                }
-            }
-            match (committed, job.durable, flush) {
-                (Err(e), _, _) => {
-                    (done.answer)(Err(e.clone()));
-                    if flush {
-                        answer_all(&mut waiting, Err(e));
-                    }
-                }
-                (Ok(()), false, _) => (done.answer)(Ok(())),
-                (Ok(()), true, false) => waiting.push(done.answer),
-                (Ok(()), true, true) => {
-                    waiting.push(done.answer);
-                    answer_all(&mut waiting, Ok(()));
-                }
-            }
-        }
-        // The last durable write did not commit: flush the earlier ones.
-        if !waiting.is_empty() {
-            let flushed = empty_durable_commit(db);
-            if flushed.is_ok() {
-                stats.flushes.fetch_add(1, Ordering::Relaxed);
-            }
-            answer_all(&mut waiting, flushed);
-        }
-    }
-}
-
-/// The PostgreSQL writer thread: each queued write in a transaction of its
-/// own, in queue order, on a connection of its own (opened again if lost).
-fn postgres_writer(
-    pg: &postgres::Pg,
-    node: &str,
-    keys_generation: &AtomicU64,
-    stats: &Counters,
-    jobs: mpsc::Receiver<Job>,
-) {
-    let mut conn: Option<postgres::Conn> = None;
-    while let Ok(job) = jobs.recv() {
-        if conn.as_ref().is_none_or(|c| c.is_closed()) {
-            conn = match pg.connect() {
-                Ok(c) => Some(c),
-                Err(e) => {
-                    tracing::error!(error = ?e, "cannot connect the database writer; the write fails");
-                    continue;
-                }
-            };
-        }
-        let c = conn.as_ref().expect("connected");
-        let durable = job.durable;
-        let scope = job.scope;
-        let run = job.run;
-        // The caller's answer, kept here once the closure has run, so that a
-        // failed commit is answered with its error.
-        let mut answer: Option<Answer> = None;
-        let written = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            postgres::write_on(c, node, durable, &scope, |tx| {
-                let done = run(tx);
-                let commit = done.commit;
-                answer = Some(done.answer);
-                (commit, tx.touched_keys())
-            })
-        }));
-        match written {
-            Err(_) => {
-                // The write panicked: its transaction is rolled back with the
-                // connection, and its caller sees an error.
-                conn = None;
-            }
-            Ok(Err(e)) => {
-                tracing::error!(error = ?e, "a database write failed");
-                if let Some(answer) = answer {
-                    answer(Err(format!("database write failed: {e:#}")));
-                }
-            }
-            Ok(Ok(w)) => {
-                let touched = w.out;
-                if w.committed {
-                    stats.commits.fetch_add(1, Ordering::Relaxed);
-                    if durable {
-                        stats.flushes.fetch_add(1, Ordering::Relaxed);
-                    }
-                    if touched {
-                        keys_generation.fetch_add(1, Ordering::SeqCst);
-                    }
-                }
-                if let Some(answer) = answer {
-                    answer(Ok(()));
-                }
-            }
-        }
-    }
-}
-
-fn answer_all(waiting: &mut Vec<Answer>, outcome: Result<(), String>) {
-    for answer in waiting.drain(..) {
-        answer(outcome.clone());
-    }
-}
-
-/// Flush the batch's earlier commits when its last durable write did not commit.
-fn empty_durable_commit(db: &redb::Database) -> Result<(), String> {
-    let tx = db.begin_write().map_err(|e| e.to_string())?;
-    tx.commit().map_err(|e| e.to_string())
 }
 
 /// Encode a value for a JSON table.

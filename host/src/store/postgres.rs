@@ -41,14 +41,12 @@ use anyhow::Context;
 use futures::executor::block_on;
 use tokio_postgres::types::ToSql;
 use tokio_postgres::{Client, Statement};
-use tokio_postgres_rustls::MakeRustlsConnect;
 
+use super::connect::{connection_config, watch_keys, Connect};
+use super::locks::{generation_mark, opening};
 use super::tx::{Engine, Tx};
 use super::{Scope, Table, COUNTERS};
 
-/// The installation's advisory lock: held shared by scoped writes,
-/// exclusive by writes of `Scope::All`, until their transactions end.
-pub const INSTALLATION_LOCK: i64 = 0x666e_686f_7374_01;
 /// The lock migrations run under.
 const MIGRATION_LOCK: i64 = 0x666e_686f_7374_02;
 /// Connections for reads and blocking writes, per node.
@@ -66,95 +64,9 @@ const MIGRATIONS: &[(i32, &str, &str)] = &[(
     include_str!("../../migrations/postgres/0001_kv.sql"),
 )];
 
-/// The advisory lock key of an account's writes: the first 8 bytes of
-/// SHA-256 of `fnhost account:<id>` (an operator can take it by hand, with
-/// `pg_advisory_lock`, to hold one account's writes).
-pub fn account_lock_key(account: &str) -> i64 {
-    lock_key("account", account)
-}
-
-fn lock_key(kind: &str, name: &str) -> i64 {
-    use sha2::Digest;
-    let digest = sha2::Sha256::digest(format!("fnhost {kind}:{name}").as_bytes());
-    i64::from_be_bytes(digest[..8].try_into().expect("8 bytes"))
-}
-
-/// The statements that open a write transaction of `scope`: its locks.
-/// A scoped write takes its scope's lock before the installation's (shared),
-/// so that while it waits for its own account it holds nothing another
-/// write needs; a write of `Scope::All` takes no scope's lock. No two
-/// writes can wait for each other in a circle.
-fn opening(scope: &Scope, durable: bool) -> String {
-    let scoped = |key: i64| {
-        format!(
-            "SELECT pg_advisory_xact_lock({key}); SELECT pg_advisory_xact_lock_shared({INSTALLATION_LOCK})"
-        )
-    };
-    let locks = match scope {
-        Scope::All => format!("SELECT pg_advisory_xact_lock({INSTALLATION_LOCK})"),
-        Scope::Account(id) => scoped(account_lock_key(id)),
-        Scope::Object(name) => scoped(lock_key("object", name)),
-    };
-    if durable {
-        format!("BEGIN; {locks}")
-    } else {
-        format!("BEGIN; {locks}; SET LOCAL synchronous_commit = off")
-    }
-}
-
 /// The newest schema version this build knows.
 pub fn schema_version() -> i32 {
     MIGRATIONS.last().map(|m| m.0).unwrap_or(0)
-}
-
-/// The URL's settings, with the bounds a shared database needs unless the
-/// URL sets its own: a node that freezes or vanishes while it holds the
-/// locks must not stop other writes for long.
-///
-/// - a transaction idle for 30 s is ended by the server (its lock freed);
-/// - a statement runs at most 60 s, waiting for a lock included;
-/// - a connection is given 10 s to open, and TCP keepalives notice a peer
-///   gone silent within about a minute.
-///
-/// TLS as the string's `sslmode` and `sslrootcert` say (see `tls.rs`).
-fn connection_config(url: &str) -> anyhow::Result<Connect> {
-    let (url, tls) = super::tls::split(url)?;
-    let mut config: tokio_postgres::Config = url
-        .parse()
-        .context("postgres_url is not a PostgreSQL connection string")?;
-    config.ssl_mode(tls.mode.driver_mode());
-    let options = config.get_options().unwrap_or("").to_string();
-    let mut add = Vec::new();
-    for (name, value) in [
-        ("idle_in_transaction_session_timeout", "30s"),
-        ("statement_timeout", "60s"),
-    ] {
-        if !options.contains(name) {
-            add.push(format!("-c {name}={value}"));
-        }
-    }
-    if !add.is_empty() {
-        config.options(format!("{options} {}", add.join(" ")).trim());
-    }
-    if config.get_connect_timeout().is_none() {
-        config.connect_timeout(Duration::from_secs(10));
-    }
-    config
-        .keepalives(true)
-        .keepalives_idle(Duration::from_secs(30))
-        .keepalives_interval(Duration::from_secs(10))
-        .keepalives_retries(3);
-    Ok(Connect {
-        config,
-        tls: super::tls::connector(&tls)?,
-    })
-}
-
-/// How to open a connection: the driver's settings and the TLS connector.
-#[derive(Clone)]
-struct Connect {
-    config: tokio_postgres::Config,
-    tls: MakeRustlsConnect,
 }
 
 /// One connection and its prepared statements.
@@ -390,51 +302,6 @@ impl Pg {
     }
 }
 
-/// Poll the shared keys generation forever, moving the local one when it
-/// changes; reconnect when the connection is lost.
-async fn watch_keys(connect: Connect, local: Arc<AtomicU64>) {
-    let mut seen: Option<Vec<u8>> = None;
-    let mut tick = tokio::time::interval(KEYS_POLL);
-    let mut client: Option<Client> = None;
-    loop {
-        tick.tick().await;
-        if client.as_ref().is_none_or(Client::is_closed) {
-            client = match connect.config.connect(connect.tls.clone()).await {
-                Ok((c, connection)) => {
-                    tokio::spawn(connection);
-                    Some(c)
-                }
-                Err(e) => {
-                    tracing::warn!(error = %e, "watching key changes: cannot connect; keys are read afresh at every poll until it can");
-                    local.fetch_add(1, Ordering::SeqCst);
-                    continue;
-                }
-            };
-        }
-        let Some(c) = &client else { continue };
-        let row = c
-            .query_opt(
-                "SELECT v FROM fnhost_kv WHERE tbl = $1 AND k = $2",
-                &[&COUNTERS.name, &KEYS_GENERATION.as_bytes()],
-            )
-            .await;
-        match row {
-            Ok(row) => {
-                let now = row.map(|r| r.get::<_, Vec<u8>>(0)).unwrap_or_default();
-                if seen.as_ref().is_some_and(|s| *s != now) {
-                    local.fetch_add(1, Ordering::SeqCst);
-                }
-                seen = Some(now);
-            }
-            Err(e) => {
-                tracing::warn!(error = %e, "watching key changes failed; keys are read afresh at every poll until it works again");
-                local.fetch_add(1, Ordering::SeqCst);
-                client = None;
-            }
-        }
-    }
-}
-
 /// A transaction's unsent writes, as the arrays the batch statements take.
 #[derive(Default)]
 struct Unsent {
@@ -513,20 +380,6 @@ pub(super) fn write_on<R>(
         out,
         committed: true,
     })
-}
-
-/// A value for the keys generation that no other write gives: this
-/// process's start time and a count of its writes, each in 32 bits.
-fn generation_mark() -> i64 {
-    static STARTED: std::sync::OnceLock<i64> = std::sync::OnceLock::new();
-    static WRITES: AtomicU64 = AtomicU64::new(0);
-    let started = *STARTED.get_or_init(|| {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos() as i64);
-        nanos ^ i64::from(std::process::id())
-    });
-    started.wrapping_mul(0x1_0000_0000) ^ WRITES.fetch_add(1, Ordering::Relaxed) as i64
 }
 
 impl Conn {
