@@ -10,6 +10,19 @@ use serde::{Deserialize, Serialize};
 
 use crate::money::Micros;
 
+/// The preview switches this build can open: surfaces served fully once
+/// opened (each opens planned routes of `crate::planned`; the configuration refuses others).
+pub const PREVIEW_SWITCHES: &[&str] = &[
+    "extractions",
+    "receipts",
+    "webhook_test",
+    "redaction",
+    "refresh",
+    "discover",
+    "monitors",
+    "mcp",
+];
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Config {
@@ -62,7 +75,7 @@ pub struct Config {
     pub resolve_overrides: std::collections::HashMap<String, Vec<std::net::IpAddr>>,
     pub faults: Faults,
     /// Planned surfaces the operator opens ahead of their release (see
-    /// `crate::planned::PREVIEW_SWITCHES`): a TOML list, or from the
+    /// `PREVIEW_SWITCHES`): a TOML list, or from the
     /// environment a list or a comma-separated string
     /// (`FNHOST_PREVIEW=extractions,receipts`). Empty: every planned route
     /// answers 501 as the specification says.
@@ -399,9 +412,9 @@ impl Config {
         );
         for name in &self.preview {
             anyhow::ensure!(
-                crate::planned::PREVIEW_SWITCHES.contains(&name.as_str()),
+                PREVIEW_SWITCHES.contains(&name.as_str()),
                 "preview: {name:?} is not a surface this build can open (it can open: {})",
-                crate::planned::PREVIEW_SWITCHES.join(", ")
+                PREVIEW_SWITCHES.join(", ")
             );
         }
         Ok(())

@@ -23,18 +23,7 @@ pub struct Planned {
     pub switch: &'static str,
 }
 
-/// The preview switches this build can open: surfaces served fully once
-/// opened (every switch of the table; the configuration refuses others).
-pub const PREVIEW_SWITCHES: &[&str] = &[
-    "extractions",
-    "receipts",
-    "webhook_test",
-    "redaction",
-    "refresh",
-    "discover",
-    "monitors",
-    "mcp",
-];
+pub use crate::config::PREVIEW_SWITCHES;
 
 pub const PLANNED: &[Planned] = &[
     Planned {

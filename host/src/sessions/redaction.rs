@@ -60,18 +60,21 @@ pub async fn delete(
 ) -> Result<Session, crate::http::ApiError> {
     use crate::http::ApiError;
     caller.require("sessions:write")?;
-    super::api::owned(state, caller, id, kind)?;
     let (id, scope, public_url) = (
         id.to_string(),
         caller.scope_key(),
         state.config.public_url(),
     );
+    let (account, mode) = (caller.account.id.clone(), caller.mode());
     let s = state
         .store
         .write_async_in(
             Scope::account(&caller.account.id),
             move |tx| -> Result<Session, ApiError> {
-                let mut s = super::get(tx, &id)?.ok_or(ApiError::NotFound)?;
+                // Another account's run, or a run of another kind, is not there.
+                let mut s = super::get(tx, &id)?
+                    .filter(|s| s.kind == kind && s.account == account && s.mode == mode)
+                    .ok_or(ApiError::NotFound)?;
                 if s.is_running() {
                     return Err(ApiError::SessionBusy {
                         status: s.status_str().into(),
