@@ -3,6 +3,7 @@
 //! of trust.
 
 use crate::cards::{absolute, read_card};
+use crate::dom::AttrOf as _;
 use crate::dom::{Doc, BUTTON, CHROME, RELATED};
 use crate::record::{Field, Record};
 use crate::{embedded, price, repeated};
@@ -122,7 +123,7 @@ fn cards_by_url(cx: &Ctx, urls: &[String]) -> Vec<Option<usize>> {
         if e.tag != "a" || e.flags & (CHROME | RELATED) != 0 {
             continue;
         }
-        let Some(h) = e.el.value().attr("href") else {
+        let Some(h) = e.el.value().attr_of("href") else {
             continue;
         };
         if let Some(g) = absolute(cx.base, h).and_then(|u| ids.get(&url_key(&u)).copied()) {
@@ -148,7 +149,7 @@ fn main_product_outside(doc: &Doc, cards: &[usize]) -> bool {
     doc.els.iter().enumerate().any(|(i, e)| {
         (e.flags & BUTTON != 0 || e.tag == "button")
             && e.flags & (CHROME | RELATED) == 0
-            && e.el.value().attr("disabled").is_none()
+            && e.el.value().attr_of("disabled").is_none()
             && !inside(i)
             && crate::text::is_buy_text(&doc.text_of(i, 80))
             && !repeated::in_card_list(doc, i)
@@ -220,7 +221,11 @@ fn last_segments(cx: &Ctx) -> HashMap<String, String> {
         if e.tag != "a" {
             continue;
         }
-        let Some(u) = e.el.value().attr("href").and_then(|h| absolute(cx.base, h)) else {
+        let Some(u) =
+            e.el.value()
+                .attr_of("href")
+                .and_then(|h| absolute(cx.base, h))
+        else {
             continue;
         };
         let path = path_key(&u);

@@ -1,6 +1,7 @@
 //! The price of a product page: every price the visible page shows, scored
 //! by where it stands and how it is named.
 
+use crate::dom::AttrOf as _;
 use crate::dom::{Doc, CHROME, HIDDEN, LINK, OPTION, RELATED, STRIKE};
 use crate::money::{has_currency_mark, parse_current_price, Price};
 use crate::price::PriceFound;
@@ -233,7 +234,7 @@ fn compute_price_candidates(doc: &Doc) -> Vec<PriceFound> {
         }
         if e.el
             .value()
-            .attr("id")
+            .attr_of("id")
             .map(|i| i.to_ascii_lowercase().has("price") && !i.chars().any(|c| c.is_ascii_digit()))
             .unwrap_or(false)
         {
@@ -257,14 +258,14 @@ fn compute_price_candidates(doc: &Doc) -> Vec<PriceFound> {
             notes.push("-save".into());
         }
         if own.split_whitespace().any(|w| w == "price")
-            || e.el.value().attr("itemprop") == Some("price")
+            || e.el.value().attr_of("itemprop") == Some("price")
         {
             score += 1;
             notes.push(format!("+{}", 1));
         }
         let style =
             e.el.value()
-                .attr("style")
+                .attr_of("style")
                 .unwrap_or("")
                 .to_ascii_lowercase();
         if style.has("bold") || style.has("font-size") || style.has("font:") {
