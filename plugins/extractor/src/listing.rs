@@ -137,7 +137,20 @@ fn cards_by_url(cx: &Ctx, urls: &[String]) -> Vec<Option<usize>> {
 /// visible price elsewhere, or a buy button outside them. Prices and buttons
 /// of another list of cards (teasers, top sellers) are not the page's own.
 fn main_product_outside(doc: &Doc, cards: &[usize]) -> bool {
-    let inside = |el: usize| cards.iter().any(|&c| el >= c && el < doc.els[c].el_end);
+    // Which elements lie inside a card, marked once (asking every card for
+    // every element is quadratic on a list of thousands).
+    let mut depth = vec![0i32; doc.els.len() + 1];
+    for &c in cards {
+        depth[c] += 1;
+        depth[doc.els[c].el_end] -= 1;
+    }
+    let mut in_card = vec![false; doc.els.len()];
+    let mut open = 0;
+    for (i, d) in depth.iter().take(doc.els.len()).enumerate() {
+        open += d;
+        in_card[i] = open > 0;
+    }
+    let inside = |el: usize| in_card.get(el).copied().unwrap_or(false);
     if let Some(best) = price::page::main_price(doc) {
         if !inside(best.el)
             && !repeated::in_other_region(doc, best.el)

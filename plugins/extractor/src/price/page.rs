@@ -172,11 +172,14 @@ fn compute_price_candidates(doc: &Doc) -> Vec<PriceFound> {
     };
     // Each candidate's kind, computed once (it is looked up again below).
     let kinds: Vec<String> = raws.iter().map(kind).collect();
-    let mut counts: std::collections::HashMap<&str, Vec<String>> = std::collections::HashMap::new();
+    // The distinct values of each kind (a set: a long list of cards has
+    // thousands of them).
+    let mut counts: std::collections::HashMap<&str, std::collections::HashSet<String>> =
+        std::collections::HashMap::new();
     for (r, k) in raws.iter().zip(&kinds) {
         let v = counts.entry(k.as_str()).or_default();
         if !v.contains(&r.price.value) {
-            v.push(r.price.value.clone());
+            v.insert(r.price.value.clone());
         }
     }
     // Consensus: the main price is often shown in several places (buy box,
