@@ -52,21 +52,18 @@ pub struct Doc<'a> {
     pub locale: crate::locale::Locale,
 }
 
-/// Hint words that set flags, looked for in one pass (see [`Words`]).
-static FLAG_WORDS: Words = Words::new(&[
+/// The words looked for in every element's hint, all in one pass over it
+/// (see [`Words`]): the words that set flags, the words of blocks of other
+/// products, and an inline `display:none`.
+static HINT_WORDS: Words = Words::new(&[
+    // Flags (bits 0-5).
     "line-through",
     "strike",
     "product",
     "fraction",
     "cent",
     "decimal",
-]);
-const LINE_THROUGH: u64 = 1;
-const STRIKE_WORD: u64 = 1 << 1;
-const PRODUCT_WORD: u64 = 1 << 2;
-const FRACTION_WORDS: u64 = 0b111 << 3;
-
-static RELATED_WORDS: Words = Words::new(&[
+    // Blocks of other products (bits 6-23).
     "related",
     "recommend",
     "similar",
@@ -85,7 +82,15 @@ static RELATED_WORDS: Words = Words::new(&[
     "sims-",
     "p13n",
     "suggest",
+    // Hidden by its style (bit 24; see `hint_of`).
+    "display-none",
 ]);
+const LINE_THROUGH: u64 = 1;
+const STRIKE_WORD: u64 = 1 << 1;
+const PRODUCT_WORD: u64 = 1 << 2;
+const FRACTION_WORDS: u64 = 0b111 << 3;
+const RELATED_WORDS: u64 = ((1 << 18) - 1) << 6;
+const DISPLAY_NONE: u64 = 1 << 24;
 
 fn hint_of(el: &scraper::node::Element) -> String {
     let mut h = String::new();
@@ -129,8 +134,10 @@ fn push_lowercase(out: &mut String, v: &str) {
     }
 }
 
-fn is_hidden(el: &scraper::node::Element, hint: &str) -> bool {
-    if el.attr_of("hidden").is_some() || hint.has("display-none") {
+/// Whether an element is hidden; `display_none`: its hint holds
+/// "display-none".
+fn is_hidden(el: &scraper::node::Element, hint: &str, display_none: bool) -> bool {
+    if el.attr_of("hidden").is_some() || display_none {
         return true;
     }
     if el.name() == "input"
@@ -206,9 +213,9 @@ impl<'a> Doc<'a> {
             _ => {}
         }
         let hint = hint_of(e);
-        let found = FLAG_WORDS.found_in(&hint);
+        let found = HINT_WORDS.found_in(&hint);
         let mut flags = inherited;
-        if is_hidden(e, &hint) {
+        if is_hidden(e, &hint, found & DISPLAY_NONE != 0) {
             flags |= HIDDEN;
         }
         if matches!(tag, "del" | "s" | "strike") || found & (LINE_THROUGH | STRIKE_WORD) != 0 {
@@ -244,7 +251,7 @@ impl<'a> Doc<'a> {
         if tag == "sup" || found & FRACTION_WORDS != 0 {
             flags |= SUP;
         }
-        if depth > 2 && RELATED_WORDS.any_in(&hint) {
+        if depth > 2 && found & RELATED_WORDS != 0 {
             flags |= RELATED;
         }
         let idx = self.els.len();
