@@ -59,24 +59,33 @@ fn main() {
         }
         Some("f1") => f1(&root),
         Some("bench") => {
-            build_plugins();
-            // The server under load is the release build; the black-box
-            // benches start it through TEST_FNHOST_BIN (the tests keep the
-            // debug build).
-            run(cargo(&[
-                "build",
-                "--release",
-                "--package",
-                "fnhost",
-                "--bin",
-                "fnhost",
-            ]));
+            let only_extraction = args.get(1).map(String::as_str) == Some("extraction");
+            // `bench extraction` with BENCH_FNHOST_BIN=BINARY times that
+            // fnhost binary as it is (no build): another build's figures.
+            let given = std::env::var_os("BENCH_FNHOST_BIN")
+                .filter(|_| only_extraction)
+                .map(PathBuf::from);
+            if given.is_none() {
+                build_plugins();
+                // The server under load is the release build; the black-box
+                // benches start it through TEST_FNHOST_BIN (the tests keep
+                // the debug build).
+                run(cargo(&[
+                    "build",
+                    "--release",
+                    "--package",
+                    "fnhost",
+                    "--bin",
+                    "fnhost",
+                ]));
+            }
             let server = root.join("target/release/fnhost");
             let server = std::env::var_os("CARGO_TARGET_DIR")
                 .map_or(server, |t| PathBuf::from(t).join("release/fnhost"));
+            let server = given.unwrap_or(server);
             println!("xtask: commit {}", commit());
             extraction_figures(&root, &server);
-            if args.get(1).map(String::as_str) == Some("extraction") {
+            if only_extraction {
                 // The extraction figures only: the component against the
                 // same extractor compiled natively, and stop there.
                 run(cargo(&[
@@ -615,6 +624,10 @@ fn large_page_figures(
         .arg("--out")
         .arg(target.join("bench-synthetic.json"))
         .stdout(std::process::Stdio::null());
+    let errors = target.join("bench-synthetic.err");
+    if let Ok(f) = std::fs::File::create(&errors) {
+        cmd.stderr(f);
+    }
     let started = std::time::Instant::now();
     let mut child = cmd.spawn().unwrap_or_else(|e| {
         eprintln!("xtask: cannot start {}: {e}", server.display());
@@ -650,9 +663,21 @@ fn large_page_figures(
     } else {
         format!("{:.0} MiB", peak_kib as f64 / 1024.0)
     };
-    println!(
-        "fnhost extract, synthetic 10 MB page: {took:.2} s for the whole process, peak RSS {peak} (sampled)"
-    );
+    // A page the plugin could not extract (a time limit, an output bound)
+    // is reported by fnhost on stderr, not by its exit status.
+    let failed = std::fs::read_to_string(&errors)
+        .unwrap_or_default()
+        .lines()
+        .find(|l| l.contains("extraction failed"))
+        .map(str::to_string);
+    match failed {
+        Some(why) => println!(
+            "fnhost extract, synthetic 10 MB page: FAILED after {took:.2} s ({why}), peak RSS {peak} (sampled)"
+        ),
+        None => println!(
+            "fnhost extract, synthetic 10 MB page: {took:.2} s for the whole process, peak RSS {peak} (sampled)"
+        ),
+    }
 }
 
 /// The commit the figures belong to, marked when the tree has changes.
