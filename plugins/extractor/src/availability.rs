@@ -1,6 +1,7 @@
 //! Whether the product can be bought, as the visible page says it: stock
 //! messages, then buy buttons, then short stock phrases.
 
+use crate::dom::AttrOf as _;
 use crate::dom::{Doc, BUTTON, CHROME, HIDDEN, LINK, OPTION, RELATED};
 use crate::text::{availability_from_short_text, availability_from_text, is_buy_text};
 use crate::vocabulary::{CART_HINTS, STOCK_HINTS};
@@ -56,15 +57,15 @@ pub fn of_page(doc: &Doc) -> Option<(&'static str, &'static str)> {
         if !is_button || e.tag == "form" {
             continue;
         }
-        if v.attr("disabled").is_some() {
+        if v.attr_of("disabled").is_some() {
             continue;
         }
         let mut label = doc.text_of(i, 80);
         if label.is_empty() {
             label = v
-                .attr("value")
-                .or_else(|| v.attr("title"))
-                .or_else(|| v.attr("aria-label"))
+                .attr_of("value")
+                .or_else(|| v.attr_of("title"))
+                .or_else(|| v.attr_of("aria-label"))
                 .unwrap_or("")
                 .to_string();
         }

@@ -1,6 +1,7 @@
 //! The fields of one product card of a listing (a subtree of the page):
 //! link, name, current and former price, stock, image, sku and brand.
 
+use crate::dom::AttrOf as _;
 use crate::dom::{Doc, BUTTON, HIDDEN};
 use crate::money::has_currency_mark;
 use crate::price;
@@ -66,7 +67,7 @@ pub fn card_link(doc: &Doc, card: usize, base: &Option<url::Url>) -> Option<Stri
             return None;
         }
         e.el.value()
-            .attr("href")
+            .attr_of("href")
             .filter(|h| usable_href(h))
             .and_then(|h| absolute(base, h))
     })
@@ -98,14 +99,14 @@ fn name_labels(
     for e in &doc.els[card..doc.els[card].el_end] {
         let v = e.el.value();
         let attrs: &[&str] = match e.tag {
-            "a" if url.is_some() && v.attr("href").and_then(|h| absolute(base, h)) == *url => {
+            "a" if url.is_some() && v.attr_of("href").and_then(|h| absolute(base, h)) == *url => {
                 &["aria-label", "title"]
             }
             "img" => &["alt"],
             _ => &[],
         };
         for a in attrs {
-            if let Some(s) = v.attr(a).map(crate::text::squash) {
+            if let Some(s) = v.attr_of(a).map(crate::text::squash) {
                 if s.chars().count() >= 3 && !out.contains(&s) {
                     out.push(s);
                 }
@@ -146,36 +147,40 @@ pub fn read_card(doc: &Doc, card: usize, base: &Option<url::Url>) -> Record {
         let has_text = e.text_end > e.text_start;
         match e.tag {
             "a" if anchor_text.is_none() => {
-                let same = v.attr("href").and_then(|h| absolute(base, h)) == url;
+                let same = v.attr_of("href").and_then(|h| absolute(base, h)) == url;
                 if same && url.is_some() {
                     anchor_text = doc.texts[e.text_start..e.text_end]
                         .iter()
                         .map(|t| t.text.as_str())
                         .find(|t| name_like(t))
                         .map(String::from)
-                        .or_else(|| v.attr("title").filter(|t| name_like(t)).map(String::from));
+                        .or_else(|| {
+                            v.attr_of("title")
+                                .filter(|t| name_like(t))
+                                .map(String::from)
+                        });
                 }
             }
             "img" if image.is_none() => {
                 let src = v
-                    .attr("data-src")
-                    .or_else(|| v.attr("data-lazy-src"))
-                    .or_else(|| v.attr("data-original"))
-                    .or_else(|| v.attr("src"))
+                    .attr_of("data-src")
+                    .or_else(|| v.attr_of("data-lazy-src"))
+                    .or_else(|| v.attr_of("data-original"))
+                    .or_else(|| v.attr_of("src"))
                     .or_else(|| {
-                        v.attr("srcset")
-                            .or_else(|| v.attr("data-srcset"))
+                        v.attr_of("srcset")
+                            .or_else(|| v.attr_of("data-srcset"))
                             .and_then(|s| s.split_whitespace().next())
                     })
                     .filter(|s| !s.trim().is_empty() && !s.trim_start().starts_with("data:"));
                 image = src.and_then(|s| absolute(base, s));
-                alt = v.attr("alt").filter(|a| name_like(a)).map(String::from);
+                alt = v.attr_of("alt").filter(|a| name_like(a)).map(String::from);
             }
             _ => {}
         }
         if i != card && has_text {
             if named.is_none()
-                && (v.attr("itemprop") == Some("name") || is_name_hint(&e.hint))
+                && (v.attr_of("itemprop") == Some("name") || is_name_hint(&e.hint))
                 && !e.hint.has("brand")
                 && e.text_end - e.text_start <= 4
             {
@@ -196,26 +201,29 @@ pub fn read_card(doc: &Doc, card: usize, base: &Option<url::Url>) -> Record {
         }
         if sku.is_none() {
             sku = v
-                .attr("data-product_sku")
-                .or_else(|| v.attr("data-product-sku"))
-                .or_else(|| v.attr("data-sku"))
+                .attr_of("data-product_sku")
+                .or_else(|| v.attr_of("data-product-sku"))
+                .or_else(|| v.attr_of("data-sku"))
                 .and_then(crate::text::clean_identifier);
-            if sku.is_none() && v.attr("itemprop") == Some("sku") {
+            if sku.is_none() && v.attr_of("itemprop") == Some("sku") {
                 sku = v
-                    .attr("content")
+                    .attr_of("content")
                     .map(String::from)
                     .or_else(|| Some(doc.text_of(i, 60)))
                     .and_then(|s| crate::text::clean_identifier(&s));
             }
         }
         if (e.flags & BUTTON != 0 || e.tag == "a")
-            && v.attr("disabled").is_none()
-            && !v.attr("class").map(|c| c.has("disabled")).unwrap_or(false)
+            && v.attr_of("disabled").is_none()
+            && !v
+                .attr_of("class")
+                .map(|c| c.has("disabled"))
+                .unwrap_or(false)
         {
             let label = doc.text_of(i, 80);
             let label = if label.is_empty() {
-                v.attr("value")
-                    .or_else(|| v.attr("aria-label"))
+                v.attr_of("value")
+                    .or_else(|| v.attr_of("aria-label"))
                     .unwrap_or("")
                     .to_string()
             } else {

@@ -52,21 +52,18 @@ pub struct Doc<'a> {
     pub locale: crate::locale::Locale,
 }
 
-/// Hint words that set flags, looked for in one pass (see [`Words`]).
-static FLAG_WORDS: Words = Words::new(&[
+/// The words looked for in every element's hint, all in one pass over it
+/// (see [`Words`]): the words that set flags, the words of blocks of other
+/// products, and an inline `display:none`.
+static HINT_WORDS: Words = Words::new(&[
+    // Flags (bits 0-5).
     "line-through",
     "strike",
     "product",
     "fraction",
     "cent",
     "decimal",
-]);
-const LINE_THROUGH: u64 = 1;
-const STRIKE_WORD: u64 = 1 << 1;
-const PRODUCT_WORD: u64 = 1 << 2;
-const FRACTION_WORDS: u64 = 0b111 << 3;
-
-static RELATED_WORDS: Words = Words::new(&[
+    // Blocks of other products (bits 6-23).
     "related",
     "recommend",
     "similar",
@@ -85,7 +82,15 @@ static RELATED_WORDS: Words = Words::new(&[
     "sims-",
     "p13n",
     "suggest",
+    // Hidden by its style (bit 24; see `hint_of`).
+    "display-none",
 ]);
+const LINE_THROUGH: u64 = 1;
+const STRIKE_WORD: u64 = 1 << 1;
+const PRODUCT_WORD: u64 = 1 << 2;
+const FRACTION_WORDS: u64 = 0b111 << 3;
+const RELATED_WORDS: u64 = ((1 << 18) - 1) << 6;
+const DISPLAY_NONE: u64 = 1 << 24;
 
 fn hint_of(el: &scraper::node::Element) -> String {
     let mut h = String::new();
@@ -93,15 +98,16 @@ fn hint_of(el: &scraper::node::Element) -> String {
         match k {
             "class" | "id" | "itemprop" | "data-testid" | "data-test" | "data-qa"
             | "data-component" | "aria-label" => {
-                h.push_str(&v.to_lowercase());
+                push_lowercase(&mut h, v);
                 h.push(' ');
             }
             "style" => {
-                let v = v.to_lowercase();
-                if v.has("line-through") {
+                let mut lower = String::with_capacity(v.len());
+                push_lowercase(&mut lower, v);
+                if lower.has("line-through") {
                     h.push_str(" line-through ");
                 }
-                if v.replace(' ', "").has("display:none") {
+                if lower.replace(' ', "").has("display:none") {
                     h.push_str(" display-none ");
                 }
             }
@@ -118,13 +124,25 @@ fn hint_of(el: &scraper::node::Element) -> String {
     h
 }
 
-fn is_hidden(el: &scraper::node::Element, hint: &str) -> bool {
-    if el.attr("hidden").is_some() || hint.has("display-none") {
+/// `out.push_str(&v.to_lowercase())` without the copy when `v` is ASCII
+/// (class lists and ids almost always are).
+fn push_lowercase(out: &mut String, v: &str) {
+    if v.is_ascii() {
+        out.extend(v.bytes().map(|b| b.to_ascii_lowercase() as char));
+    } else {
+        out.push_str(&v.to_lowercase());
+    }
+}
+
+/// Whether an element is hidden; `display_none`: its hint holds
+/// "display-none".
+fn is_hidden(el: &scraper::node::Element, hint: &str, display_none: bool) -> bool {
+    if el.attr_of("hidden").is_some() || display_none {
         return true;
     }
     if el.name() == "input"
         && el
-            .attr("type")
+            .attr_of("type")
             .map(|t| t.eq_ignore_ascii_case("hidden"))
             .unwrap_or(false)
     {
@@ -162,7 +180,7 @@ impl<'a> Doc<'a> {
         let tag: &'a str = el.value().name();
         match tag {
             "script" => {
-                let ty = e.attr("type").unwrap_or("").to_ascii_lowercase();
+                let ty = e.attr_of("type").unwrap_or("").to_ascii_lowercase();
                 if ty.has("ld+json") {
                     self.jsonld.push(el.text().collect::<String>());
                 } else if !ty.has("template") && !ty.has("html") {
@@ -173,16 +191,16 @@ impl<'a> Doc<'a> {
             "style" | "noscript" | "template" | "svg" | "iframe" | "object" => return,
             "meta" => {
                 let key = e
-                    .attr("property")
-                    .or_else(|| e.attr("name"))
-                    .or_else(|| e.attr("itemprop"));
-                if let (Some(k), Some(c)) = (key, e.attr("content")) {
+                    .attr_of("property")
+                    .or_else(|| e.attr_of("name"))
+                    .or_else(|| e.attr_of("itemprop"));
+                if let (Some(k), Some(c)) = (key, e.attr_of("content")) {
                     self.metas
                         .push((k.trim().to_ascii_lowercase(), c.trim().to_string()));
                 }
             }
             "html" => {
-                if let Some(l) = e.attr("lang").or_else(|| e.attr("xml:lang")) {
+                if let Some(l) = e.attr_of("lang").or_else(|| e.attr_of("xml:lang")) {
                     self.lang = l.trim().to_ascii_lowercase();
                 }
             }
@@ -195,16 +213,16 @@ impl<'a> Doc<'a> {
             _ => {}
         }
         let hint = hint_of(e);
-        let found = FLAG_WORDS.found_in(&hint);
+        let found = HINT_WORDS.found_in(&hint);
         let mut flags = inherited;
-        if is_hidden(e, &hint) {
+        if is_hidden(e, &hint, found & DISPLAY_NONE != 0) {
             flags |= HIDDEN;
         }
         if matches!(tag, "del" | "s" | "strike") || found & (LINE_THROUGH | STRIKE_WORD) != 0 {
             flags |= STRIKE;
         }
         if tag == "button"
-            || (tag == "input" && matches!(e.attr("type"), Some("submit") | Some("button")))
+            || (tag == "input" && matches!(e.attr_of("type"), Some("submit") | Some("button")))
         {
             flags |= BUTTON;
         }
@@ -233,7 +251,7 @@ impl<'a> Doc<'a> {
         if tag == "sup" || found & FRACTION_WORDS != 0 {
             flags |= SUP;
         }
-        if depth > 2 && RELATED_WORDS.any_in(&hint) {
+        if depth > 2 && found & RELATED_WORDS != 0 {
             flags |= RELATED;
         }
         let idx = self.els.len();
@@ -356,12 +374,12 @@ impl<'a> Doc<'a> {
             .iter()
             .filter(|el| {
                 let v = el.value();
-                v.attr("type")
+                v.attr_of("type")
                     .map(|t| t.to_ascii_lowercase().has("json"))
                     .unwrap_or(false)
-                    || v.attr("id") == Some("__NEXT_DATA__")
+                    || v.attr_of("id") == Some("__NEXT_DATA__")
             })
-            .map(|el| (el.value().attr("id"), el.text().collect::<String>()))
+            .map(|el| (el.value().attr_of("id"), el.text().collect::<String>()))
             .collect()
     }
 
@@ -413,5 +431,30 @@ impl<'a> Doc<'a> {
         } else {
             Some(t)
         }
+    }
+}
+
+/// `attr` of an element without interning the name: scraper's `attr` makes
+/// an atom of the name and binary-searches the attributes on every call,
+/// which costs more than comparing the few attributes an element has. Same
+/// answer: the attribute of that local name in no namespace.
+pub trait AttrOf<'a> {
+    fn attr_of(self, name: &str) -> Option<&'a str>;
+}
+
+impl<'a> AttrOf<'a> for &'a scraper::node::Element {
+    #[inline]
+    fn attr_of(self, name: &str) -> Option<&'a str> {
+        self.attrs
+            .iter()
+            .find(|(q, _)| q.prefix.is_none() && q.ns.is_empty() && &*q.local == name)
+            .map(|(_, v)| &**v)
+    }
+}
+
+impl<'a> AttrOf<'a> for ElementRef<'a> {
+    #[inline]
+    fn attr_of(self, name: &str) -> Option<&'a str> {
+        self.value().attr_of(name)
     }
 }

@@ -1,6 +1,7 @@
 //! Product codes the page shows: labelled SKUs, MPNs and GTINs, codes in
 //! form fields and scripts, and the code in the page's URL.
 
+use crate::dom::AttrOf as _;
 use crate::dom::{Doc, CHROME, HIDDEN, OPTION, RELATED};
 use crate::text::is_gtin;
 use crate::vocabulary::{IdKind, ID_LABELS, WEAK_LABELS};
@@ -198,8 +199,8 @@ pub fn of_page(doc: &Doc, page_url: &str, body: &str) -> Ids {
         }
         let name =
             e.el.value()
-                .attr("name")
-                .or_else(|| e.el.value().attr("id"))
+                .attr_of("name")
+                .or_else(|| e.el.value().attr_of("id"))
                 .unwrap_or("")
                 .to_ascii_lowercase();
         let strong = matches!(
@@ -209,7 +210,7 @@ pub fn of_page(doc: &Doc, page_url: &str, body: &str) -> Ids {
         if !strong {
             continue;
         }
-        if let Some(v) = e.el.value().attr("value").and_then(id_token) {
+        if let Some(v) = e.el.value().attr_of("value").and_then(id_token) {
             if !form_ids.contains(&v) {
                 form_ids.push(v);
             }

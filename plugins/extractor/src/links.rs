@@ -1,6 +1,7 @@
 //! Links to further catalog pages: next pages first, then categories and
 //! product pages of the same site. Absolute, deduplicated, bounded.
 
+use crate::dom::AttrOf as _;
 use crate::dom::Doc;
 use crate::text::{Find as _, Words};
 
@@ -183,17 +184,17 @@ pub fn catalog_links(
     for (i, e) in doc.els.iter().enumerate() {
         let v = e.el.value();
         let href = match e.tag {
-            "a" | "link" => v.attr("href"),
+            "a" | "link" => v.attr_of("href"),
             // "Load more" buttons name their target in a data attribute.
             "button" => v
-                .attr("data-href")
-                .or_else(|| v.attr("data-url"))
-                .or_else(|| v.attr("data-next-url"))
-                .or_else(|| v.attr("data-next")),
+                .attr_of("data-href")
+                .or_else(|| v.attr_of("data-url"))
+                .or_else(|| v.attr_of("data-next-url"))
+                .or_else(|| v.attr_of("data-next")),
             _ => None,
         };
         let Some(href) = href else { continue };
-        let rel = v.attr("rel").unwrap_or("").to_ascii_lowercase();
+        let rel = v.attr_of("rel").unwrap_or("").to_ascii_lowercase();
         if e.tag == "link" && !rel.split_whitespace().any(|r| r == "next") {
             continue;
         }
@@ -232,7 +233,7 @@ pub fn catalog_links(
         } else {
             String::new()
         };
-        let aria = v.attr("aria-label").unwrap_or("").to_ascii_lowercase();
+        let aria = v.attr_of("aria-label").unwrap_or("").to_ascii_lowercase();
         let number = page_number(&u);
         let later = number.map(|n| n > here).unwrap_or(false);
         let more = later && MORE_WORDS.iter().any(|w| label.has(w) || aria.has(w));
@@ -260,7 +261,7 @@ pub fn catalog_links(
         } else if other.len() < MAX_LINKS * 3 && other_seen.insert(s.clone()) {
             let related = wanted.is_none_or(|w| {
                 w.named_in(u.path())
-                    || v.attr("title").is_some_and(|t| w.named_in(t))
+                    || v.attr_of("title").is_some_and(|t| w.named_in(t))
                     || w.named_in(&doc.text_of(i, 120))
             });
             other.push((s, related));

@@ -3,6 +3,7 @@
 //! of trust.
 
 use crate::cards::{absolute, read_card};
+use crate::dom::AttrOf as _;
 use crate::dom::{Doc, BUTTON, CHROME, RELATED};
 use crate::record::{Field, Record};
 use crate::{embedded, price, repeated};
@@ -122,7 +123,7 @@ fn cards_by_url(cx: &Ctx, urls: &[String]) -> Vec<Option<usize>> {
         if e.tag != "a" || e.flags & (CHROME | RELATED) != 0 {
             continue;
         }
-        let Some(h) = e.el.value().attr("href") else {
+        let Some(h) = e.el.value().attr_of("href") else {
             continue;
         };
         if let Some(g) = absolute(cx.base, h).and_then(|u| ids.get(&url_key(&u)).copied()) {
@@ -136,7 +137,20 @@ fn cards_by_url(cx: &Ctx, urls: &[String]) -> Vec<Option<usize>> {
 /// visible price elsewhere, or a buy button outside them. Prices and buttons
 /// of another list of cards (teasers, top sellers) are not the page's own.
 fn main_product_outside(doc: &Doc, cards: &[usize]) -> bool {
-    let inside = |el: usize| cards.iter().any(|&c| el >= c && el < doc.els[c].el_end);
+    // Which elements lie inside a card, marked once (asking every card for
+    // every element is quadratic on a list of thousands).
+    let mut depth = vec![0i32; doc.els.len() + 1];
+    for &c in cards {
+        depth[c] += 1;
+        depth[doc.els[c].el_end] -= 1;
+    }
+    let mut in_card = vec![false; doc.els.len()];
+    let mut open = 0;
+    for (i, d) in depth.iter().take(doc.els.len()).enumerate() {
+        open += d;
+        in_card[i] = open > 0;
+    }
+    let inside = |el: usize| in_card.get(el).copied().unwrap_or(false);
     if let Some(best) = price::page::main_price(doc) {
         if !inside(best.el)
             && !repeated::in_other_region(doc, best.el)
@@ -148,7 +162,7 @@ fn main_product_outside(doc: &Doc, cards: &[usize]) -> bool {
     doc.els.iter().enumerate().any(|(i, e)| {
         (e.flags & BUTTON != 0 || e.tag == "button")
             && e.flags & (CHROME | RELATED) == 0
-            && e.el.value().attr("disabled").is_none()
+            && e.el.value().attr_of("disabled").is_none()
             && !inside(i)
             && crate::text::is_buy_text(&doc.text_of(i, 80))
             && !repeated::in_card_list(doc, i)
@@ -220,7 +234,11 @@ fn last_segments(cx: &Ctx) -> HashMap<String, String> {
         if e.tag != "a" {
             continue;
         }
-        let Some(u) = e.el.value().attr("href").and_then(|h| absolute(cx.base, h)) else {
+        let Some(u) =
+            e.el.value()
+                .attr_of("href")
+                .and_then(|h| absolute(cx.base, h))
+        else {
             continue;
         };
         let path = path_key(&u);

@@ -9,6 +9,7 @@
 //! names the page itself, then the host's country domain. When nothing says,
 //! a bare sign stays unresolved rather than guessed.
 
+use crate::dom::AttrOf as _;
 use crate::dom::Doc;
 use crate::text::Find as _;
 
@@ -240,8 +241,8 @@ impl Locale {
                     return None;
                 }
                 let v = e.el.value();
-                let tag = v.attr("hreflang")?;
-                let href = page.join(v.attr("href")?.trim()).ok()?;
+                let tag = v.attr_of("hreflang")?;
+                let href = page.join(v.attr_of("href")?.trim()).ok()?;
                 (href.path() == page.path() && href.host_str() == page.host_str())
                     .then(|| region_of_tag(tag))
                     .flatten()

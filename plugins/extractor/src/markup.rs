@@ -1,21 +1,22 @@
 //! Microdata and RDFa, converted to the same JSON shape as JSON-LD so that
 //! one set of rules turns them into records.
 
+use crate::dom::AttrOf as _;
 use crate::text::Find as _;
 use scraper::{ElementRef, Html, Node};
 use serde_json::{Map, Value};
 
 fn prop_value(el: &ElementRef) -> Value {
     let e = el.value();
-    if let Some(c) = e.attr("content") {
+    if let Some(c) = e.attr_of("content") {
         return Value::String(c.trim().to_string());
     }
     let attr = match e.name() {
-        "a" | "link" | "area" => e.attr("href"),
-        "img" | "audio" | "video" | "source" | "embed" | "track" => e.attr("src"),
-        "object" => e.attr("data"),
-        "data" | "meter" | "input" => e.attr("value"),
-        "time" => e.attr("datetime"),
+        "a" | "link" | "area" => e.attr_of("href"),
+        "img" | "audio" | "video" | "source" | "embed" | "track" => e.attr_of("src"),
+        "object" => e.attr_of("data"),
+        "data" | "meter" | "input" => e.attr_of("value"),
+        "time" => e.attr_of("datetime"),
         _ => None,
     };
     if let Some(a) = attr {
@@ -47,9 +48,9 @@ fn insert(map: &mut Map<String, Value>, key: &str, v: Value) {
 fn item_of(scope: ElementRef, rdfa: bool, depth: usize) -> Map<String, Value> {
     let mut map = Map::new();
     let ty = if rdfa {
-        scope.value().attr("typeof")
+        scope.value().attr_of("typeof")
     } else {
-        scope.value().attr("itemtype")
+        scope.value().attr_of("itemtype")
     };
     if let Some(t) = ty {
         map.insert("@type".into(), Value::String(t.trim().to_string()));
@@ -63,17 +64,17 @@ fn item_of(scope: ElementRef, rdfa: bool, depth: usize) -> Map<String, Value> {
 
 fn is_scope(el: &ElementRef, rdfa: bool) -> bool {
     if rdfa {
-        el.value().attr("typeof").is_some()
+        el.value().attr_of("typeof").is_some()
     } else {
-        el.value().attr("itemscope").is_some()
+        el.value().attr_of("itemscope").is_some()
     }
 }
 
 fn prop_names<'b>(el: &'b ElementRef, rdfa: bool) -> Vec<&'b str> {
     let attr = if rdfa {
-        el.value().attr("property")
+        el.value().attr_of("property")
     } else {
-        el.value().attr("itemprop")
+        el.value().attr_of("itemprop")
     };
     attr.map(|a| a.split_whitespace().collect())
         .unwrap_or_default()
@@ -114,7 +115,7 @@ fn walk_props(
             let mut v = prop_value(&c);
             // A price written as page text ("€ 1.299,-") is read as such,
             // not as a machine value.
-            if c.value().attr("content").is_none()
+            if c.value().attr_of("content").is_none()
                 && names
                     .iter()
                     .any(|n| n.ends_with("price") || n.ends_with("Price"))
@@ -168,15 +169,27 @@ fn top_level(
         if matches!(e.name(), "script" | "style" | "template" | "noscript") {
             continue;
         }
+        // The three attributes read here, in one pass over the element's
+        // attributes (the first of each name, as `attr` gives it); most
+        // elements have none of them.
+        let (mut itemscope, mut itemprop, mut type_of) = (false, None, None);
+        for (k, v) in e.attrs() {
+            match k {
+                "itemscope" => itemscope = true,
+                "itemprop" if itemprop.is_none() => itemprop = Some(v),
+                "typeof" if type_of.is_none() => type_of = Some(v),
+                _ => {}
+            }
+        }
         let mut now_micro = in_micro;
         let mut now_rdfa = in_rdfa;
-        if e.attr("itemscope").is_some() {
-            if e.attr("itemprop").is_none() || !in_micro {
+        if itemscope {
+            if itemprop.is_none() || !in_micro {
                 micro.push(Value::Object(item_of(c, false, 0)));
             }
             now_micro = true;
         } else if !in_micro {
-            if let Some(p) = e.attr("itemprop") {
+            if let Some(p) = itemprop {
                 for n in p.split_whitespace() {
                     if !orphans.contains_key(n) {
                         orphans.insert(n.to_string(), prop_value(&c));
@@ -184,9 +197,10 @@ fn top_level(
                 }
             }
         }
-        if let Some(t) = e.attr("typeof") {
+        if let Some(t) = type_of {
             let t = t.to_string();
-            if (e.attr("property").is_none() || !in_rdfa) && (t.has("Product") || t.has("Offer")) {
+            if (e.attr_of("property").is_none() || !in_rdfa) && (t.has("Product") || t.has("Offer"))
+            {
                 rdfa.push(Value::Object(item_of(c, true, 0)));
             }
             now_rdfa = true;

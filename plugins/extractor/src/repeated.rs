@@ -2,6 +2,7 @@
 //! same shape that each carry a link and a price (the record regions of
 //! MDR/DEPTA, found in one pass over the flat element array).
 
+use crate::dom::AttrOf as _;
 use crate::dom::{Doc, CHROME, HEADING, HIDDEN, MAIN, RELATED};
 use crate::money::has_currency_mark;
 use crate::text::Find as _;
@@ -165,7 +166,7 @@ impl Counts {
             let is_link = e.tag == "a"
                 && e.el
                     .value()
-                    .attr("href")
+                    .attr_of("href")
                     .map(|h| {
                         let h = h.trim();
                         !h.is_empty()
@@ -212,7 +213,7 @@ fn shape(doc: &Doc, i: usize) -> String {
     let e = &doc.els[i];
     let class =
         e.el.value()
-            .attr("class")
+            .attr_of("class")
             .and_then(|c| c.split_whitespace().next())
             .unwrap_or("");
     let mut s = String::with_capacity(e.tag.len() + class.len() + 1);
@@ -399,7 +400,7 @@ fn link_shape(doc: &Doc, card: usize) -> Option<(String, usize)> {
         if e.tag != "a" {
             return None;
         }
-        let h = e.el.value().attr("href")?.trim();
+        let h = e.el.value().attr_of("href")?.trim();
         if h.is_empty()
             || (h.starts_with('#') && !crate::cards::is_app_route(h))
             || h.starts_with("javascript")

@@ -96,20 +96,20 @@ pub(crate) fn same(a: &[u8], b: &[u8]) -> bool {
 /// over it (rather than one search per word).
 pub struct Words {
     words: &'static [&'static str],
-    /// Which bytes begin a word.
-    starts: [bool; 256],
+    /// For each byte, the words that begin with it (bit `i`: word `i`).
+    starts: [u64; 256],
 }
 
 impl Words {
     /// At most 64 words, none of them empty.
     pub const fn new(words: &'static [&'static str]) -> Words {
         assert!(words.len() <= 64);
-        let mut starts = [false; 256];
+        let mut starts = [0u64; 256];
         let mut i = 0;
         while i < words.len() {
             let word = words[i].as_bytes();
             assert!(!word.is_empty());
-            starts[word[0] as usize] = true;
+            starts[word[0] as usize] |= 1 << i;
             i += 1;
         }
         Words { words, starts }
@@ -120,11 +120,16 @@ impl Words {
     pub fn any_in(&self, text: &str) -> bool {
         let hay = text.as_bytes();
         (0..hay.len()).any(|i| {
-            self.starts[hay[i] as usize]
-                && self
-                    .words
-                    .iter()
-                    .any(|w| w.as_bytes()[0] == hay[i] && starts_with(&hay[i..], w.as_bytes()))
+            // Only the words that begin with this byte are compared.
+            let mut m = self.starts[hay[i] as usize];
+            while m != 0 {
+                let n = m.trailing_zeros() as usize;
+                if starts_with(&hay[i..], self.words[n].as_bytes()) {
+                    return true;
+                }
+                m &= m - 1;
+            }
+            false
         })
     }
 
@@ -134,13 +139,13 @@ impl Words {
         let hay = text.as_bytes();
         let mut found = 0;
         for i in 0..hay.len() {
-            if !self.starts[hay[i] as usize] {
-                continue;
-            }
-            for (n, w) in self.words.iter().enumerate() {
-                if w.as_bytes()[0] == hay[i] && starts_with(&hay[i..], w.as_bytes()) {
+            let mut m = self.starts[hay[i] as usize];
+            while m != 0 {
+                let n = m.trailing_zeros() as usize;
+                if starts_with(&hay[i..], self.words[n].as_bytes()) {
                     found |= 1 << n;
                 }
+                m &= m - 1;
             }
         }
         found

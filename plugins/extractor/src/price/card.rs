@@ -2,6 +2,7 @@
 //! the current price, a former price, and amounts that are no price (a
 //! saving, a unit price, a product code, a members' or pre-tax price).
 
+use crate::dom::AttrOf as _;
 use crate::dom::{Doc, HIDDEN, STRIKE};
 use crate::money::{has_currency_mark, is_free_text, parse_current_price, parse_machine_price};
 use crate::text::has_word;
@@ -55,8 +56,11 @@ fn amounts(doc: &Doc, card: usize, names: &[String]) -> Vec<Amount> {
     // Machine values (Magento `data-price-amount`, `data-price-type`).
     for i in card..e.el_end {
         let v = doc.els[i].el.value();
-        if let Some(p) = v.attr("data-price-amount").and_then(parse_machine_price) {
-            let ty = v.attr("data-price-type").unwrap_or("").to_ascii_lowercase();
+        if let Some(p) = v.attr_of("data-price-amount").and_then(parse_machine_price) {
+            let ty = v
+                .attr_of("data-price-type")
+                .unwrap_or("")
+                .to_ascii_lowercase();
             out.push(Amount {
                 value: p,
                 currency: None,

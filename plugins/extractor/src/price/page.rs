@@ -1,6 +1,7 @@
 //! The price of a product page: every price the visible page shows, scored
 //! by where it stands and how it is named.
 
+use crate::dom::AttrOf as _;
 use crate::dom::{Doc, CHROME, HIDDEN, LINK, OPTION, RELATED, STRIKE};
 use crate::money::{has_currency_mark, parse_current_price, Price};
 use crate::price::PriceFound;
@@ -169,39 +170,45 @@ fn compute_price_candidates(doc: &Doc) -> Vec<PriceFound> {
         }
         sig
     };
-    let mut counts: std::collections::HashMap<String, Vec<String>> =
+    // Each candidate's kind, computed once (it is looked up again below).
+    let kinds: Vec<String> = raws.iter().map(kind).collect();
+    // The distinct values of each kind (a set: a long list of cards has
+    // thousands of them).
+    let mut counts: std::collections::HashMap<&str, std::collections::HashSet<String>> =
         std::collections::HashMap::new();
-    for r in &raws {
-        let v = counts.entry(kind(r)).or_default();
+    for (r, k) in raws.iter().zip(&kinds) {
+        let v = counts.entry(k.as_str()).or_default();
         if !v.contains(&r.price.value) {
-            v.push(r.price.value.clone());
+            v.insert(r.price.value.clone());
         }
     }
     // Consensus: the main price is often shown in several places (buy box,
     // sticky header); count the elements that show each value.
     let mut shown: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     let mut seen_pos: std::collections::HashSet<(String, usize)> = std::collections::HashSet::new();
+    // What each element's own hint says, asked once per element: the
+    // candidates inside one block ask about the same ancestors again.
+    let mut cache = vec![0u8; doc.els.len()];
     for r in &raws {
         let e = &doc.els[r.el];
         if e.flags & (STRIKE | RELATED) == 0
-            && !not_the_price(&e.hint)
+            && hint_bits(doc, &mut cache, r.el) & NOT_PRICE == 0
             && seen_pos.insert((r.price.value.clone(), r.pos))
         {
             *shown.entry(r.price.value.clone()).or_default() += 1;
         }
     }
     let mut all = Vec::new();
-    for r in raws {
+    for (r, k) in raws.into_iter().zip(&kinds) {
         let times = shown.get(&r.price.value).copied().unwrap_or(0);
         let e = &doc.els[r.el];
-        let repeated = counts.get(&kind(&r)).map(|v| v.len()).unwrap_or(0);
+        let repeated = counts.get(k.as_str()).map(|v| v.len()).unwrap_or(0);
         let price = r.price;
         if price.value == "0" || price.value.starts_with("0.0") && price.value.len() <= 4 {
             continue;
         }
         let own = &e.hint;
-        let near = doc.ancestor_hints(r.el, 3);
-        let far = doc.ancestor_hints(r.el, 12);
+        let own_not_price = hint_bits(doc, &mut cache, r.el) & NOT_PRICE != 0;
         let flags = doc.texts.get(r.pos).map(|t| t.flags).unwrap_or(e.flags) | e.flags;
         let mut score = 0i32;
         let mut notes: Vec<String> = Vec::new();
@@ -221,16 +228,16 @@ fn compute_price_candidates(doc: &Doc) -> Vec<PriceFound> {
             score += 2;
             notes.push(format!("+{}", 2));
         }
-        if not_the_price(own) {
+        if own_not_price {
             score -= 4;
             notes.push(format!("-{}", 4));
-        } else if not_the_price(&near) {
+        } else if up_any(doc, &mut cache, r.el, 3, NOT_PRICE) {
             score -= 1;
             notes.push(format!("-{}", 1));
         }
         if e.el
             .value()
-            .attr("id")
+            .attr_of("id")
             .map(|i| i.to_ascii_lowercase().has("price") && !i.chars().any(|c| c.is_ascii_digit()))
             .unwrap_or(false)
         {
@@ -254,14 +261,14 @@ fn compute_price_candidates(doc: &Doc) -> Vec<PriceFound> {
             notes.push("-save".into());
         }
         if own.split_whitespace().any(|w| w == "price")
-            || e.el.value().attr("itemprop") == Some("price")
+            || e.el.value().attr_of("itemprop") == Some("price")
         {
             score += 1;
             notes.push(format!("+{}", 1));
         }
         let style =
             e.el.value()
-                .attr("style")
+                .attr_of("style")
                 .unwrap_or("")
                 .to_ascii_lowercase();
         if style.has("bold") || style.has("font-size") || style.has("font:") {
@@ -290,10 +297,7 @@ fn compute_price_candidates(doc: &Doc) -> Vec<PriceFound> {
         if flags & RELATED != 0 {
             score -= 5;
             notes.push("-related".into());
-        } else if ["related", "recommend", "similar", "carousel"]
-            .iter()
-            .any(|w| far.has(w))
-        {
+        } else if up_any(doc, &mut cache, r.el, 12, FAR_RELATED) {
             score -= 3;
             notes.push(format!("-{}", 5));
         }
@@ -320,7 +324,7 @@ fn compute_price_candidates(doc: &Doc) -> Vec<PriceFound> {
             None => {}
         }
         let why = format!("[{}] @{} {}", own.trim(), pos, notes.join(","));
-        let list_like = flags & STRIKE != 0 || not_the_price(own);
+        let list_like = flags & STRIKE != 0 || own_not_price;
         all.push(PriceFound {
             price,
             raw: r.raw,
@@ -332,6 +336,53 @@ fn compute_price_candidates(doc: &Doc) -> Vec<PriceFound> {
         });
     }
     all
+}
+
+/// [`hint_bits`]: the element's hint was read.
+const KNOWN: u8 = 1;
+/// [`hint_bits`]: the hint names something else than the current price.
+const NOT_PRICE: u8 = 2;
+/// [`hint_bits`]: the hint names a block of other products.
+const FAR_RELATED: u8 = 4;
+
+/// What an element's own hint says (`KNOWN | NOT_PRICE | FAR_RELATED`),
+/// read on first use and kept in `cache` (one byte per element).
+fn hint_bits(doc: &Doc, cache: &mut [u8], i: usize) -> u8 {
+    if cache[i] == 0 {
+        let hint = &doc.els[i].hint;
+        let mut bits = KNOWN;
+        if not_the_price(hint) {
+            bits |= NOT_PRICE;
+        }
+        if ["related", "recommend", "similar", "carousel"]
+            .iter()
+            .any(|w| hint.has(w))
+        {
+            bits |= FAR_RELATED;
+        }
+        cache[i] = bits;
+    }
+    cache[i]
+}
+
+/// Whether the element or one of its ancestors up to `levels` up has `bit`:
+/// the same as asking the joined [`Doc::ancestor_hints`], whose words never
+/// span two hints (the hints are joined with spaces; `has_word` reads one
+/// space-separated token at a time and the words hold no space).
+fn up_any(doc: &Doc, cache: &mut [u8], idx: usize, levels: usize, bit: u8) -> bool {
+    let mut cur = Some(idx);
+    let mut n = 0;
+    while let Some(i) = cur {
+        if n > levels {
+            break;
+        }
+        if hint_bits(doc, cache, i) & bit != 0 {
+            return true;
+        }
+        cur = doc.els[i].parent;
+        n += 1;
+    }
+    false
 }
 
 /// How many separate numbers a text holds.
