@@ -527,6 +527,18 @@ pub fn events(c: &Client, id: &str) -> Vec<Value> {
     }
 }
 
+/// What a session's receipts cost together, in micro-dollars (its first
+/// 100 receipts).
+pub fn receipts_cost(c: &Client, id: &str) -> i64 {
+    let receipts = c.get(&format!("/sessions/{id}/receipts?limit=100")).ok();
+    receipts["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| micros(&r["cost_usd"]))
+        .sum()
+}
+
 /// USD JSON number as micro-dollars (exact for our 6-decimal amounts).
 pub fn micros(v: &Value) -> i64 {
     let text = v.to_string();

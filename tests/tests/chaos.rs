@@ -198,15 +198,7 @@ fn nodes_killed_and_the_database_restarted_under_load_lose_nothing_and_bill_noth
     for s in &listed {
         let id = s["id"].as_str().unwrap();
         assert!(ids.contains(&id.to_string()), "{id} was asked for");
-        let receipts = client
-            .get(&format!("/sessions/{id}/receipts?limit=100"))
-            .ok();
-        let cost: i64 = receipts["data"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| micros(&r["cost_usd"]))
-            .sum();
+        let cost = receipts_cost(&client, id);
         assert_eq!(
             micros(&s["settled_usd"]),
             cost,

@@ -93,13 +93,7 @@ fn all_end_and_release(c: &Client, secs: u64) -> Vec<Value> {
 /// A session's settled money equals its receipts' costs.
 fn settled_is_receipts(c: &Client, s: &Value) -> i64 {
     let id = s["id"].as_str().unwrap();
-    let receipts = c.get(&format!("/sessions/{id}/receipts?limit=100")).ok();
-    let cost: i64 = receipts["data"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| micros(&r["cost_usd"]))
-        .sum();
+    let cost = receipts_cost(c, id);
     assert_eq!(
         micros(&s["settled_usd"]),
         cost,

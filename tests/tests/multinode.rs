@@ -193,13 +193,7 @@ fn a_node_killed_mid_run_has_its_sessions_ended_by_another_with_the_money_exact(
             (s["status"] != "running").then_some(s)
         });
         assert_eq!(s["status"], "error", "{s}");
-        let receipts = c1.get(&format!("/sessions/{id}/receipts?limit=100")).ok();
-        let cost: i64 = receipts["data"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| micros(&r["cost_usd"]))
-            .sum();
+        let cost = receipts_cost(&c1, id);
         assert_eq!(
             micros(&s["settled_usd"]),
             cost,

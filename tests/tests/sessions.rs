@@ -735,13 +735,7 @@ fn stop_ends_a_running_session_and_settles_only_receipts() {
     let stopped = c.post(&format!("/sessions/{id}/stop"), json!({})).ok();
     assert_eq!(stopped["status"], "stopped");
     assert_eq!(stopped["stop"], "stopped");
-    let receipts = c.get(&format!("/sessions/{id}/receipts?limit=100")).ok();
-    let cost: i64 = receipts["data"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| micros(&r["cost_usd"]))
-        .sum();
+    let cost = receipts_cost(&c, id);
     assert_eq!(micros(&stopped["settled_usd"]), cost);
     assert_eq!(
         micros(&stopped["settled_usd"]) + micros(&stopped["released_usd"]),
