@@ -225,9 +225,34 @@ pub async fn respond<T: serde::Serialize>(
             e.envelope(&idem.request_id, &state.config.docs_url()),
         )),
     };
-    let claim = idem.clone();
-    let outcome = state
-        .store
+    let outcome = store_outcome(&state.store, &idem, stored.clone()).await;
+    if let Err(e) = outcome {
+        // The outcome could not be written (the database is away): it is
+        // written once the database is back, so that the client's retry is
+        // answered (replayed, or run again) rather than wait for this node
+        // to die.
+        tokio::spawn(store_outcome_when_possible(
+            state.store.clone(),
+            idem,
+            stored,
+        ));
+        return ApiError::Internal(e).into_response();
+    }
+    match result {
+        Ok((status, body)) => (status, axum::Json(body)).into_response(),
+        Err(e) => e.into_response(),
+    }
+}
+
+/// A request's outcome under its key: its answer stored (a success or a
+/// 4xx), or the key released (a 5xx or 429).
+async fn store_outcome(
+    store: &crate::store::Store,
+    idem: &Idem,
+    stored: Option<(StatusCode, Value)>,
+) -> anyhow::Result<()> {
+    let idem = idem.clone();
+    store
         .write_async_in(
             Scope::account(&idem.account),
             move |tx| -> anyhow::Result<()> {
@@ -237,38 +262,25 @@ pub async fn respond<T: serde::Serialize>(
                 }
             },
         )
-        .await;
-    if let Err(e) = outcome {
-        // The answer could not be stored (the database is away): the key
-        // is released once it is back, so that the client's retry runs
-        // rather than wait for this node to die.
-        tokio::spawn(release_when_possible(state.store.clone(), claim));
-        return ApiError::Internal(e).into_response();
-    }
-    match result {
-        Ok((status, body)) => (status, axum::Json(body)).into_response(),
-        Err(e) => e.into_response(),
-    }
+        .await
 }
 
-/// Release a claim whose request answered 5xx because its outcome could
-/// not be written: retried for a few minutes (the claim is this node's, so
-/// no other node frees it while it lives), then left to the start-up or
+/// Write an outcome that could not be written when the request answered:
+/// tried again every second for a few minutes (the claim is this node's,
+/// so no other node frees it while it lives), then left to the start-up or
 /// dead-node release.
-async fn release_when_possible(store: crate::store::Store, idem: Idem) {
+async fn store_outcome_when_possible(
+    store: crate::store::Store,
+    idem: Idem,
+    stored: Option<(StatusCode, Value)>,
+) {
     for _ in 0..180 {
         tokio::time::sleep(std::time::Duration::from_secs(1)).await;
-        let claim = idem.clone();
-        let released = store
-            .write_async_in(Scope::account(&idem.account), move |tx| {
-                release_own(tx, &claim)
-            })
-            .await;
-        if released.is_ok() {
+        if store_outcome(&store, &idem, stored.clone()).await.is_ok() {
             return;
         }
     }
-    tracing::error!(request_id = %idem.request_id, "an Idempotency-Key claim could not be released; it is freed when this node restarts or is judged dead");
+    tracing::error!(request_id = %idem.request_id, "an Idempotency-Key outcome could not be written; the key is freed when this node restarts or is judged dead");
 }
 
 /// Free a claimed key whose request will not answer (a 5xx or 429, or a
