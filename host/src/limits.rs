@@ -63,6 +63,13 @@ pub struct RunSlots {
     in_flight: Arc<Mutex<HashMap<String, u64>>>,
 }
 
+/// The account's runs in flight are at the cap: no slot was taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SlotsFull {
+    pub limit: u64,
+    pub in_flight: u64,
+}
+
 /// A run's place under the cap; given back when dropped.
 pub struct RunSlot {
     slots: RunSlots,
@@ -77,13 +84,12 @@ impl RunSlots {
         }
     }
 
-    /// Take a slot, or 429 concurrency_cap.
-    pub fn acquire(&self, key: String) -> Result<RunSlot, ApiError> {
+    /// Take a slot, or say that the account's runs in flight are at the cap.
+    pub fn acquire(&self, key: String) -> Result<RunSlot, SlotsFull> {
         let mut map = self.in_flight.lock().expect("run slots lock");
         let n = map.entry(key.clone()).or_insert(0);
         if *n >= self.limit {
-            return Err(ApiError::ConcurrencyCap {
-                retry_after_s: 1,
+            return Err(SlotsFull {
                 limit: self.limit,
                 in_flight: *n,
             });
@@ -138,10 +144,9 @@ mod tests {
         let _b = s.acquire("x".into()).unwrap();
         assert!(matches!(
             s.acquire("x".into()),
-            Err(ApiError::ConcurrencyCap {
+            Err(SlotsFull {
                 limit: 2,
                 in_flight: 2,
-                ..
             })
         ));
         drop(a);

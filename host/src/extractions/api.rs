@@ -20,11 +20,10 @@ use crate::auth::Caller;
 use crate::http::middleware::RequestId;
 use crate::http::{ApiError, Body, Page, Query};
 use crate::idempotency;
-use crate::money::Micros;
 use crate::sessions::api::{event_page, long_poll, owned, sse};
 use crate::sessions::events::{self, Phase};
-use crate::sessions::lifecycle::Opener;
-use crate::sessions::{run, Kind, Session, Status};
+use crate::sessions::lifecycle::{self, Opening};
+use crate::sessions::{Kind, Session, Status};
 use crate::state::AppState;
 use crate::wire::{self, Usd};
 
@@ -217,25 +216,22 @@ async fn refresh(
         return Ok(answer);
     }
     // Read again: reserved, run and settled like any extraction.
-    let slot = std::sync::Arc::new(state.run_slots.acquire(caller.scope_key())?);
-    let claim = state.runs.claim(&fresh.id);
-    let opener = Opener::new(state, caller);
-    let (stored, answer) = state
-        .store
-        .write_async_in(crate::store::Scope::account(&caller.account.id), move |tx| -> Result<(Session, wire::Extraction), ApiError> {
-            opener.check_runs_in_flight(tx)?;
-            let started = json!({ "url": fresh.url, "refresh_of": fresh.refresh_of, "reserved_usd": max_spend.to_json() });
-            opener.open_turn(tx, &mut fresh, vec![(Phase::Started, started)])?;
-            let answer = fresh.to_extraction_wire(&public_url);
-            if let Some(idem) = &idem {
-                idem.complete_in(tx, StatusCode::CREATED, &answer)?;
-            }
-            Ok((fresh, answer))
-        })
-        .await?;
-    state.bus.publish();
-    run::spawn(state.clone(), stored, slot, claim);
-    Ok(answer)
+    let ids = [fresh.id.clone()];
+    let started = json!({ "url": fresh.url, "refresh_of": fresh.refresh_of, "reserved_usd": max_spend.to_json() });
+    let opening = Opening {
+        session: fresh,
+        events: vec![(Phase::Started, started)],
+    };
+    let opened = lifecycle::open(
+        state,
+        caller,
+        &ids,
+        idem.as_ref(),
+        move |_| Ok::<_, ApiError>(vec![opening]),
+        move |s: &[Session]| s[0].to_extraction_wire(&public_url),
+    )
+    .await?;
+    Ok(opened.start(state).1)
 }
 
 /// Erases a finished extraction's customer data (preview: redaction).
@@ -349,65 +345,8 @@ async fn create_extractions(
             )
         })
         .collect();
-    let (stored, answer) = open(state, caller, extractions, batch, idem).await?;
+    let (stored, answer) = super::open(state, caller, extractions, batch, idem).await?;
     Ok((answer, stored[0].id.clone()))
-}
-
-/// Reserves, stores and starts new extractions (all or none): the caps and
-/// reservations of every one commit in one transaction with its `started`
-/// event and the idempotent answer, then each run is spawned. Returns them
-/// and the 201 body (the batch form when `batch`).
-pub(crate) async fn open(
-    state: &AppState,
-    caller: &Caller,
-    extractions: Vec<Session>,
-    batch: bool,
-    idem: Option<&idempotency::Idem>,
-) -> Result<(Vec<Session>, wire::ExtractionCreated), ApiError> {
-    // A batch counts as one run in flight: its runs share one slot, freed
-    // when the last of them ends.
-    let slot = std::sync::Arc::new(state.run_slots.acquire(caller.scope_key())?);
-    // Claimed before the commit, as sessions are.
-    let claims: Vec<_> = extractions
-        .iter()
-        .map(|e| state.runs.claim(&e.id))
-        .collect();
-    let public_url = state.config.public_url();
-    let (opener, idem) = (Opener::new(state, caller), idem.cloned());
-    let (stored, answer) = state
-        .store
-        .write_async_in(crate::store::Scope::account(&caller.account.id), move |tx| -> Result<(Vec<Session>, wire::ExtractionCreated), ApiError> {
-            opener.check_runs_in_flight(tx)?;
-            let mut stored = Vec::with_capacity(extractions.len());
-            let total = Micros(extractions.iter().map(|e| e.max_spend.0).sum());
-            for mut e in extractions {
-                let started = json!({ "url": e.url, "entity": e.entity, "reserved_usd": e.max_spend.to_json() });
-                opener.open_turn(tx, &mut e, vec![(Phase::Started, started)])?;
-                stored.push(e);
-            }
-            let answer = if batch {
-                wire::ExtractionCreated::Batch(wire::ExtractionBatch {
-                    object: "extraction_batch",
-                    data: stored
-                        .iter()
-                        .map(|e| e.to_extraction_wire(&public_url))
-                        .collect(),
-                    total_reserved_usd: Usd(total),
-                })
-            } else {
-                wire::ExtractionCreated::One(Box::new(stored[0].to_extraction_wire(&public_url)))
-            };
-            if let Some(idem) = &idem {
-                idem.complete_in(tx, StatusCode::CREATED, &answer)?;
-            }
-            Ok((stored, answer))
-        })
-        .await?;
-    state.bus.publish();
-    for (e, claim) in stored.iter().zip(claims) {
-        run::spawn(state.clone(), e.clone(), slot.clone(), claim);
-    }
-    Ok((stored, answer))
 }
 
 /// The extractions of the caller's account and mode, newest first.

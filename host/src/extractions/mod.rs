@@ -14,8 +14,13 @@ pub mod api;
 use serde_json::{json, Map, Value};
 
 use crate::auth::Caller;
+use crate::idempotency::Idem;
 use crate::money::Micros;
-use crate::sessions::{Kind, Session, Status};
+use crate::sessions::events::Phase;
+use crate::sessions::lifecycle::{self, Opening, Refused};
+use crate::sessions::{Kind, Session};
+use crate::state::AppState;
+use crate::wire;
 
 /// The most URLs of one batch (SPEC §8).
 pub const MAX_BATCH: usize = 50;
@@ -34,57 +39,66 @@ pub struct Spec {
 
 /// A new running extraction of `url` for the caller (not yet stored).
 pub fn new_extraction(caller: &Caller, url: &str, entity: &str, spec: Spec) -> Session {
-    let now = crate::time::now();
-    Session {
-        id: crate::ids::new_id("ext"),
-        kind: Kind::Extraction,
-        url: Some(url.to_string()),
-        entity: Some(entity.to_string()),
-        receipt_id: None,
-        claim: None,
-        refresh_of: None,
-        served_from: None,
-        diff: None,
-        diff_base: None,
-        redacted: false,
-        account: caller.account.id.clone(),
-        mode: caller.mode(),
-        key_id: caller.key.id.clone(),
-        status: Status::Running,
-        stop: None,
-        error: None,
-        reason: None,
-        turn: 1,
-        query: String::new(),
-        guidance: spec.guidance,
-        metadata: spec.metadata,
-        webhook_url: spec.webhook_url,
-        parsed: json!({
-            "entity": entity,
-            "constraints": {},
-            "sources": [{ "kind": "url", "value": url }],
-        }),
-        max_spend: spec.max_spend,
-        reservation: String::new(),
-        turn_receipts: Vec::new(),
-        settled: Micros::ZERO,
-        released: Micros::ZERO,
-        records: 0,
-        qualified: 0,
-        unchecked: 0,
-        sources: 0,
-        receipts_signed: 0,
-        row_count: 0,
-        last_seq: 0,
-        created_at: now.clone(),
-        updated_at: now,
-        ended_at: None,
-        outcome: None,
-        completeness: None,
-        validators: Default::default(),
-        conditional_on: None,
-        render: spec.render,
-    }
+    let mut e = Session::new(
+        crate::ids::new_id("ext"),
+        Kind::Extraction,
+        caller,
+        spec.max_spend,
+    );
+    e.url = Some(url.to_string());
+    e.entity = Some(entity.to_string());
+    e.guidance = spec.guidance;
+    e.metadata = spec.metadata;
+    e.webhook_url = spec.webhook_url;
+    e.parsed = json!({
+        "entity": entity,
+        "constraints": {},
+        "sources": [{ "kind": "url", "value": url }],
+    });
+    e.render = spec.render;
+    e
+}
+
+/// Opens extractions: one run in flight for the lot (a batch shares one
+/// slot), reserved and stored together or not at all, then started. The
+/// answer is the one extraction, or the batch.
+pub(crate) async fn open(
+    state: &AppState,
+    caller: &Caller,
+    extractions: Vec<Session>,
+    batch: bool,
+    idem: Option<&Idem>,
+) -> Result<(Vec<Session>, wire::ExtractionCreated), Refused> {
+    let ids: Vec<String> = extractions.iter().map(|e| e.id.clone()).collect();
+    let public_url = state.config.public_url();
+    let total = Micros(extractions.iter().map(|e| e.max_spend.0).sum());
+    let prepare = move |_: &crate::store::Tx| {
+        let openings = extractions.into_iter().map(|e| {
+            let started =
+                json!({ "url": e.url, "entity": e.entity, "reserved_usd": e.max_spend.to_json() });
+            Opening {
+                session: e,
+                events: vec![(Phase::Started, started)],
+            }
+        });
+        Ok::<_, Refused>(openings.collect())
+    };
+    let answer = move |stored: &[Session]| {
+        if batch {
+            wire::ExtractionCreated::Batch(wire::ExtractionBatch {
+                object: "extraction_batch",
+                data: stored
+                    .iter()
+                    .map(|e| e.to_extraction_wire(&public_url))
+                    .collect(),
+                total_reserved_usd: wire::Usd(total),
+            })
+        } else {
+            wire::ExtractionCreated::One(Box::new(stored[0].to_extraction_wire(&public_url)))
+        }
+    };
+    let opened = lifecycle::open(state, caller, &ids, idem, prepare, answer).await?;
+    Ok(opened.start(state))
 }
 
 /// The payload of extraction.delivered / extraction.failed (SPEC §6.3).

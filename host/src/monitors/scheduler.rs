@@ -24,7 +24,8 @@ use super::{Monitor, MonitorRun, MonitorStatus, AUTO_PAUSE_AFTER};
 use crate::auth::Caller;
 use crate::extractions::{self, Spec};
 use crate::money::Micros;
-use crate::sessions::api::NewSession;
+use crate::sessions::lifecycle::Refused;
+use crate::sessions::opening::{open_session, NewSession};
 use crate::sessions::{self, Session, Status};
 use crate::state::AppState;
 use crate::store::{Scope, Tx};
@@ -177,7 +178,7 @@ async fn start(state: &AppState, id: &str) -> anyhow::Result<()> {
             // The account's runs in flight are at their cap: nothing was
             // opened or reserved, so the run waits for a place instead of
             // counting as a failure.
-            Err(crate::http::ApiError::ConcurrencyCap { .. }) => {
+            Err(Refused::RunsInFlight(_)) => {
                 return postpone(state, id, &run).await;
             }
             other => other.map_err(|e| e.to_string()),
@@ -223,7 +224,7 @@ async fn open_children(
     caller: &Caller,
     m: &Monitor,
     run: &MonitorRun,
-) -> Result<(), crate::http::ApiError> {
+) -> Result<(), Refused> {
     match (&m.watch.urls, &m.watch.query) {
         (Some(urls), _) => {
             let per_url = Micros(m.max_spend_per_run.0 / urls.len().max(1) as i64);
@@ -252,7 +253,7 @@ async fn open_children(
                     e
                 })
                 .collect();
-            extractions::api::open(state, caller, made, true, None).await?;
+            extractions::open(state, caller, made, true, None).await?;
         }
         (None, Some(query)) => {
             let spec = NewSession {
@@ -263,13 +264,10 @@ async fn open_children(
                 metadata: None,
                 webhook_url: None,
             };
-            sessions::api::open_session(state, caller, spec, None).await?;
+            open_session(state, caller, spec, None).await?;
         }
         (None, None) => {
-            return Err(crate::http::ApiError::invalid(
-                "watch",
-                "the monitor watches nothing",
-            ));
+            return Err(anyhow::anyhow!("the monitor watches nothing").into());
         }
     }
     Ok(())

@@ -1,28 +1,153 @@
 //! A run's lifecycle: every transition that moves money or writes its
 //! events, each inside one transaction.
 //!
-//! - **Open a turn** (`Opener::open_turn`, after `check_runs_in_flight`): the caps,
-//!   the reservation (and balance.low), the `started` event and the stored
-//!   session. Sessions, follow-up turns, refreshes and extractions all
-//!   open here; the caller stores its idempotent answer in the same
-//!   transaction.
+//! - **Open** (`open`, the one way every kind of run starts: session, turn,
+//!   session refresh, extraction, batch, extraction refresh, monitor run):
+//!   the account's run slot, a claim per run, then one transaction with the
+//!   runs-in-flight check, the caller's own checks, each turn's caps,
+//!   reservation (and balance.low), opening events and stored session, and
+//!   the idempotent answer; then the runs start. A refusal is a [`Refused`],
+//!   which the HTTP layer renders.
 //! - **Commit a page**: `progress` (its receipt, rows, counters and
 //!   `source` event together).
 //! - **End a turn** (`end_in`, through `finish`): settle exactly the
 //!   turn's receipts, release the rest, the terminal event, the webhook
 //!   (and balance.low).
 
+use std::sync::Arc;
+
+use axum::http::StatusCode;
 use serde_json::{json, Value};
 
 use super::events::{self, Phase};
-use super::{Kind, Session, Status, StopReason};
+use super::runs::RunClaim;
+use super::{run, Kind, Session, Status, StopReason};
 use crate::auth::Caller;
-use crate::http::ApiError;
+use crate::idempotency::Idem;
 use crate::ledger::{self, LedgerError};
+use crate::limits::{RunSlot, SlotsFull};
 use crate::money::Micros;
 use crate::state::AppState;
 use crate::store::{Scope, Tx};
 use crate::wire::{self, Usd};
+
+/// Why a run did not open: nothing was reserved or stored.
+#[derive(Debug, thiserror::Error)]
+pub enum Refused {
+    /// The account's runs in flight are at the cap (on this node, or across
+    /// nodes on a shared database).
+    #[error("too many runs in flight for this account")]
+    RunsInFlight(SlotsFull),
+    #[error("max_spend_usd exceeds this key's per-session cap")]
+    SessionCap { cap: Micros, requested: Micros },
+    #[error("this request would exceed the account's monthly spend cap")]
+    MonthlyCap { cap: Micros, spent: Micros },
+    #[error("the available balance cannot cover the reservation")]
+    InsufficientCredit {
+        balance: Micros,
+        open_reserves: Micros,
+        top_up_url: String,
+    },
+    #[error(transparent)]
+    Failed(#[from] anyhow::Error),
+}
+
+impl From<SlotsFull> for Refused {
+    fn from(full: SlotsFull) -> Refused {
+        Refused::RunsInFlight(full)
+    }
+}
+
+/// A run about to open: its session as it starts (id, kind, spend cap) and
+/// its opening events, `started` first.
+pub(crate) struct Opening {
+    pub session: Session,
+    pub events: Vec<(Phase, Value)>,
+}
+
+/// Runs that opened and committed, not yet started: `start` spawns them,
+/// `end_at_once` ends them without a fetch (a declined or unreadable query).
+pub(crate) struct Opened<A> {
+    pub sessions: Vec<Session>,
+    pub answer: A,
+    slot: Arc<RunSlot>,
+    claims: Vec<RunClaim>,
+}
+
+impl<A> Opened<A> {
+    pub(crate) fn start(self, state: &AppState) -> (Vec<Session>, A) {
+        for (s, claim) in self.sessions.iter().zip(self.claims) {
+            run::spawn(state.clone(), s.clone(), self.slot.clone(), claim);
+        }
+        (self.sessions, self.answer)
+    }
+
+    pub(crate) async fn end_at_once(
+        self,
+        state: &AppState,
+        outcome: Outcome,
+    ) -> anyhow::Result<(Vec<Session>, A)> {
+        for s in &self.sessions {
+            finish(state, &s.id, outcome.clone()).await?;
+        }
+        Ok((self.sessions, self.answer))
+    }
+}
+
+/// Opens runs sharing one slot of the account's runs in flight (a batch
+/// counts as one run). `ids` are the runs' session ids, claimed before the
+/// commit so that a running session always has a claim the watchdog sees;
+/// `prepare` makes the sessions inside the transaction (after the
+/// runs-in-flight check), and may refuse with its own error; `answer` is the
+/// response, stored with `idem` in the same transaction.
+pub(crate) async fn open<A, E>(
+    state: &AppState,
+    caller: &Caller,
+    ids: &[String],
+    idem: Option<&Idem>,
+    prepare: impl FnOnce(&Tx) -> Result<Vec<Opening>, E> + Send + 'static,
+    answer: impl FnOnce(&[Session]) -> A + Send + 'static,
+) -> Result<Opened<A>, E>
+where
+    A: serde::Serialize + Send + 'static,
+    E: From<Refused> + From<anyhow::Error> + Send + 'static,
+{
+    let slot = Arc::new(
+        state
+            .run_slots
+            .acquire(caller.scope_key())
+            .map_err(Refused::from)?,
+    );
+    let claims: Vec<RunClaim> = ids.iter().map(|id| state.runs.claim(id)).collect();
+    let (opener, idem) = (Opener::new(state, caller), idem.cloned());
+    let (sessions, answer) = state
+        .store
+        .write_async_in(Scope::account(&caller.account.id), move |tx| {
+            opener.check_runs_in_flight(tx)?;
+            let mut sessions = Vec::new();
+            for Opening {
+                mut session,
+                events,
+            } in prepare(tx)?
+            {
+                opener.open_turn(tx, &mut session, events)?;
+                sessions.push(session);
+            }
+            let answer = answer(&sessions);
+            if let Some(idem) = &idem {
+                idem.complete_in(tx, StatusCode::CREATED, &answer)?;
+            }
+            Ok::<_, E>((sessions, answer))
+        })
+        .await?;
+    state.bus.publish();
+    Ok(Opened {
+        sessions,
+        answer,
+        slot,
+        claims,
+    })
+}
 
 /// How a run ended.
 #[derive(Debug, Clone, PartialEq)]
@@ -60,7 +185,7 @@ impl StreamCode {
 /// What opening runs needs from the server, taken before the transaction
 /// that opens them: the caller, the cap on runs in flight across nodes,
 /// and where a short balance is topped up.
-pub(crate) struct Opener {
+struct Opener {
     caller: Caller,
     /// On a shared database, the account's cap on runs in flight on every
     /// node (each node's own slots see only its own runs).
@@ -69,7 +194,7 @@ pub(crate) struct Opener {
 }
 
 impl Opener {
-    pub(crate) fn new(state: &AppState, caller: &Caller) -> Opener {
+    fn new(state: &AppState, caller: &Caller) -> Opener {
         Opener {
             caller: caller.clone(),
             shared_run_cap: state
@@ -82,18 +207,14 @@ impl Opener {
 
     /// The runs-in-flight cap across nodes, checked once at the start of the
     /// transaction that opens a run (or a batch of them).
-    pub(crate) fn check_runs_in_flight(&self, tx: &Tx) -> Result<(), ApiError> {
+    fn check_runs_in_flight(&self, tx: &Tx) -> Result<(), Refused> {
         let Some(limit) = self.shared_run_cap else {
             return Ok(());
         };
         let caller = &self.caller;
         let in_flight = crate::sessions::running_in(tx, &caller.account.id, caller.mode())?;
         if in_flight >= limit {
-            return Err(ApiError::ConcurrencyCap {
-                retry_after_s: 1,
-                limit,
-                in_flight,
-            });
+            return Err(Refused::RunsInFlight(SlotsFull { limit, in_flight }));
         }
         Ok(())
     }
@@ -101,12 +222,12 @@ impl Opener {
     /// Open a turn in the caller's transaction: the caps, the reservation
     /// of `s.max_spend` (with balance.low), `events` in order (the first is
     /// `started`), and the stored session.
-    pub(crate) fn open_turn(
+    fn open_turn(
         &self,
         tx: &Tx,
         s: &mut Session,
         events: Vec<(Phase, Value)>,
-    ) -> Result<(), ApiError> {
+    ) -> Result<(), Refused> {
         self.check_caps(tx, s.max_spend)?;
         s.reservation = self.reserve(tx, s.max_spend, &s.id)?.id;
         for (phase, data) in events {
@@ -118,11 +239,11 @@ impl Opener {
 
     /// The key's per-session cap and the account's monthly cap; refusals
     /// carry their context.
-    fn check_caps(&self, tx: &Tx, amount: Micros) -> Result<(), ApiError> {
+    fn check_caps(&self, tx: &Tx, amount: Micros) -> Result<(), Refused> {
         let caller = &self.caller;
         if let Some(cap) = caller.key.session_cap {
             if amount > cap {
-                return Err(ApiError::SessionCapExceeded {
+                return Err(Refused::SessionCap {
                     cap,
                     requested: amount,
                 });
@@ -132,7 +253,7 @@ impl Opener {
             let spent = ledger::spent_this_month(tx, &caller.account.id, caller.mode())?;
             let open = ledger::balance(tx, &caller.account.id, caller.mode())?.open_reserves;
             if spent + open + amount > cap {
-                return Err(ApiError::MonthlyCapExceeded { cap, spent });
+                return Err(Refused::MonthlyCap { cap, spent });
             }
         }
         Ok(())
@@ -146,16 +267,16 @@ impl Opener {
         tx: &Tx,
         amount: Micros,
         purpose: &str,
-    ) -> Result<ledger::Reservation, ApiError> {
+    ) -> Result<ledger::Reservation, Refused> {
         let (account, mode) = (&self.caller.account.id, self.caller.mode());
         let before = ledger::balance(tx, account, mode)?;
         let r = ledger::reserve(tx, account, mode, amount, purpose).map_err(|e| match e {
-            LedgerError::Insufficient(b) => ApiError::InsufficientCredit {
+            LedgerError::Insufficient(b) => Refused::InsufficientCredit {
                 balance: b.balance,
                 open_reserves: b.open_reserves,
                 top_up_url: self.top_up_url.clone(),
             },
-            other => ApiError::internal(anyhow::anyhow!("{other}")),
+            other => Refused::Failed(anyhow::anyhow!("{other}")),
         })?;
         let after = ledger::balance(tx, account, mode)?;
         crate::webhooks::balance_changed(tx, account, mode, &before, &after)?;

@@ -14,6 +14,7 @@ pub mod constraints;
 pub mod events;
 pub mod intent;
 pub mod lifecycle;
+pub mod opening;
 mod progress;
 mod reading;
 pub mod redaction;
@@ -188,6 +189,59 @@ pub struct Session {
 }
 
 impl Session {
+    /// A new running run of `kind` for the caller, reserving `max_spend`
+    /// once opened: turn 1, nothing read, nothing spent. The caller fills
+    /// in what the kind asks for (query, URL, entity, ...).
+    pub fn new(id: String, kind: Kind, caller: &crate::auth::Caller, max_spend: Micros) -> Session {
+        let now = crate::time::now();
+        Session {
+            id,
+            kind,
+            url: None,
+            entity: None,
+            receipt_id: None,
+            claim: None,
+            redacted: false,
+            refresh_of: None,
+            served_from: None,
+            diff: None,
+            diff_base: None,
+            account: caller.account.id.clone(),
+            mode: caller.mode(),
+            key_id: caller.key.id.clone(),
+            status: Status::Running,
+            stop: None,
+            error: None,
+            reason: None,
+            turn: 1,
+            query: String::new(),
+            guidance: None,
+            metadata: None,
+            webhook_url: None,
+            parsed: Value::Null,
+            max_spend,
+            reservation: String::new(),
+            turn_receipts: Vec::new(),
+            settled: Micros::ZERO,
+            released: Micros::ZERO,
+            records: 0,
+            qualified: 0,
+            unchecked: 0,
+            sources: 0,
+            receipts_signed: 0,
+            row_count: 0,
+            last_seq: 0,
+            created_at: now.clone(),
+            updated_at: now,
+            ended_at: None,
+            outcome: None,
+            completeness: None,
+            validators: Default::default(),
+            conditional_on: None,
+            render: None,
+        }
+    }
+
     /// The status as the API shows it: an extraction that read its page is
     /// `delivered` (SPEC §3.1), a session that did is `answered`.
     pub fn status_str(&self) -> &'static str {

@@ -2,65 +2,21 @@
 //! `open_session`, where a session's caps, reservation and first events commit.
 
 use super::sse;
-use crate::accounts::Mode;
 use crate::auth::Caller;
 use crate::http::middleware::RequestId;
 use crate::http::{ApiError, Body};
 use crate::idempotency;
 use crate::money::Micros;
-use crate::sessions::events::Phase;
 use crate::sessions::intent::{Intent, Source};
-use crate::sessions::lifecycle::{self, Opener};
-use crate::sessions::{run, Kind, Session, Status};
+use crate::sessions::opening::{open_session, plan, NewSession};
+use crate::sessions::Session;
 use crate::state::AppState;
 use crate::wire;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
-use serde_json::{json, Value};
-
-/// The planner's reading of a query, with the host's judgement added: test
-/// sentinels, and a search provider that can supply missing sources.
-pub(super) async fn plan(
-    state: &AppState,
-    mode: Mode,
-    query: &str,
-) -> Result<Option<crate::plugins::Estimate>, ApiError> {
-    let mut estimate = match state.plugins.estimate(query).await {
-        Ok(e) => e,
-        Err(e) => {
-            tracing::warn!(error = %e, "the planner failed");
-            return Ok(None);
-        }
-    };
-    match crate::sessions::testmode::sentinel(mode, query) {
-        Some(crate::sessions::testmode::Sentinel::Decline) => {
-            estimate.would_run = false;
-            estimate.reason = "a test sentinel (FN_TEST_DECLINE) declines this query".into();
-        }
-        Some(_) => {
-            // The other sentinels decide the run, not the parse.
-            estimate.would_run = true;
-            estimate.missing.clear();
-        }
-        None => {
-            let only_source_missing =
-                estimate.missing.iter().all(|m| m == "source") && !estimate.missing.is_empty();
-            if !estimate.would_run
-                && only_source_missing
-                && state.config.search_provider_url.is_some()
-                && mode == Mode::Live
-            {
-                estimate.would_run = true;
-                estimate.missing.clear();
-                estimate.reason =
-                    "no source named; the configured search provider will look for them".into();
-            }
-        }
-    }
-    Ok(Some(estimate))
-}
+use serde_json::Value;
 
 /// Products a listing page is expected to show, for estimates.
 pub(super) const EXPECTED_ROWS_PER_LISTING: u64 = 24;
@@ -105,7 +61,7 @@ pub(super) async fn estimate(
     caller.require("sessions:write")?;
     let wire::EstimateRequest { query } = wire::EstimateRequest::parse(&body)?;
     let e = plan(&state, caller.mode(), &query)
-        .await?
+        .await
         .ok_or(ApiError::EngineUnavailable)?;
     let cap = state.config.default_max_spend();
     let (passes, cost) = price(&state, &e.parsed, e.would_run, cap);
@@ -240,150 +196,5 @@ pub(super) async fn create_session(
         metadata,
         webhook_url,
     };
-    open_session(state, caller, spec, idem).await
-}
-
-/// What a new session is asked for (its body, parsed and checked).
-pub(crate) struct NewSession {
-    pub id: String,
-    pub query: String,
-    pub max_spend: Micros,
-    pub guidance: Option<String>,
-    pub metadata: Option<serde_json::Map<String, Value>>,
-    pub webhook_url: Option<String>,
-}
-
-/// Plans, reserves, stores and starts a session: the caps, the
-/// reservation, the session, its first events and the idempotent answer
-/// commit together, then the run is spawned (or the session ends at once
-/// when the planner declines it).
-pub(crate) async fn open_session(
-    state: &AppState,
-    caller: &Caller,
-    spec: NewSession,
-    idem: Option<&idempotency::Idem>,
-) -> Result<Session, ApiError> {
-    let NewSession {
-        id,
-        query,
-        max_spend,
-        guidance,
-        metadata,
-        webhook_url,
-    } = spec;
-    let slot = state.run_slots.acquire(caller.scope_key())?;
-    let estimate = plan(state, caller.mode(), &query).await?;
-    let now = crate::time::now();
-    let mut session = Session {
-        id,
-        kind: Kind::Session,
-        url: None,
-        entity: None,
-        receipt_id: None,
-        claim: None,
-        redacted: false,
-        refresh_of: None,
-        served_from: None,
-        diff: None,
-        diff_base: None,
-        account: caller.account.id.clone(),
-        mode: caller.mode(),
-        key_id: caller.key.id.clone(),
-        status: Status::Running,
-        stop: None,
-        error: None,
-        reason: None,
-        turn: 1,
-        query: query.clone(),
-        guidance,
-        metadata,
-        webhook_url,
-        parsed: estimate
-            .as_ref()
-            .map(|e| e.parsed.clone())
-            .unwrap_or(Value::Null),
-        max_spend,
-        reservation: String::new(),
-        turn_receipts: Vec::new(),
-        settled: Micros::ZERO,
-        released: Micros::ZERO,
-        records: 0,
-        qualified: 0,
-        unchecked: 0,
-        sources: 0,
-        receipts_signed: 0,
-        row_count: 0,
-        last_seq: 0,
-        created_at: now.clone(),
-        updated_at: now,
-        ended_at: None,
-        outcome: None,
-        completeness: None,
-        validators: Default::default(),
-        conditional_on: None,
-        render: None,
-    };
-    let public_url = state.config.public_url();
-    let opener = Opener::new(state, caller);
-    let idem = idem.cloned();
-    let planned = estimate.clone();
-    // Claimed before the commit: from then on the session is never running
-    // without a claim the watchdog can see.
-    let claim = state.runs.claim(&session.id);
-    // The reservation, the session, its first events and the idempotent
-    // response commit together.
-    let session = state
-        .store
-        .write_async_in(crate::store::Scope::account(&caller.account.id), move |tx| -> Result<Session, ApiError> {
-            opener.check_runs_in_flight(tx)?;
-            let mut opening = vec![(Phase::Started, json!({ "turn": 1, "query": query, "reserved_usd": max_spend.to_json() }))];
-            if let Some(e) = &planned {
-                opening.push((Phase::Parsed, json!({ "would_run": e.would_run, "parsed": e.parsed, "missing": e.missing, "reason": e.reason })));
-            }
-            opener.open_turn(tx, &mut session, opening)?;
-            if let Some(idem) = &idem {
-                idem.complete_in(tx, StatusCode::CREATED, &session.to_wire(&public_url))?;
-            }
-            Ok(session)
-        })
-        .await?;
-    state.bus.publish();
-    let session = match estimate {
-        Some(e) if e.would_run => {
-            run::spawn(
-                state.clone(),
-                session.clone(),
-                std::sync::Arc::new(slot),
-                claim,
-            );
-            session
-        }
-        Some(e) => {
-            // Declined by the parse: abstain at once, release in full, fetch nothing.
-            lifecycle::finish(
-                state,
-                &session.id,
-                lifecycle::Outcome::Abstained {
-                    reason: e.reason.clone(),
-                },
-            )
-            .await?;
-            drop(slot);
-            session
-        }
-        None => {
-            lifecycle::finish(
-                state,
-                &session.id,
-                lifecycle::Outcome::Error {
-                    code: lifecycle::StreamCode::ParseFailed,
-                    message: "the planner could not read the query".into(),
-                },
-            )
-            .await?;
-            drop(slot);
-            session
-        }
-    };
-    Ok(session)
+    Ok(open_session(state, caller, spec, idem).await?)
 }

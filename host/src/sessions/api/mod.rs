@@ -10,7 +10,6 @@ mod read;
 mod stop;
 mod turns;
 
-pub(crate) use create::{open_session, NewSession};
 pub(crate) use read::{event_page, long_poll, sse};
 
 use super::{Kind, Session};

@@ -6,9 +6,9 @@ use crate::http::{ApiError, Body};
 use crate::idempotency;
 use crate::money::Micros;
 use crate::sessions::events::{self, Phase};
-use crate::sessions::{run, Session, Status};
+use crate::sessions::{Session, Status};
 use crate::state::AppState;
-use crate::store::{self, Scope, PROPOSALS};
+use crate::store::{self, Scope, Tx, PROPOSALS};
 use crate::wire;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -16,10 +16,11 @@ use axum::response::Response;
 use axum::Extension;
 use serde_json::{json, Value};
 
-use super::create::{plan, price};
+use super::create::price;
 use super::{own, PROPOSAL_TTL_MIN};
 use crate::sessions::intent::Intent;
-use crate::sessions::lifecycle::Opener;
+use crate::sessions::lifecycle::{self, Opening};
+use crate::sessions::opening::plan;
 
 /// A priced follow-up turn, waiting for confirmation.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
@@ -134,7 +135,7 @@ pub(super) async fn add_turn(
     let Some(proposal_id) = proposal_id else {
         // Price the turn first; the customer confirms by sending the id back.
         let e = plan(state, caller.mode(), &query)
-            .await?
+            .await
             .ok_or(ApiError::EngineUnavailable)?;
         let parsed = if refresh {
             session.parsed.clone()
@@ -195,69 +196,86 @@ pub(super) async fn add_turn(
             proposal: proposal.to_wire(),
         });
     };
-    let slot = state.run_slots.acquire(caller.scope_key())?;
     let public_url = state.config.public_url();
-    let opener = Opener::new(state, caller);
     let sid = session.id.clone();
-    let idem = idem.cloned();
-    let claim = state.runs.claim(&sid);
-    let session = state
-        .store
-        .write_async_in(Scope::account(&caller.account.id), move |tx| -> Result<Session, ApiError> {
-            let mut p: Proposal = tx.get_json(PROPOSALS, &proposal_id)?.filter(|p: &Proposal| p.session == sid).ok_or_else(|| ApiError::invalid("proposal", "proposal is not a proposal of this session"))?;
-            if p.used {
-                return Err(ApiError::invalid("proposal", "this proposal was already confirmed"));
-            }
-            if crate::time::parse(&p.expires_at).is_none_or(|t| t < chrono::Utc::now()) {
-                return Err(ApiError::invalid("proposal", "this proposal has expired; send the turn again for a new one"));
-            }
-            if p.query != query {
-                return Err(ApiError::invalid("query", "query differs from the proposal's query"));
-            }
-            if p.refresh != refresh {
-                let route = if p.refresh { "/refresh" } else { "/turns" };
-                return Err(ApiError::invalid("proposal", format!("this proposal is confirmed through {route}")));
-            }
-            let mut s = crate::sessions::get(tx, &sid)?.ok_or(ApiError::NotFound)?;
-            if s.is_running() {
-                return Err(ApiError::SessionBusy { status: s.status.as_str().into() });
-            }
-            if s.turn + 1 != p.turn {
-                return Err(ApiError::invalid("proposal", "this proposal is for another turn"));
-            }
-            opener.check_runs_in_flight(tx)?;
-            p.used = true;
-            store::put_json(tx, PROPOSALS, &p.id, &p)?;
-            s.turn = p.turn;
-            s.query = p.query.clone();
-            s.parsed = p.parsed.clone();
-            s.status = Status::Running;
-            s.stop = None;
-            s.error = None;
-            s.reason = None;
-            s.ended_at = None;
-            s.max_spend = max_spend;
-            // A refresh is diffed against the turn it reads again.
-            s.diff = None;
-            s.diff_base = refresh.then(|| format!("turn:{}", s.turn - 1));
-            s.refresh_of = refresh.then(|| s.id.clone());
-            s.updated_at = crate::time::now();
-            let started = json!({ "turn": s.turn, "query": s.query, "reserved_usd": max_spend.to_json(), "proposal": p.id });
-            opener.open_turn(tx, &mut s, vec![(Phase::Started, started)])?;
-            if let Some(idem) = &idem {
-                idem.complete_in(tx, StatusCode::CREATED, &s.to_wire(&public_url))?;
-            }
-            Ok(s)
-        })
-        .await?;
-    state.bus.publish();
-    run::spawn(
-        state.clone(),
-        session.clone(),
-        std::sync::Arc::new(slot),
-        claim,
-    );
-    Ok(session)
+    let ids = [sid.clone()];
+    let prepare = move |tx: &Tx| -> Result<Vec<Opening>, ApiError> {
+        let mut p: Proposal = tx
+            .get_json(PROPOSALS, &proposal_id)?
+            .filter(|p: &Proposal| p.session == sid)
+            .ok_or_else(|| {
+                ApiError::invalid("proposal", "proposal is not a proposal of this session")
+            })?;
+        if p.used {
+            return Err(ApiError::invalid(
+                "proposal",
+                "this proposal was already confirmed",
+            ));
+        }
+        if crate::time::parse(&p.expires_at).is_none_or(|t| t < chrono::Utc::now()) {
+            return Err(ApiError::invalid(
+                "proposal",
+                "this proposal has expired; send the turn again for a new one",
+            ));
+        }
+        if p.query != query {
+            return Err(ApiError::invalid(
+                "query",
+                "query differs from the proposal's query",
+            ));
+        }
+        if p.refresh != refresh {
+            let route = if p.refresh { "/refresh" } else { "/turns" };
+            return Err(ApiError::invalid(
+                "proposal",
+                format!("this proposal is confirmed through {route}"),
+            ));
+        }
+        let mut s = crate::sessions::get(tx, &sid)?.ok_or(ApiError::NotFound)?;
+        if s.is_running() {
+            return Err(ApiError::SessionBusy {
+                status: s.status.as_str().into(),
+            });
+        }
+        if s.turn + 1 != p.turn {
+            return Err(ApiError::invalid(
+                "proposal",
+                "this proposal is for another turn",
+            ));
+        }
+        p.used = true;
+        store::put_json(tx, PROPOSALS, &p.id, &p)?;
+        s.turn = p.turn;
+        s.query = p.query.clone();
+        s.parsed = p.parsed.clone();
+        s.status = Status::Running;
+        s.stop = None;
+        s.error = None;
+        s.reason = None;
+        s.ended_at = None;
+        s.max_spend = max_spend;
+        // A refresh is diffed against the turn it reads again.
+        s.diff = None;
+        s.diff_base = refresh.then(|| format!("turn:{}", s.turn - 1));
+        s.refresh_of = refresh.then(|| s.id.clone());
+        s.updated_at = crate::time::now();
+        let started = json!({ "turn": s.turn, "query": s.query, "reserved_usd": max_spend.to_json(), "proposal": p.id });
+        Ok(vec![Opening {
+            session: s,
+            events: vec![(Phase::Started, started)],
+        }])
+    };
+    let opened = lifecycle::open(
+        state,
+        caller,
+        &ids,
+        idem,
+        prepare,
+        move |s: &[Session]| s[0].to_wire(&public_url),
+    )
+    .await?;
+    let (mut sessions, _) = opened.start(state);
+    Ok(sessions.remove(0))
 }
 
 /// Reads a finished session's sources again as a new turn (preview: refresh).
