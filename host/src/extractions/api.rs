@@ -201,7 +201,7 @@ async fn refresh(
                     &fresh.account,
                     fresh.mode,
                     "extraction.delivered",
-                    crate::extractions::ended_data(&fresh),
+                    fresh.extraction_ended(),
                     fresh.webhook_url.as_deref(),
                 )?;
                 let answer = fresh.to_extraction_wire(&public_url);

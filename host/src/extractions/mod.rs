@@ -100,18 +100,3 @@ pub(crate) async fn open(
     let opened = lifecycle::open(state, caller, &ids, idem, prepare, answer).await?;
     Ok(opened.start(state))
 }
-
-/// The payload of extraction.delivered / extraction.failed (SPEC §6.3).
-pub fn ended_data(s: &Session) -> crate::wire::ExtractionEndedData {
-    let delivered = s.status == crate::sessions::Status::Answered;
-    crate::wire::ExtractionEndedData {
-        extraction_id: s.id.clone(),
-        url: s.url.clone(),
-        status: s.status_str(),
-        records: s.records,
-        claim: s.claim.clone(),
-        receipt_id: s.receipt_id.clone(),
-        spend_usd: crate::wire::Usd(s.settled),
-        reason: s.reason.clone().filter(|_| !delivered),
-    }
-}

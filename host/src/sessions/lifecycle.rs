@@ -349,6 +349,29 @@ pub async fn session_scope(state: &AppState, id: &str) -> anyhow::Result<Scope> 
     Ok(account.map_or(Scope::All, |a| Scope::Account(a)))
 }
 
+/// What ending differs in between kinds of run, as data: the terminal
+/// phase of each end and the webhook type it sends (SPEC §6.3).
+impl Kind {
+    fn terminal(self, status: Status) -> (Phase, &'static str) {
+        let phase = match status {
+            Status::Answered if self == Kind::Extraction => Phase::Delivered,
+            Status::Answered => Phase::Answered,
+            Status::Abstained => Phase::Abstain,
+            Status::Error => Phase::Error,
+            Status::Stopped | Status::Running => Phase::Stopped,
+        };
+        let webhook = match (self, status) {
+            (Kind::Extraction, Status::Answered) => "extraction.delivered",
+            (Kind::Extraction, _) => "extraction.failed",
+            (Kind::Session, Status::Answered) => "session.answered",
+            (Kind::Session, Status::Abstained) => "session.abstained",
+            (Kind::Session, Status::Error) => "session.error",
+            (Kind::Session, _) => "session.stopped",
+        };
+        (phase, webhook)
+    }
+}
+
 /// The terminal transition, inside the caller's transaction.
 pub fn end_in(tx: &Tx, s: &mut Session, outcome: Outcome, public_url: &str) -> anyhow::Result<()> {
     let before = crate::ledger::balance(tx, &s.account, s.mode)?;
@@ -368,7 +391,7 @@ pub fn end_in(tx: &Tx, s: &mut Session, outcome: Outcome, public_url: &str) -> a
     tx.remove(crate::store::STOP_REQUESTS, &s.id)?;
     s.ended_at = Some(crate::time::now());
     s.updated_at = crate::time::now();
-    let summary = json!({
+    let mut data = json!({
         "session_id": s.id,
         "turn": s.turn,
         "settled_usd": r.settled.to_json(),
@@ -378,78 +401,56 @@ pub fn end_in(tx: &Tx, s: &mut Session, outcome: Outcome, public_url: &str) -> a
         "sources": s.sources,
         "receipts_signed": s.receipts_signed,
     });
-    let (phase, event_type, mut data) = match outcome {
-        Outcome::Answered if s.kind == Kind::Extraction => {
-            s.status = Status::Answered;
-            s.reason = Some("the page was read".into());
-            (Phase::Delivered, "extraction.delivered", summary)
-        }
+    match outcome {
         Outcome::Answered => {
             s.status = Status::Answered;
-            s.reason = Some("the run read every source it found".into());
-            (Phase::Answered, "session.answered", summary)
+            s.reason = Some(match s.kind {
+                Kind::Extraction => "the page was read".into(),
+                Kind::Session => "the run read every source it found".into(),
+            });
         }
         Outcome::Abstained { reason } => {
             s.status = Status::Abstained;
-            s.reason = Some(reason.clone());
-            let mut d = summary;
-            d["reason"] = json!(reason);
-            (Phase::Abstain, "session.abstained", d)
+            data["reason"] = json!(reason);
+            s.reason = Some(reason);
         }
         Outcome::Error { code, message } => {
             s.status = Status::Error;
             s.error = Some((code.as_str().to_string(), message.clone()));
-            s.reason = Some(message.clone());
-            let mut d = summary;
-            d["code"] = json!(code.as_str());
-            d["message"] = json!(message);
-            d["reason"] = json!(message);
-            (Phase::Error, "session.error", d)
+            data["code"] = json!(code.as_str());
+            data["message"] = json!(message);
+            data["reason"] = json!(message);
+            data["phase"] = json!("error");
+            s.reason = Some(message);
         }
         Outcome::Stopped { stop, reason } => {
             s.status = Status::Stopped;
             s.stop = Some(stop);
-            s.reason = Some(reason.clone());
-            let mut d = summary;
-            d["stop"] = json!(stop.as_str());
-            d["reason"] = json!(reason);
-            (Phase::Stopped, "session.stopped", d)
+            data["stop"] = json!(stop.as_str());
+            data["reason"] = json!(reason);
+            s.reason = Some(reason);
         }
-    };
+    }
     data["status"] = json!(s.status_str());
-    if phase == Phase::Error {
-        data["phase"] = json!("error");
-    }
-    events::append(tx, s, phase, data.clone())?;
+    let (phase, webhook) = s.kind.terminal(s.status);
+    events::append(tx, s, phase, data)?;
     super::put(tx, s)?;
-
-    if s.kind == Kind::Extraction {
-        // SPEC §6.3: extraction.delivered when its page was read, else
-        // extraction.failed; ids and summaries, never rows.
-        let event_type = if s.status == Status::Answered {
-            "extraction.delivered"
-        } else {
-            "extraction.failed"
-        };
-        crate::webhooks::emit(
-            tx,
-            &s.account,
-            s.mode,
-            event_type,
-            crate::extractions::ended_data(s),
-            s.webhook_url.as_deref(),
-        )?;
-        let after = crate::ledger::balance(tx, &s.account, s.mode)?;
-        return crate::webhooks::balance_changed(tx, &s.account, s.mode, &before, &after);
-    }
     // The notification carries summaries and ids, never rows.
     let own_url = s.webhook_url.as_deref();
-    match s.status {
-        Status::Answered => crate::webhooks::emit(
+    match (s.kind, s.status) {
+        (Kind::Extraction, _) => crate::webhooks::emit(
             tx,
             &s.account,
             s.mode,
-            event_type,
+            webhook,
+            s.extraction_ended(),
+            own_url,
+        )?,
+        (Kind::Session, Status::Answered) => crate::webhooks::emit(
+            tx,
+            &s.account,
+            s.mode,
+            webhook,
             wire::SessionAnsweredData {
                 session_id: s.id.clone(),
                 status: "answered",
@@ -463,11 +464,11 @@ pub fn end_in(tx: &Tx, s: &mut Session, outcome: Outcome, public_url: &str) -> a
             },
             own_url,
         )?,
-        _ => crate::webhooks::emit(
+        (Kind::Session, _) => crate::webhooks::emit(
             tx,
             &s.account,
             s.mode,
-            event_type,
+            webhook,
             wire::SessionEndedData {
                 session_id: s.id.clone(),
                 status: s.status.as_str(),

@@ -189,6 +189,22 @@ pub struct Session {
 }
 
 impl Session {
+    /// The payload of extraction.delivered / extraction.failed (SPEC §6.3):
+    /// ids and summaries, never rows.
+    pub fn extraction_ended(&self) -> crate::wire::ExtractionEndedData {
+        let delivered = self.status == Status::Answered;
+        crate::wire::ExtractionEndedData {
+            extraction_id: self.id.clone(),
+            url: self.url.clone(),
+            status: self.status_str(),
+            records: self.records,
+            claim: self.claim.clone(),
+            receipt_id: self.receipt_id.clone(),
+            spend_usd: crate::wire::Usd(self.settled),
+            reason: self.reason.clone().filter(|_| !delivered),
+        }
+    }
+
     /// A new running run of `kind` for the caller, reserving `max_spend`
     /// once opened: turn 1, nothing read, nothing spent. The caller fills
     /// in what the kind asks for (query, URL, entity, ...).
