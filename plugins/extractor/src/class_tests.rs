@@ -350,3 +350,125 @@ fn an_amount_in_a_cards_name_is_not_its_price() {
         Some("Adventure Bike, Low Miles - $4495")
     );
 }
+
+#[test]
+fn a_list_whose_cards_show_no_price_is_still_a_list() {
+    // An app store's search: each card an icon, a name, a rating and a link
+    // to its product page; no card shows an amount.
+    let body = grid("en", |i| {
+        format!(
+            "<li class=\"app\"><a href=\"/store/apps/details?id=com.example.game{i}\">\
+             <img src=\"/icons/{i}.png\" alt=\"\"><span class=\"title\">Unicorn Game {i}</span></a>\
+             <span class=\"rating\">4.{i} stars</span></li>"
+        )
+    });
+    let x = run("https://apps.example.com/store/search?q=unicorn", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(x.records.len(), 6, "{:?}", x.records);
+    assert_eq!(get(&x.records[2], "name"), Some("Unicorn Game 3"));
+    assert_eq!(
+        get(&x.records[2], "url"),
+        Some("https://apps.example.com/store/apps/details?id=com.example.game3")
+    );
+    assert!(prices(&x).iter().all(Option::is_none));
+    // Cover art drawn by style (no <img>), the cards on several sites of one
+    // domain: a music tag page.
+    let body = grid("en", |i| {
+        format!(
+            "<li class=\"item\"><a href=\"https://artist{i}.music.example/album/record-{i}\">\
+             <div class=\"album-art\"></div><div class=\"itemtext\">Record {i}</div></a></li>"
+        )
+    });
+    let x = run("https://music.example/tag/ambient", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(x.records.len(), 6);
+    // A row of category tiles and a blog index are no catalog, priced or not.
+    for (path, name) in [("/c/lamps-", "Lamps"), ("/blog/2024/05/post-", "Our story")] {
+        let body = grid("en", |i| {
+            format!("<li class=\"tile\"><a href=\"{path}{i}\"><img src=\"/t/{i}.jpg\" alt=\"\">{name} {i}</a></li>")
+        });
+        let x = run("https://lamps.example.com/", &body);
+        assert_ne!(x.kind, PageKind::Listing, "{path}: {:?}", x.records);
+    }
+}
+
+#[test]
+fn a_price_per_measure_is_not_the_price_of_the_item() {
+    let body = grid("en-GB", |i| {
+        format!(
+            "<li class=\"product\"><a href=\"/shop/berries-{i}.html\">Berries {i}00g</a>\
+             <div class=\"pricing\"><p class=\"pricePerUnit\">£1.7{i}<abbr>/</abbr><abbr>unit</abbr></p>\
+             <p class=\"pricePerMeasure\">£8.7{i}<abbr>/</abbr><abbr>kg</abbr></p></div></li>"
+        )
+    });
+    let x = run("https://grocer.example.co.uk/berries", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(prices(&x)[0], Some("1.71"));
+    assert!(currencies(&x).iter().all(|c| *c == Some("GBP")));
+    // The comparison price first, in the amount's own text.
+    let body = grid("de", |i| {
+        format!(
+            "<li class=\"product\"><a href=\"/p/kaffee-{i}\">Kaffee {i}</a>\
+             <span class=\"base\">12,4{i} € / 1 kg</span><span class=\"price\">6,2{i} €</span></li>"
+        )
+    });
+    let x = run("https://kaffee.example.de/kaffee", &body);
+    assert_eq!(prices(&x)[1], Some("6.22"));
+}
+
+#[test]
+fn a_give_away_costs_nothing() {
+    let body = grid("no", |i| {
+        let price = if i == 3 {
+            "<span class=\"price\">Gis bort</span>".to_string()
+        } else {
+            format!("<span class=\"price\">{i} 200 kr</span>")
+        };
+        format!("<li class=\"result\"><a href=\"/item/10000{i}\"><img src=\"/{i}.jpg\" alt=\"\">Skisko {i}</a>{price}</li>")
+    });
+    let x = run("https://torget.example.no/search?q=skisko", &body);
+    assert_eq!(
+        prices(&x),
+        [
+            Some("1200"),
+            Some("2200"),
+            Some("0.00"),
+            Some("4200"),
+            Some("5200"),
+            Some("6200")
+        ]
+    );
+}
+
+#[test]
+fn cards_the_markup_list_leaves_out_are_read_in_page_order() {
+    // The page's ItemList names cards 2-6; card 1 (a paid placement) is in
+    // the grid in the same shape but not in the markup.
+    let items: Vec<String> = (2..=6)
+        .map(|i| {
+            format!(
+                r#"{{"@type":"ListItem","position":{},"item":{{"@type":"Product","name":"Boat {i}","url":"https://boats.example/item/4000{i}","offers":{{"@type":"Offer","price":"{i}0000","priceCurrency":"NOK"}}}}}}"#,
+                i - 1
+            )
+        })
+        .collect();
+    let ld = format!(
+        r#"<script type="application/ld+json">{{"@context":"https://schema.org","@type":"ItemList","itemListElement":[{}]}}</script>"#,
+        items.join(",")
+    );
+    let cards: String = (1..=6)
+        .map(|i| {
+            format!(
+                "<article class=\"card\"><a href=\"/item/4000{i}\"><img src=\"/{i}.jpg\" alt=\"\"><h2>Boat {i}</h2></a><span class=\"price\">{i}0 000 kr</span></article>"
+            )
+        })
+        .collect();
+    let body = format!("<html lang=\"no\"><head>{ld}</head><body><h1>Boats</h1><div class=\"grid\">{cards}</div></body></html>");
+    let x = run("https://boats.example/search", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    let names: Vec<_> = x.records.iter().map(|r| get(r, "name")).collect();
+    assert_eq!(names[0], Some("Boat 1"), "{names:?}");
+    assert_eq!(x.records.len(), 6);
+    let first: Option<f64> = prices(&x)[0].and_then(|p| p.parse().ok());
+    assert_eq!(first, Some(10000.0));
+}

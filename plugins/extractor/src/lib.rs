@@ -36,6 +36,7 @@ mod schema;
 mod structured;
 pub mod text;
 mod totals;
+mod unpriced;
 mod vocabulary;
 
 #[cfg(test)]

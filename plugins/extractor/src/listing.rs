@@ -4,7 +4,7 @@
 
 use crate::cards::{absolute, read_card};
 use crate::dom::AttrOf as _;
-use crate::dom::{Doc, BUTTON, CHROME, RELATED};
+use crate::dom::{Doc, BUTTON, CHROME, HIDDEN, RELATED};
 use crate::record::{Field, Record};
 use crate::{embedded, price, repeated};
 use std::collections::HashMap;
@@ -284,6 +284,52 @@ fn is_record(r: &Record) -> bool {
     r.has(Field::Price) || (r.has(Field::Name) && r.has(Field::Url))
 }
 
+/// The siblings of a list's cards that its markup does not name: the same
+/// tag under the same parent, not hidden, with a link of the cards' link
+/// shape (host and path depth). Only for lists of three cards or more,
+/// whose cards share one link shape.
+fn unlisted_cards(doc: &Doc, cards: &[usize]) -> Vec<usize> {
+    if cards.len() < 3 {
+        return Vec::new();
+    }
+    let Some(common) = repeated::link_shape(doc, cards[0]) else {
+        return Vec::new();
+    };
+    if cards
+        .iter()
+        .any(|&c| repeated::link_shape(doc, c).as_ref() != Some(&common))
+    {
+        return Vec::new();
+    }
+    let mut parents: Vec<usize> = cards.iter().filter_map(|&c| doc.els[c].parent).collect();
+    parents.sort_unstable();
+    parents.dedup();
+    if parents.len() > 4 {
+        return Vec::new();
+    }
+    let tag = doc.els[cards[0]].tag;
+    let mut extra = Vec::new();
+    for p in parents {
+        let mut k = p + 1;
+        while k < doc.els[p].el_end {
+            let e = &doc.els[k];
+            if e.tag == tag
+                && e.flags & HIDDEN == 0
+                && !cards.contains(&k)
+                && repeated::link_shape(doc, k).as_ref() == Some(&common)
+            {
+                extra.push(k);
+            }
+            k = e.el_end;
+        }
+    }
+    // A few cards left out of a list, not a second list beside it.
+    if extra.len() * 4 > cards.len() {
+        return Vec::new();
+    }
+    extra
+}
+
 /// A listing from per-item markup (JSON-LD ItemList of products, microdata
 /// or RDFa scopes), completed from the visible cards.
 pub fn from_structured(cx: &Ctx, mut records: Vec<Record>) -> Listing {
@@ -292,12 +338,33 @@ pub fn from_structured(cx: &Ctx, mut records: Vec<Record>) -> Listing {
         .iter()
         .filter_map(|r| r.get(Field::Url).map(String::from))
         .collect();
-    let mut cards: Vec<usize> = cards_by_url(cx, &urls).into_iter().flatten().collect();
+    let by_url = cards_by_url(cx, &urls);
+    let mut cards: Vec<usize> = by_url.iter().flatten().copied().collect();
     if cards.len() < 2 {
         cards = repeated::main_list(cx.doc, 2);
     }
     let visible = card_records(cx, &cards);
     let matched = merge(&mut records, &visible);
+    // Cards the markup leaves out (a paid placement, a card without an
+    // image): shown in the same grid, in the same shape, leading to the same
+    // kind of page. They take their place in page order.
+    let unlisted = unlisted_cards(cx.doc, &cards);
+    if !unlisted.is_empty() && by_url.len() == records.len() {
+        let mut placed: Vec<(usize, Record)> = Vec::new();
+        let mut at = 0;
+        for (r, c) in records.into_iter().zip(&by_url) {
+            at = c.unwrap_or(at);
+            placed.push((at, r));
+        }
+        for c in unlisted {
+            let r = read_card(cx.doc, c, cx.base);
+            if r.has(Field::Url) && r.has(Field::Name) {
+                placed.push((c, r));
+            }
+        }
+        placed.sort_by_key(|(at, _)| *at);
+        records = placed.into_iter().map(|(_, r)| r).collect();
+    }
     Listing {
         note: format!(
             "listing of {} products from markup ({} visible cards matched)",
@@ -420,7 +487,10 @@ pub fn from_page(cx: &Ctx, listed_urls: &[String]) -> Option<Listing> {
     // Two cards are a list when nothing on the page is a product of its own
     // (a last listing page often shows only a few).
     let cards = repeated::main_list(doc, 2);
-    if cards.is_empty() || main_product_outside(doc, &cards) {
+    if cards.is_empty() {
+        return unpriced_listing(cx);
+    }
+    if main_product_outside(doc, &cards) {
         return None;
     }
     let records: Vec<Record> = card_records(cx, &cards)
@@ -434,6 +504,26 @@ pub fn from_page(cx: &Ctx, listed_urls: &[String]) -> Option<Listing> {
     Some(Listing {
         note: format!(
             "listing of {} product cards (repeated structure)",
+            records.len()
+        ),
+        records,
+    })
+}
+
+/// A list of product cards none of which shows an amount: records with a
+/// name and a URL, and no price unless a card says "Free".
+fn unpriced_listing(cx: &Ctx) -> Option<Listing> {
+    let cards = crate::unpriced::main_list(cx.doc);
+    if cards.is_empty() || main_product_outside(cx.doc, &cards) {
+        return None;
+    }
+    let records: Vec<Record> = card_records(cx, &cards)
+        .into_iter()
+        .filter(|r| r.has(Field::Url) && r.has(Field::Name))
+        .collect();
+    (records.len() >= 2).then(|| Listing {
+        note: format!(
+            "listing of {} product cards that show no price (repeated structure)",
             records.len()
         ),
         records,

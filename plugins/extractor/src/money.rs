@@ -452,7 +452,8 @@ fn mark_stands(text: &str, mark: &str) -> bool {
 }
 
 /// Whether a short text says the product costs nothing ("Free", "Free to
-/// Play", "Gratis", "Kostenlos"): a price of 0.00, not a missing one.
+/// Play", "Gratis", "Kostenlos", a give-away: "Gis bort", "Zu verschenken"):
+/// a price of 0.00, not a missing one.
 pub fn is_free_text(text: &str) -> bool {
     let t = text.trim().trim_end_matches('!').trim().to_lowercase();
     matches!(
@@ -471,6 +472,21 @@ pub fn is_free_text(text: &str) -> bool {
             | "zdarma"
             | "ingyenes"
             | "ilmainen"
+            | "za darmo"
+            | "bedava"
+            | "ücretsiz"
+            | "gratuiti"
+            | "gis bort"
+            | "ges bort"
+            | "gives væk"
+            | "bortskänkes"
+            | "zu verschenken"
+            | "à donner"
+            | "se regala"
+            | "te koop gratis"
+            | "gratis af te halen"
+            | "annetaan"
+            | "безкоштовно"
             | "бесплатно"
             | "免费"
             | "無料"

@@ -153,13 +153,13 @@ pub fn in_other_region(doc: &Doc, el: usize) -> bool {
 }
 
 /// Per-element counts over subtrees, by prefix sums over the flat arrays.
-struct Counts {
+pub(crate) struct Counts {
     links: Vec<u32>,
     prices: Vec<u32>,
 }
 
 impl Counts {
-    fn new(doc: &Doc) -> Counts {
+    pub(crate) fn new(doc: &Doc) -> Counts {
         let mut links = Vec::with_capacity(doc.els.len() + 1);
         links.push(0);
         for e in &doc.els {
@@ -198,18 +198,18 @@ impl Counts {
         Counts { links, prices }
     }
 
-    fn links(&self, doc: &Doc, i: usize) -> u32 {
+    pub(crate) fn links(&self, doc: &Doc, i: usize) -> u32 {
         self.links[doc.els[i].el_end] - self.links[i]
     }
 
-    fn prices(&self, doc: &Doc, i: usize) -> u32 {
+    pub(crate) fn prices(&self, doc: &Doc, i: usize) -> u32 {
         let e = &doc.els[i];
         self.prices[e.text_end] - self.prices[e.text_start]
     }
 }
 
 /// The shape of an element: its tag and first class name, digits dropped.
-fn shape(doc: &Doc, i: usize) -> String {
+pub(crate) fn shape(doc: &Doc, i: usize) -> String {
     let e = &doc.els[i];
     let class =
         e.el.value()
@@ -394,7 +394,7 @@ pub fn main_list(doc: &Doc, min: usize) -> Vec<usize> {
 
 /// The link of an element's subtree that a card leads to, as (host, path
 /// depth): the shape product links of one shop share.
-fn link_shape(doc: &Doc, card: usize) -> Option<(String, usize)> {
+pub(crate) fn link_shape(doc: &Doc, card: usize) -> Option<(String, usize)> {
     (card..doc.els[card].el_end).find_map(|i| {
         let e = &doc.els[i];
         if e.tag != "a" {

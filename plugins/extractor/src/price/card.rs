@@ -164,8 +164,13 @@ fn amounts(doc: &Doc, card: usize, names: &[String]) -> Vec<Amount> {
             None => raw,
         };
         let lower = raw.to_lowercase();
+        // What follows the amount in its own elements ("£4.38" "/" "kg").
+        let after = following_text(doc, e, k, 24);
+        if per_measure(&lower) || per_measure(&after) {
+            continue;
+        }
         if OTHER_TEXT.iter().any(|w| lower.has(w))
-            || has_word(&el.hint, OTHER_AMOUNT_WORDS)
+            || (has_word(&el.hint, OTHER_AMOUNT_WORDS) && !per_one(&after))
             || is_tier_price(&lower)
         {
             continue;
@@ -292,6 +297,92 @@ pub fn is_tier_price(lower: &str) -> bool {
             && unit.starts_with(|c: char| c.is_alphabetic())
             && !has_currency_mark(unit)
     })
+}
+
+/// The card's texts right after text `k`, lowercased and joined, up to
+/// `max` bytes.
+fn following_text(doc: &Doc, card: &crate::dom::El, k: usize, max: usize) -> String {
+    let mut out = String::new();
+    for t in &doc.texts[(k + 1).min(card.text_end)..card.text_end] {
+        if out.len() + t.text.len() > max {
+            break;
+        }
+        out.push_str(&t.text.to_lowercase());
+    }
+    out
+}
+
+/// Units a comparison price is counted in ("£4.38/kg", "€ 1,20 / 100 g",
+/// "$0.25 per oz").
+const MEASURE_UNITS: &[&str] = &[
+    "kg",
+    "g",
+    "gr",
+    "mg",
+    "l",
+    "ltr",
+    "litre",
+    "liter",
+    "ml",
+    "cl",
+    "dl",
+    "m",
+    "m2",
+    "m²",
+    "m3",
+    "m³",
+    "cm",
+    "lb",
+    "lbs",
+    "oz",
+    "floz",
+    "sqft",
+    "kilo",
+    "kilogram",
+    "gram",
+    "metre",
+    "meter",
+    "kilogramme",
+    "gramm",
+];
+
+/// Units of one item ("£1.75/unit", "$3 each").
+const ONE_UNIT: &[&str] = &[
+    "unit", "each", "ea", "item", "piece", "pc", "pcs", "st", "stk", "stück", "pièce", "pieza",
+    "pezzo", "stuk", "szt",
+];
+
+/// The unit a "per" text names: the word after "/", "per", "pro", "je",
+/// "le" or "la", a count before it dropped ("/100 g" is "g").
+fn per_unit(lower: &str) -> Option<String> {
+    let squashed: String = lower.split_whitespace().collect::<Vec<_>>().join(" ");
+    for sep in ["/", "per ", "pro ", "je ", "le ", "la "] {
+        let Some(at) = squashed.find(sep) else {
+            continue;
+        };
+        let rest = squashed[at + sep.len()..].trim_start();
+        let rest = rest.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ',');
+        let unit: String = rest
+            .trim_start()
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '²' || *c == '³')
+            .collect();
+        if !unit.is_empty() {
+            return Some(unit.replace(' ', ""));
+        }
+    }
+    None
+}
+
+/// Whether a text makes the amount before it a price per measure (a
+/// comparison price, never what one item costs).
+pub fn per_measure(lower: &str) -> bool {
+    per_unit(lower).is_some_and(|u| MEASURE_UNITS.contains(&u.as_str()))
+}
+
+/// Whether a text makes the amount before it the price of one item.
+fn per_one(lower: &str) -> bool {
+    per_unit(lower).is_some_and(|u| ONE_UNIT.contains(&u.as_str()))
 }
 
 fn has_two_amounts(raw: &str) -> bool {

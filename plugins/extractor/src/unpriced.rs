@@ -1,0 +1,242 @@
+//! A main list none of whose cards shows a price (prices behind a login,
+//! "call for price" catalogs, sold-out collections, free app stores, music
+//! tags): read only when its cards are plainly products, so that category
+//! tiles, blog indexes and menus stay what they are.
+//!
+//! The cards are sibling subtrees of one shape, each with an image, a name
+//! and a link of its own; their links share one shape (site, path depth,
+//! first path segment) and that shape names a product page: a product word
+//! in the path ("product", "item", "details", "album", ...), or an id in it
+//! (a long number, a `?id=`), and no word of an article or a category.
+
+use crate::dom::AttrOf as _;
+use crate::dom::{Doc, HIDDEN, MAIN};
+use crate::repeated::{in_other_region, shape, Counts};
+use std::collections::HashMap;
+
+/// The fewest cards that make such a list: a short row of tiles is more
+/// often a menu than a catalog.
+const MIN_CARDS: usize = 6;
+
+/// Path segments of product pages across shops, platforms and languages.
+const PRODUCT_SEGMENTS: &[&str] = &[
+    "p",
+    "dp",
+    "gp",
+    "product",
+    "products",
+    "produkt",
+    "produkte",
+    "produit",
+    "produits",
+    "prodotto",
+    "producto",
+    "productos",
+    "produto",
+    "item",
+    "items",
+    "itm",
+    "details",
+    "detail",
+    "app",
+    "apps",
+    "album",
+    "track",
+    "game",
+    "games",
+    "listing",
+    "listings",
+    "ad",
+    "annonse",
+    "annons",
+    "vare",
+    "artikel",
+    "article-detail",
+    "sku",
+    "goods",
+    "offer",
+    "book",
+    "books",
+    "course",
+    "courses",
+    "model",
+    "models",
+];
+
+/// Path segments of pages that are not a product's: articles, categories,
+/// people, help.
+const OTHER_SEGMENTS: &[&str] = &[
+    "blog",
+    "news",
+    "article",
+    "articles",
+    "post",
+    "posts",
+    "story",
+    "stories",
+    "tag",
+    "tags",
+    "author",
+    "authors",
+    "category",
+    "categories",
+    "c",
+    "collections",
+    "cat",
+    "brand",
+    "brands",
+    "help",
+    "faq",
+    "support",
+    "about",
+    "user",
+    "users",
+    "profile",
+    "search",
+    "account",
+    "login",
+    "cart",
+    "wishlist",
+];
+
+/// The link a card leads to: its first usable `href`.
+fn card_href<'a>(doc: &'a Doc, card: usize) -> Option<&'a str> {
+    (card..doc.els[card].el_end).find_map(|i| {
+        let e = &doc.els[i];
+        if e.tag != "a" {
+            return None;
+        }
+        let h = e.el.value().attr_of("href")?.trim();
+        (!h.is_empty() && !h.starts_with('#') && !h.starts_with("javascript")).then_some(h)
+    })
+}
+
+/// (site, path depth, first segment): the shape one shop's product links
+/// share. The site is the host without its first label when it has three or
+/// more (artist.example.com and shop.example.com are one site).
+fn link_key(href: &str) -> (String, usize, String) {
+    let (host, rest) = match href.split_once("://") {
+        Some((_, rest)) => rest.split_once('/').unwrap_or((rest, "")),
+        None => ("", href.trim_start_matches('/')),
+    };
+    let host = host.to_ascii_lowercase();
+    let labels: Vec<&str> = host.split('.').collect();
+    let site = if labels.len() >= 3 {
+        labels[1..].join(".")
+    } else {
+        host.clone()
+    };
+    let path = rest.split(['?', '#']).next().unwrap_or("");
+    let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    let first = segments
+        .first()
+        .map_or(String::new(), |s| s.to_ascii_lowercase());
+    (site, segments.len(), first)
+}
+
+/// Whether a link reads as a product page's address.
+fn names_a_product(href: &str) -> bool {
+    let lower = href.to_ascii_lowercase();
+    let after_host = match lower.split_once("://") {
+        Some((_, rest)) => rest.split_once('/').map_or("", |(_, p)| p),
+        None => lower.trim_start_matches('/'),
+    };
+    let (path, query) = after_host.split_once('?').unwrap_or((after_host, ""));
+    let segments: Vec<&str> = path.split(['/', '#']).filter(|s| !s.is_empty()).collect();
+    if segments.iter().any(|s| OTHER_SEGMENTS.contains(s)) {
+        return false;
+    }
+    let word = segments.iter().any(|s| PRODUCT_SEGMENTS.contains(s));
+    let long_number = segments.iter().any(|s| {
+        s.split(|c: char| !c.is_ascii_digit())
+            .any(|run| run.len() >= 5)
+    });
+    let id_param = query.split('&').any(|kv| {
+        matches!(
+            kv.split('=').next(),
+            Some("id" | "pid" | "product_id" | "item")
+        )
+    });
+    word || long_number || id_param
+}
+
+/// Names of elements that show a picture drawn by style or script.
+const IMAGE_WORDS: &[&str] = &[
+    "image",
+    "img",
+    "thumb",
+    "thumbnail",
+    "photo",
+    "cover",
+    "art",
+    "artwork",
+    "picture",
+];
+
+/// Whether a card shows an image and a name (a text with letters).
+fn image_and_name(doc: &Doc, card: usize) -> bool {
+    let e = &doc.els[card];
+    let image = (card..e.el_end).any(|i| {
+        let x = &doc.els[i];
+        matches!(x.tag, "img" | "picture") || crate::text::has_word(&x.hint, IMAGE_WORDS)
+    });
+    let name = doc.texts[e.text_start..e.text_end].iter().any(|t| {
+        t.flags & HIDDEN == 0 && t.text.chars().filter(|c| c.is_alphabetic()).count() >= 3
+    });
+    image && name
+}
+
+/// The cards of a main list that shows no prices, in page order, or
+/// nothing.
+pub fn main_list(doc: &Doc) -> Vec<usize> {
+    let counts = Counts::new(doc);
+    let mut groups: HashMap<(usize, String), Vec<usize>> = HashMap::new();
+    for (i, e) in doc.els.iter().enumerate() {
+        let Some(p) = e.parent else { continue };
+        if e.flags & HIDDEN != 0 || counts.links(doc, i) == 0 || counts.prices(doc, i) > 0 {
+            continue;
+        }
+        groups.entry((p, shape(doc, i))).or_default().push(i);
+    }
+    let mut best: Option<(usize, usize, Vec<usize>)> = None;
+    for ((parent, _), members) in groups {
+        let n = members.len();
+        if n < MIN_CARDS
+            || best
+                .as_ref()
+                .is_some_and(|b| (n, usize::MAX - parent) <= (b.0, usize::MAX - b.1))
+        {
+            continue;
+        }
+        let hrefs: Vec<&str> = members.iter().filter_map(|&m| card_href(doc, m)).collect();
+        let mut keys: HashMap<(String, usize, String), usize> = HashMap::new();
+        for h in &hrefs {
+            *keys.entry(link_key(h)).or_default() += 1;
+        }
+        let common = keys.values().copied().max().unwrap_or(0);
+        let mut distinct = hrefs.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        let shown = members.iter().filter(|&&m| image_and_name(doc, m)).count();
+        let products = hrefs.iter().filter(|h| names_a_product(h)).count();
+        let most = |k: usize| k * 10 >= n * 9;
+        if most(common)
+            && most(distinct.len())
+            && most(shown)
+            && most(products)
+            && !in_other_region(doc, parent)
+        {
+            best = Some((n, parent, members));
+        }
+    }
+    let Some((_, parent, mut members)) = best else {
+        return Vec::new();
+    };
+    // Cards in the page's main content, or a page with no main element.
+    let has_main = doc.els.iter().any(|e| e.flags & MAIN != 0);
+    if has_main && doc.els[parent].flags & MAIN == 0 && doc.els[members[0]].flags & MAIN == 0 {
+        return Vec::new();
+    }
+    members.sort_unstable();
+    members
+}
