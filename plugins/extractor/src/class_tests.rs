@@ -472,3 +472,45 @@ fn cards_the_markup_list_leaves_out_are_read_in_page_order() {
     let first: Option<f64> = prices(&x)[0].and_then(|p| p.parse().ok());
     assert_eq!(first, Some(10000.0));
 }
+
+#[test]
+fn state_paths_under_the_apps_base_take_the_prefix_the_cards_show() {
+    // The state writes product paths from the app's base; the site serves
+    // the app under /no/shopping, as the cards that are links show.
+    let hits: Vec<serde_json::Value> = (1..=4)
+        .map(|i| json!({"name": format!("Board {i}"), "url": format!("/pl/cl10/{i}000/Board-{i}/"), "price": {"amount": 100 * i, "currency": "NOK"}}))
+        .collect();
+    let state = json!({ "search": { "products": hits } });
+    let cards: String = (1..=4)
+        .map(|i| {
+            // Cards 3 and 4 are buttons: their address is only in the state.
+            let name = if i <= 2 {
+                format!("<a href=\"/no/shopping/pl/cl10/{i}000/Board-{i}/\"><h3>Board {i}</h3></a>")
+            } else {
+                format!("<button><h3>Board {i}</h3></button>")
+            };
+            format!("<div class=\"card\">{name}<span class=\"price\">{i}00 kr</span></div>")
+        })
+        .collect();
+    let body = format!(
+        "<html lang=\"no\"><body><div class=\"grid\">{cards}</div>\
+         <script type=\"application/json\" id=\"initial\">{state}</script></body></html>"
+    );
+    let x = run(
+        "https://shop.example.com/no/shopping/results?q=board",
+        &body,
+    );
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    let urls: Vec<_> = x.records.iter().map(|r| get(r, "url")).collect();
+    assert_eq!(
+        urls,
+        (1..=4)
+            .map(|i| Some(format!(
+                "https://shop.example.com/no/shopping/pl/cl10/{i}000/Board-{i}/"
+            )))
+            .collect::<Vec<_>>()
+            .iter()
+            .map(|u| u.as_deref())
+            .collect::<Vec<_>>()
+    );
+}

@@ -330,6 +330,57 @@ fn unlisted_cards(doc: &Doc, cards: &[usize]) -> Vec<usize> {
     extra
 }
 
+/// State paths written relative to the app's base ("/pl/123/name" on a site
+/// served under "/no/shopping"): when the cards show the same products under
+/// one longer path that ends with the state's, every state URL of that host
+/// takes the prefix.
+fn rebase_state_urls(records: &mut [Record], visible: &[Record]) {
+    let split = |u: &str| -> Option<(String, String)> {
+        let p = url::Url::parse(u).ok()?;
+        Some((p.host_str()?.to_string(), p.path().to_string()))
+    };
+    let shown: Vec<(String, String)> = visible
+        .iter()
+        .filter_map(|v| v.get(Field::Url).and_then(split))
+        .collect();
+    let mut prefix: Option<(String, String)> = None;
+    let mut agree = 0;
+    for r in records.iter() {
+        let Some((host, path)) = r.get(Field::Url).and_then(split) else {
+            continue;
+        };
+        if path.len() < 8 || shown.iter().any(|(h, p)| *h == host && *p == path) {
+            continue;
+        }
+        let Some((_, longer)) = shown
+            .iter()
+            .find(|(h, p)| *h == host && p.len() > path.len() && p.ends_with(&path))
+        else {
+            continue;
+        };
+        let found = (host, longer[..longer.len() - path.len()].to_string());
+        match &prefix {
+            None => prefix = Some(found),
+            Some(p) if *p == found => {}
+            Some(_) => return,
+        }
+        agree += 1;
+    }
+    let Some((host, prefix)) = prefix.filter(|_| agree >= 2) else {
+        return;
+    };
+    for r in records.iter_mut() {
+        let Some(mut u) = r.get(Field::Url).and_then(|u| url::Url::parse(u).ok()) else {
+            continue;
+        };
+        if u.host_str() == Some(host.as_str()) && !u.path().starts_with(&prefix) {
+            let path = format!("{prefix}{}", u.path());
+            u.set_path(&path);
+            r.set(Field::Url, u.to_string());
+        }
+    }
+}
+
 /// A listing from per-item markup (JSON-LD ItemList of products, microdata
 /// or RDFa scopes), completed from the visible cards.
 pub fn from_structured(cx: &Ctx, mut records: Vec<Record>) -> Listing {
@@ -459,6 +510,7 @@ pub fn from_page(cx: &Ctx, listed_urls: &[String]) -> Option<Listing> {
             cards = repeated::main_list(doc, 2);
         }
         let visible = card_records(cx, &cards);
+        rebase_state_urls(&mut records, &visible);
         let matched = if by_element {
             // Each record's element lies in its own card.
             for (r, v) in records.iter_mut().zip(&visible) {
