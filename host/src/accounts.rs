@@ -6,8 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::money::Micros;
 use crate::store::{self, Tx, ACCOUNTS};
 
-/// The only dated API version, and so every account's pin.
-pub const CURRENT_VERSION: &str = "2026-08-26";
+pub use crate::wire::CURRENT_VERSION;
 
 /// Test mode or live mode. Objects and balances of one mode are invisible to
 /// keys of the other.

@@ -22,10 +22,7 @@ use crate::sessions::{Kind, Session};
 use crate::state::AppState;
 use crate::wire;
 
-/// The most URLs of one batch (SPEC §8).
-pub const MAX_BATCH: usize = 50;
-/// The longest `entity` accepted.
-pub const MAX_ENTITY_CHARS: usize = 200;
+pub use crate::wire::{MAX_BATCH, MAX_ENTITY_CHARS};
 
 /// What an extraction is asked for besides its URL and entity.
 pub struct Spec {

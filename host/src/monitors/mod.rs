@@ -21,11 +21,7 @@ use crate::money::Micros;
 use crate::store::{self, Tx, MONITORS, MONITOR_RUNS};
 use crate::wire::Usd;
 
-/// The shortest and longest cadence, in seconds.
-pub const MIN_CADENCE_S: u64 = 60;
-pub const MAX_CADENCE_S: u64 = 30 * 86_400;
-/// The most URLs one monitor watches.
-pub const MAX_WATCH_URLS: usize = 20;
+pub use crate::wire::{MAX_CADENCE_S, MAX_WATCH_URLS, MIN_CADENCE_S};
 /// Consecutive failed runs after which a monitor pauses itself (SPEC §8).
 pub const AUTO_PAUSE_AFTER: u32 = 3;
 

@@ -23,31 +23,10 @@ use std::time::{Duration, Instant};
 
 use chromiumoxide::cdp::browser_protocol::fetch::{EnableParams, RequestPattern, RequestStage};
 use chromiumoxide::cdp::browser_protocol::target::CreateTargetParams;
-use serde::{Deserialize, Serialize};
 
 use crate::fetch::Fetched;
 
-/// When pages are rendered.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum RenderMode {
-    /// Never: a page that needs a browser ends `needs_rendering`.
-    Off,
-    /// A page whose plain read came back as a script shell is rendered.
-    Auto,
-    /// Every HTML page of a live run is rendered.
-    Always,
-}
-
-impl RenderMode {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RenderMode::Off => "off",
-            RenderMode::Auto => "auto",
-            RenderMode::Always => "always",
-        }
-    }
-}
+pub use crate::wire::RenderMode;
 
 /// The renderer's bounds (config `[fetch]`).
 #[derive(Debug, Clone)]

@@ -4,7 +4,6 @@
 //! and is the SSE `id:`. Terminal phases are `answered`, `abstain`,
 //! `error` and `stopped`; a stream ends after one of them.
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::sync::watch;
 
@@ -75,20 +74,7 @@ const TERMINAL: [Phase; 5] = [
     Phase::Stopped,
 ];
 
-/// One entry of a run's event log.
-#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
-#[schema(as = SessionEvent)]
-pub struct Event {
-    /// Increasing from 1 within the session; the SSE `id`.
-    pub seq: u64,
-    /// started, parsed, source, page, fetch_failed, extract_failed, skipped,
-    /// proposal, and the terminal answered, delivered, abstain, error,
-    /// stopped (open enum). Every page's event names its `outcome`.
-    pub phase: String,
-    pub at: String,
-    #[schema(value_type = Object)]
-    pub data: Value,
-}
+pub use crate::wire::SessionEvent as Event;
 
 impl Event {
     pub fn is_terminal(&self) -> bool {

@@ -61,29 +61,7 @@ impl Status {
     }
 }
 
-/// Why a run stopped before it read everything (SPEC §6.3: `stop`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum StopReason {
-    /// Its spending cap could not pay for the next page.
-    #[serde(rename = "spend-budget")]
-    SpendBudget,
-    /// It has the rows its query asked for.
-    #[serde(rename = "query-budget")]
-    QueryBudget,
-    /// Stopped on request.
-    #[serde(rename = "stopped")]
-    Requested,
-}
-
-impl StopReason {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            StopReason::SpendBudget => "spend-budget",
-            StopReason::QueryBudget => "query-budget",
-            StopReason::Requested => "stopped",
-        }
-    }
-}
+pub use crate::wire::StopReason;
 
 /// What a stored run is: a session (a query over sites, in turns) or an
 /// extraction (one known URL read once). Both share the run, its money,

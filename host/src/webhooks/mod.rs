@@ -41,32 +41,7 @@ pub use secrets::{
     ROTATION_OVERLAP_HOURS,
 };
 
-/// Event types emitted today.
-pub const EMITTED_EVENTS: &[&str] = &[
-    "session.answered",
-    "session.abstained",
-    "session.error",
-    "session.stopped",
-    "session.proposal",
-    "balance.low",
-];
-
-/// Event types an endpoint may subscribe to before they are emitted: they
-/// belong to the planned extractions and monitors surfaces.
-pub const PLANNED_EVENTS: &[&str] = &[
-    "extraction.delivered",
-    "extraction.failed",
-    "monitor.changed",
-    "monitor.unchanged",
-    "monitor.failed",
-];
-
-/// Dated versions a payload can be serialized under.
-pub const KNOWN_VERSIONS: &[&str] = &[CURRENT_VERSION];
-
-pub fn is_known_event(name: &str) -> bool {
-    EMITTED_EVENTS.contains(&name) || PLANNED_EVENTS.contains(&name)
-}
+pub use crate::wire::{is_known_event, EMITTED_EVENTS, KNOWN_VERSIONS, PLANNED_EVENTS};
 
 /// A handle on the delivery worker.
 #[derive(Clone, Default)]

@@ -4,11 +4,10 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use utoipa::ToSchema;
 
+use super::money::Micros;
 use super::requests::{check_url, MAX_GUIDANCE_CHARS, MAX_URL_CHARS};
 use super::{list_of, Row, SessionError, Usd};
-use crate::extractions::{MAX_BATCH, MAX_ENTITY_CHARS};
 use crate::http::{ApiError, Body};
-use crate::money::Micros;
 
 /// An extraction: one page read once, every record of it a row.
 #[derive(Debug, Serialize, ToSchema)]
@@ -62,7 +61,7 @@ pub struct Extraction {
     /// spend-budget or stopped; only when status is stopped.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<String>)]
-    pub stop: Option<crate::sessions::StopReason>,
+    pub stop: Option<super::StopReason>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<SessionError>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -232,7 +231,7 @@ pub struct ExtractionCreate {
     /// Whether the page is rendered in a browser: "off", "auto" (when its
     /// plain read is a script shell) or "always". Default: the node's
     /// `fetch.render`. A node that renders nothing refuses "always" (400).
-    pub render: Option<crate::render::RenderMode>,
+    pub render: Option<RenderMode>,
 }
 
 impl ExtractionCreate {
@@ -288,9 +287,9 @@ impl ExtractionCreate {
         ])?;
         let render = match body.optional_str("render", 16)?.as_deref() {
             None => None,
-            Some("off") => Some(crate::render::RenderMode::Off),
-            Some("auto") => Some(crate::render::RenderMode::Auto),
-            Some("always") => Some(crate::render::RenderMode::Always),
+            Some("off") => Some(RenderMode::Off),
+            Some("auto") => Some(RenderMode::Auto),
+            Some("always") => Some(RenderMode::Always),
             Some(_) => {
                 return Err(ApiError::invalid(
                     "render",
@@ -323,3 +322,32 @@ impl ExtractionCreate {
 }
 
 super::requests::or_empty_body!(ExtractionRefreshBody, ExtractionRefresh);
+
+/// When pages are rendered.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum RenderMode {
+    /// Never: a page that needs a browser ends `needs_rendering`.
+    Off,
+    /// A page whose plain read came back as a script shell is rendered.
+    Auto,
+    /// Every HTML page of a live run is rendered.
+    Always,
+}
+
+impl RenderMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RenderMode::Off => "off",
+            RenderMode::Auto => "auto",
+            RenderMode::Always => "always",
+        }
+    }
+}
+
+/// The most URLs of one batch (SPEC §8).
+pub const MAX_BATCH: usize = 50;
+/// The longest `entity` accepted.
+pub const MAX_ENTITY_CHARS: usize = 200;

@@ -30,7 +30,9 @@ pub use requests::*;
 pub use sessions::*;
 pub use webhooks::*;
 
-use crate::money::Micros;
+pub mod money;
+
+use money::Micros;
 
 /// An amount on the wire: a JSON number of US dollars, at most six
 /// decimals, written from its exact decimal text (see `money`). Its fields
@@ -40,7 +42,7 @@ pub struct Usd(pub Micros);
 
 impl serde::Serialize for Usd {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        crate::money::usd(&self.0, s)
+        money::usd(&self.0, s)
     }
 }
 

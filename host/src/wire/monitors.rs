@@ -3,11 +3,10 @@
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use super::money::Micros;
 use super::requests::{check_url, MAX_GUIDANCE_CHARS, MAX_QUERY_CHARS, MAX_URL_CHARS};
 use super::{list_of, Usd};
 use crate::http::{ApiError, Body};
-use crate::money::Micros;
-use crate::monitors::{MAX_CADENCE_S, MAX_WATCH_URLS, MIN_CADENCE_S};
 use serde_json::Value;
 
 /// One run of a monitor.
@@ -417,3 +416,9 @@ impl MonitorUpdate {
         })
     }
 }
+
+/// The shortest and longest cadence, in seconds.
+pub const MIN_CADENCE_S: u64 = 60;
+pub const MAX_CADENCE_S: u64 = 30 * 86_400;
+/// The most URLs one monitor watches.
+pub const MAX_WATCH_URLS: usize = 20;

@@ -44,7 +44,7 @@ impl AutoRecharge {
     /// Automatic recharge needs a payment provider, which is not configured.
     pub const DISABLED: AutoRecharge = AutoRecharge {
         enabled: false,
-        amount_usd: Usd(crate::money::Micros::ZERO),
+        amount_usd: Usd(super::money::Micros::ZERO),
     };
 }
 

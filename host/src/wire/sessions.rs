@@ -5,11 +5,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use utoipa::ToSchema;
 
+use super::money::Micros;
 use super::requests::{query_of, MAX_GUIDANCE_CHARS, MAX_URL_CHARS};
 use super::{list_of, Usd};
 use crate::http::{ApiError, Body};
-use crate::money::Micros;
-use crate::sessions::events::Event;
 
 /// What the planner made of a query, and what running it would cost.
 #[derive(Debug, Serialize, ToSchema)]
@@ -64,7 +63,7 @@ pub struct Session {
     /// spend-budget, query-budget or stopped; only when status is stopped.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<String>)]
-    pub stop: Option<crate::sessions::StopReason>,
+    pub stop: Option<StopReason>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<SessionError>,
     /// Why the run ended as it did.
@@ -143,14 +142,13 @@ pub struct SessionEventList {
     #[schema(value_type = String)]
     pub object: &'static str,
     #[schema(value_type = Vec<SessionEvent>)]
-    pub data: Vec<Event>,
+    pub data: Vec<SessionEvent>,
     pub has_more: bool,
     /// The `after` that reads the next page.
     pub next_after: u64,
 }
 
 /// The event log's entry type under its wire name.
-pub type SessionEvent = Event;
 
 /// Where a row was read.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
@@ -198,7 +196,7 @@ pub struct SessionResult {
     #[schema(value_type = String)]
     pub status: &'static str,
     #[schema(value_type = Option<String>)]
-    pub stop: Option<crate::sessions::StopReason>,
+    pub stop: Option<StopReason>,
     pub qualified: u64,
     pub records: u64,
     #[schema(value_type = f64)]
@@ -261,7 +259,7 @@ pub struct SessionEndedData {
     /// spend-budget, query-budget or stopped; session.stopped only.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<String>)]
-    pub stop: Option<crate::sessions::StopReason>,
+    pub stop: Option<StopReason>,
 }
 
 /// session.proposal
@@ -385,3 +383,41 @@ impl SessionRefresh {
 }
 
 super::requests::or_empty_body!(SessionRefreshBody, SessionRefresh);
+
+/// Why a run stopped before it read everything (SPEC §6.3: `stop`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum StopReason {
+    /// Its spending cap could not pay for the next page.
+    #[serde(rename = "spend-budget")]
+    SpendBudget,
+    /// It has the rows its query asked for.
+    #[serde(rename = "query-budget")]
+    QueryBudget,
+    /// Stopped on request.
+    #[serde(rename = "stopped")]
+    Requested,
+}
+
+impl StopReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StopReason::SpendBudget => "spend-budget",
+            StopReason::QueryBudget => "query-budget",
+            StopReason::Requested => "stopped",
+        }
+    }
+}
+
+/// One entry of a run's event log.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
+pub struct SessionEvent {
+    /// Increasing from 1 within the session; the SSE `id`.
+    pub seq: u64,
+    /// started, parsed, source, page, fetch_failed, extract_failed, skipped,
+    /// proposal, and the terminal answered, delivered, abstain, error,
+    /// stopped (open enum). Every page's event names its `outcome`.
+    pub phase: String,
+    pub at: String,
+    #[schema(value_type = Object)]
+    pub data: Value,
+}

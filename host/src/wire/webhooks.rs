@@ -179,7 +179,6 @@ pub const MAX_DESCRIPTION_CHARS: usize = 500;
 
 /// Event types: at least one, each a known type.
 fn events_of(events: Vec<String>) -> Result<Vec<String>, ApiError> {
-    use crate::webhooks::{is_known_event, EMITTED_EVENTS, PLANNED_EVENTS};
     if events.is_empty() {
         return Err(ApiError::invalid(
             "events",
@@ -240,7 +239,6 @@ async fn endpoint_url(url: String, wall: &crate::targets::Policy) -> Result<Stri
 
 /// A dated version this service knows, or 400 naming `param`.
 pub fn known_version(param: &str, v: &str) -> Result<String, ApiError> {
-    use crate::webhooks::KNOWN_VERSIONS;
     if KNOWN_VERSIONS.contains(&v) {
         Ok(v.to_string())
     } else {
@@ -330,3 +328,33 @@ impl WebhookEndpointUpdate {
         })
     }
 }
+
+/// Event types emitted today.
+pub const EMITTED_EVENTS: &[&str] = &[
+    "session.answered",
+    "session.abstained",
+    "session.error",
+    "session.stopped",
+    "session.proposal",
+    "balance.low",
+];
+
+/// Event types an endpoint may subscribe to before they are emitted: they
+/// belong to the planned extractions and monitors surfaces.
+pub const PLANNED_EVENTS: &[&str] = &[
+    "extraction.delivered",
+    "extraction.failed",
+    "monitor.changed",
+    "monitor.unchanged",
+    "monitor.failed",
+];
+
+/// Dated versions a payload can be serialized under.
+pub const KNOWN_VERSIONS: &[&str] = &[CURRENT_VERSION];
+
+pub fn is_known_event(name: &str) -> bool {
+    EMITTED_EVENTS.contains(&name) || PLANNED_EVENTS.contains(&name)
+}
+
+/// The only dated API version, and so every account's pin.
+pub const CURRENT_VERSION: &str = "2026-08-26";
