@@ -31,6 +31,7 @@ pub mod plugins;
 pub mod receipts;
 pub mod record;
 pub mod render;
+pub mod requests;
 pub mod server;
 pub mod sessions;
 pub mod state;

@@ -149,7 +149,7 @@ async fn list_keys(
     let mut all = state.store.read(|tx| keys::of_account(tx, &id, mode))?;
     all.reverse();
     let keys = page.slice(all.iter().map(keys::Key::to_wire).collect(), |k| &k.id)?;
-    Ok(Json(wire::KeyList::cut(&page, keys)))
+    Ok(Json(wire::KeyList::cut(page.limit, keys)))
 }
 
 /// A key of the caller's account and mode, or 404.

@@ -133,5 +133,47 @@ mod tests {
             !code.contains("crate::app"),
             "openapi depends on the router"
         );
+        // The monitor scheduler opens runs through the domain, never through
+        // the HTTP layer or the API modules.
+        let scheduler = code_of("monitors/scheduler.rs");
+        for layer in ["crate::http", "api::", "ApiError"] {
+            assert!(!scheduler.contains(layer), "the scheduler uses {layer}");
+        }
+    }
+
+    /// The wire shapes are a leaf: they name std, serde, serde_json, utoipa
+    /// and themselves, nothing of the domain or the HTTP layer.
+    #[test]
+    fn wire_is_a_leaf() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/src/wire");
+        let allowed = [
+            "std::",
+            "serde::",
+            "serde_json::",
+            "utoipa::",
+            "super::",
+            "crate::wire",
+            "money::",
+        ];
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let text = std::fs::read_to_string(&path).unwrap();
+            let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+            for line in code.lines().filter(|l| !l.trim_start().starts_with("//")) {
+                assert!(
+                    !line.contains("crate::") || line.contains("crate::wire"),
+                    "{}: {line}",
+                    path.display()
+                );
+                if let Some(rest) = line.trim_start().strip_prefix("use ") {
+                    assert!(
+                        allowed.iter().any(|a| rest.starts_with(a))
+                            || rest.starts_with("chrono::") && false,
+                        "{}: {line}",
+                        path.display()
+                    );
+                }
+            }
+        }
     }
 }

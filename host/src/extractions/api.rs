@@ -379,7 +379,7 @@ async fn list(
         .await?;
     let public_url = state.config.public_url();
     Ok(Json(wire::ExtractionList::cut(
-        &page,
+        page.limit,
         found
             .iter()
             .map(|e| e.to_extraction_wire(&public_url))

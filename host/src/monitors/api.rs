@@ -244,7 +244,7 @@ async fn list(
         .iter()
         .take(page.limit + 1)
         .map(|m| m.to_wire(&public_url));
-    Ok(Json(wire::MonitorList::cut(&page, data.collect())))
+    Ok(Json(wire::MonitorList::cut(page.limit, data.collect())))
 }
 
 #[utoipa::path(get, path = "/monitors/{id}", operation_id = "getMonitor", tag = "monitors",
@@ -410,7 +410,7 @@ async fn runs(
         .iter()
         .take(page.limit + 1)
         .map(super::MonitorRun::to_wire);
-    Ok(Json(wire::MonitorRunList::cut(&page, data.collect())))
+    Ok(Json(wire::MonitorRunList::cut(page.limit, data.collect())))
 }
 
 /// Every change of one run of a monitor.

@@ -73,7 +73,7 @@ async fn create_endpoint(
         .and_then(|v| v.to_str().ok())
         .filter(|v| !v.is_empty())
     {
-        Some(v) => wire::known_version("fn-version", v)?,
+        Some(v) => crate::requests::known_version("fn-version", v)?,
         None => caller.account.fn_version.clone(),
     };
     let now = chrono::Utc::now();
@@ -168,7 +168,7 @@ async fn list(
         })
         .await?;
     Ok(Json(wire::WebhookEndpointList::cut(
-        &page,
+        page.limit,
         endpoints.iter().map(Endpoint::to_wire).collect(),
     )))
 }
@@ -319,7 +319,7 @@ async fn attempts(
         })
         .await?;
     Ok(Json(wire::WebhookAttemptList::cut(
-        &page,
+        page.limit,
         list.iter().map(Attempt::to_wire).collect(),
     )))
 }

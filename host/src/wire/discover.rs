@@ -1,7 +1,5 @@
 //! Discover (preview: discover): a site's catalog pages.
 
-use super::requests::check_url;
-use crate::http::{ApiError, Body};
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -31,13 +29,4 @@ pub struct DiscoverRequest {
     /// The site's page to start from (usually its home page): absolute http(s), at most 2048 characters.
     #[schema(format = "uri", max_length = 2048)]
     pub url: String,
-}
-
-impl DiscoverRequest {
-    pub fn parse(body: &Body) -> Result<DiscoverRequest, ApiError> {
-        let url = body.required_str("url")?;
-        body.only(&["url"])?;
-        check_url("url", &url)?;
-        Ok(DiscoverRequest { url })
-    }
 }

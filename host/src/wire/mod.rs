@@ -69,11 +69,11 @@ macro_rules! list_of {
         }
 
         impl $name {
-            /// A page cut from items fetched with one extra (which only
-            /// says whether more follow).
-            pub fn cut(page: &crate::http::Page, mut data: Vec<$item>) -> $name {
-                let has_more = data.len() > page.limit;
-                data.truncate(page.limit);
+            /// A page of at most `limit` cut from items fetched with one
+            /// extra (which only says whether more follow).
+            pub fn cut(limit: usize, mut data: Vec<$item>) -> $name {
+                let has_more = data.len() > limit;
+                data.truncate(limit);
                 $name { object: "list", data, has_more }
             }
         }

@@ -4,7 +4,6 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::{list_of, Usd};
-use crate::http::{ApiError, Body};
 
 /// The key a request was made with, as /me shows it.
 #[derive(Debug, Serialize, ToSchema)]
@@ -123,18 +122,4 @@ pub struct KeyRename {
     /// The new name: not blank, at most 100 characters.
     #[schema(min_length = 1, max_length = 100, pattern = r"\S")]
     pub name: String,
-}
-
-impl KeyRename {
-    pub fn parse(body: &Body) -> Result<KeyRename, ApiError> {
-        let name = body.required_str("name")?;
-        if name.chars().count() > 100 {
-            return Err(ApiError::invalid(
-                "name",
-                "name must be at most 100 characters",
-            ));
-        }
-        body.only(&["name"])?;
-        Ok(KeyRename { name })
-    }
 }

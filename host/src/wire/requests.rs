@@ -8,41 +8,12 @@
 
 use utoipa::ToSchema;
 
-use crate::http::{ApiError, Body};
-
 /// The longest query or follow-up (SPEC §8).
 pub const MAX_QUERY_CHARS: usize = 2000;
 /// The longest `guidance` (SPEC §8).
 pub const MAX_GUIDANCE_CHARS: usize = 2000;
 /// The longest URL a body may name.
 pub const MAX_URL_CHARS: usize = 2048;
-
-/// A required query of at most `MAX_QUERY_CHARS`.
-pub(super) fn query_of(body: &Body) -> Result<String, ApiError> {
-    let query = body.required_str("query")?;
-    if query.chars().count() > MAX_QUERY_CHARS {
-        return Err(ApiError::invalid(
-            "query",
-            format!("query must be at most {MAX_QUERY_CHARS} characters"),
-        ));
-    }
-    Ok(query)
-}
-
-/// An absolute http(s) URL of at most 2048 characters, or 400 naming `param`.
-pub fn check_url(param: &str, url: &str) -> Result<(), ApiError> {
-    let ok = url.chars().count() <= MAX_URL_CHARS
-        && url::Url::parse(url)
-            .is_ok_and(|u| matches!(u.scheme(), "http" | "https") && u.host_str().is_some());
-    if ok {
-        Ok(())
-    } else {
-        Err(ApiError::invalid(
-            param,
-            format!("{param} must be an absolute http or https URL of at most 2048 characters"),
-        ))
-    }
-}
 
 /// `T`'s object, or any body that is not a JSON object, which counts as
 /// empty (SPEC §7.3.1): the schema of a body whose members are all optional.

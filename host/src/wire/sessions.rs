@@ -6,9 +6,7 @@ use serde_json::{Map, Value};
 use utoipa::ToSchema;
 
 use super::money::Micros;
-use super::requests::{query_of, MAX_GUIDANCE_CHARS, MAX_URL_CHARS};
 use super::{list_of, Usd};
-use crate::http::{ApiError, Body};
 
 /// What the planner made of a query, and what running it would cost.
 #[derive(Debug, Serialize, ToSchema)]
@@ -148,7 +146,6 @@ pub struct SessionEventList {
     pub next_after: u64,
 }
 
-/// The event log's entry type under its wire name.
 
 /// Where a row was read.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
@@ -283,14 +280,6 @@ pub struct EstimateRequest {
     pub query: String,
 }
 
-impl EstimateRequest {
-    pub fn parse(body: &Body) -> Result<EstimateRequest, ApiError> {
-        Ok(EstimateRequest {
-            query: query_of(body)?,
-        })
-    }
-}
-
 /// POST /sessions.
 #[derive(Debug, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -317,26 +306,6 @@ pub struct SessionCreate {
     pub metadata: Option<Map<String, Value>>,
 }
 
-impl SessionCreate {
-    pub fn parse(body: &Body) -> Result<SessionCreate, ApiError> {
-        let query = query_of(body)?;
-        body.only(&[
-            "query",
-            "max_spend_usd",
-            "guidance",
-            "webhook_url",
-            "metadata",
-        ])?;
-        Ok(SessionCreate {
-            query,
-            max_spend_usd: body.optional_usd("max_spend_usd")?,
-            guidance: body.optional_str("guidance", MAX_GUIDANCE_CHARS)?,
-            metadata: body.optional_metadata("metadata")?,
-            webhook_url: body.optional_str("webhook_url", MAX_URL_CHARS)?,
-        })
-    }
-}
-
 /// POST /sessions/{id}/turns.
 #[derive(Debug, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -350,18 +319,6 @@ pub struct TurnCreate {
     pub max_spend_usd: Option<Micros>,
 }
 
-impl TurnCreate {
-    pub fn parse(body: &Body) -> Result<TurnCreate, ApiError> {
-        let query = body.required_str("query")?;
-        body.only(&["query", "proposal", "max_spend_usd"])?;
-        Ok(TurnCreate {
-            query,
-            proposal: body.optional_str("proposal", 64)?,
-            max_spend_usd: body.optional_usd("max_spend_usd")?,
-        })
-    }
-}
-
 /// POST /sessions/{id}/refresh (preview: refresh).
 #[derive(Debug, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -370,16 +327,6 @@ pub struct SessionRefresh {
     pub proposal: Option<String>,
     #[schema(value_type = Option<f64>, minimum = 0.000001)]
     pub max_spend_usd: Option<Micros>,
-}
-
-impl SessionRefresh {
-    pub fn parse(body: &Body) -> Result<SessionRefresh, ApiError> {
-        body.only(&["proposal", "max_spend_usd"])?;
-        Ok(SessionRefresh {
-            proposal: body.optional_str("proposal", 64)?,
-            max_spend_usd: body.optional_usd("max_spend_usd")?,
-        })
-    }
 }
 
 super::requests::or_empty_body!(SessionRefreshBody, SessionRefresh);

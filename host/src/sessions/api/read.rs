@@ -48,7 +48,7 @@ pub(super) async fn list(
         .await?;
     let public_url = state.config.public_url();
     Ok(Json(wire::SessionList::cut(
-        &page,
+        page.limit,
         sessions.iter().map(|s| s.to_wire(&public_url)).collect(),
     )))
 }
@@ -336,7 +336,7 @@ pub(super) async fn rows(
     let rows = state
         .store
         .read(|tx| crate::sessions::rows(tx, &id, after, limit))?;
-    Ok(Json(wire::RowList::cut(&page, rows)))
+    Ok(Json(wire::RowList::cut(page.limit, rows)))
 }
 
 /// The session's signed receipts.
@@ -356,7 +356,7 @@ pub(super) async fn receipts(
     let ids = receipt_ids(&state, &id)?;
     let list = state.store.read(|tx| crate::receipts::get_many(tx, &ids))?;
     let list = page.slice(list, |r| r["id"].as_str().unwrap_or_default())?;
-    Ok(Json(wire::ReceiptList::cut(&page, list)))
+    Ok(Json(wire::ReceiptList::cut(page.limit, list)))
 }
 
 fn all_rows(state: &AppState, id: &str) -> Result<Vec<crate::wire::Row>, ApiError> {
