@@ -514,3 +514,56 @@ fn state_paths_under_the_apps_base_take_the_prefix_the_cards_show() {
             .collect::<Vec<_>>()
     );
 }
+
+#[test]
+fn markup_products_that_point_into_the_page_are_its_cards() {
+    // Every product of the markup has the page's own URL with a fragment of
+    // its own: they describe the cards, whose links are the products' pages.
+    let graph: Vec<serde_json::Value> = (1..=4)
+        .map(|i| json!({"@type": "Product", "name": format!("Flat, {i} rooms, 50 m2"), "url": format!("https://homes.example/sale/#search-realty-{i}"), "offers": {"@type": "Offer", "price": format!("{i}9000"), "priceCurrency": "USD"}}))
+        .collect();
+    let ld = json!([{ "@context": "http://schema.org", "@graph": graph }]);
+    let cards: String = (1..=4)
+        .map(|i| {
+            format!(
+                "<section class=\"ticket\" id=\"search-realty-{i}\"><a href=\"/realty-flat-{i}00{i}.html\"><img src=\"/{i}.jpg\" alt=\"\"></a>\
+                 <h3><a href=\"/realty-flat-{i}00{i}.html\">Green street {i}</a></h3><b class=\"price\">{i}9 000 $</b></section>"
+            )
+        })
+        .collect();
+    let body = format!(
+        "<html lang=\"uk\"><head><script type=\"application/ld+json\">{ld}</script></head>\
+         <body><h1>Flats for sale</h1><div class=\"results\">{cards}</div></body></html>"
+    );
+    let x = run("https://homes.example/sale/", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(x.records.len(), 4, "{:?}", x.records);
+    assert_eq!(
+        get(&x.records[1], "url"),
+        Some("https://homes.example/realty-flat-2002.html")
+    );
+    assert_eq!(get(&x.records[1], "name"), Some("Green street 2"));
+}
+
+#[test]
+fn state_products_without_a_name_key_are_read_when_the_page_shows_their_prices() {
+    // The state links each product and prints its price; the cards show
+    // the names and prices but link nothing (script navigation).
+    let listings: Vec<serde_json::Value> = (1..=4)
+        .map(|i| json!({"id": format!("a{i}"), "url": format!("/offer/car-{i}-a{i}"), "price": {"priceFormatted": format!("€ {i}.440"), "suggestedRetailPrice": "€ 18.490"}, "vehicle": {"make": "Car", "model": format!("M{i}")}}))
+        .collect();
+    let state = json!({"props": {"pageProps": {"listings": listings}}});
+    let cards: String = (1..=4)
+        .map(|i| format!("<article class=\"listing\"><h2>Car M{i}</h2><p class=\"price\">€ {i}.440</p><p class=\"rrp\">€ 18.490</p></article>"))
+        .collect();
+    let body = format!(
+        "<html lang=\"nl\"><body><main>{cards}</main>\
+         <script id=\"__NEXT_DATA__\" type=\"application/json\">{state}</script></body></html>"
+    );
+    let x = run("https://cars.example.nl/lst", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(x.records.len(), 4, "{:?}", x.records);
+    assert_eq!(get(&x.records[2], "url"), Some("https://cars.example.nl/offer/car-3-a3"));
+    assert_eq!(get(&x.records[2], "price"), Some("3440"));
+    assert_eq!(get(&x.records[2], "currency"), Some("EUR"));
+}

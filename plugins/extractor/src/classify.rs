@@ -4,7 +4,7 @@
 
 use crate::dom::Doc;
 use crate::identifiers::Ids;
-use crate::record::Record;
+use crate::record::{Field, Record};
 use crate::structured::{resolve, Markup, PageIdentity};
 use crate::text::Find as _;
 use crate::{listing, same_product};
@@ -27,6 +27,19 @@ pub fn classify(cx: &listing::Ctx, markup: &Markup, identity: &PageIdentity, ids
     let records = |idxs: &[usize]| -> Vec<&Record> {
         idxs.iter().map(|&i| &markup.candidates[i].record).collect()
     };
+    // Products whose addresses all point into this page (its URL and a
+    // fragment of each its own) describe the page's cards, not the page:
+    // the list is read from the cards, whose links are the products' pages.
+    let into_page = records(&singles)
+        .iter()
+        .filter(|r| r.get(Field::Url).is_some_and(|u| identity.points_into_page(u)))
+        .count();
+    let entries_of_page = into_page >= 3 && into_page * 5 >= singles.len() * 4;
+    if entries_of_page {
+        if let Some(found) = listing::from_page(cx, &markup.listed_urls) {
+            return Reading::PageList(found);
+        }
+    }
     // Several products in the markup and none of them the page's own.
     let has_own = records(&singles).iter().any(|r| identity.is_own(r));
     let distinct = markup.distinct_singles();
@@ -47,7 +60,14 @@ pub fn classify(cx: &listing::Ctx, markup: &Markup, identity: &PageIdentity, ids
     // price tags say it is one product's page. An ItemList of URLs names
     // the page's list whatever the page labels.
     let listed_page = markup.listed_urls.len() >= 2;
-    if singles.is_empty()
+    // A product that states only a name (a site's description of itself
+    // typed as a product) says nothing about the page.
+    let bare = |r: &&Record| {
+        ![Field::Url, Field::Price, Field::Sku, Field::Mpn, Field::Gtin, Field::Image]
+            .iter()
+            .any(|&f| r.has(f))
+    };
+    if records(&singles).iter().all(bare)
         && !og_type.has("product")
         && !has_product_price_tags(doc)
         && (listed_page || !ids.single)

@@ -79,6 +79,14 @@ const LIST_KEYS: &[&str] = &[
     "msrp",
 ];
 
+/// Words of price keys that name another amount than what one pays now: a
+/// former or suggested price, a bound, a unit or members' price.
+const FORMER_PRICE_WORDS: &[&str] = &[
+    "compare", "was", "old", "regular", "original", "list", "msrp", "strike", "before", "max",
+    "high", "range", "tax", "unit", "club", "member", "point", "suggested", "recommended", "rrp",
+    "uvp",
+];
+
 /// A price value: a number, a numeric string, or an object holding one.
 fn price_value(v: &Value, depth: usize) -> Option<(String, Option<String>)> {
     if depth > 3 {
@@ -123,7 +131,16 @@ fn price_value(v: &Value, depth: usize) -> Option<(String, Option<String>)> {
                     return Some((p, c.or(cur)));
                 }
             }
-            None
+            // The amount as the page prints it ("priceFormatted": "€ 1.440"),
+            // never a former one ("suggestedRetailPrice").
+            o.iter()
+                .filter(|(k, _)| {
+                    let k = k.to_ascii_lowercase();
+                    ["formatted", "display", "text"].iter().any(|w| k.contains(w))
+                        && !FORMER_PRICE_WORDS.iter().any(|w| k.contains(w))
+                })
+                .find_map(|(_, x)| price_value(x, depth + 1))
+                .map(|(p, c)| (p, c.or(cur)))
         }
         Value::Array(a) => a.first().and_then(|x| price_value(x, depth + 1)),
         _ => None,
@@ -136,10 +153,7 @@ fn price_value(v: &Value, depth: usize) -> Option<(String, Option<String>)> {
 /// price ("compare_at_price", "oldPrice") and never zero (data often writes
 /// 0 for "no price").
 fn current_price(o: &Map<String, Value>) -> Option<(String, Option<String>)> {
-    const FORMER: &[&str] = &[
-        "compare", "was", "old", "regular", "original", "list", "msrp", "strike", "before", "max",
-        "high", "range", "tax", "unit", "club", "member", "point",
-    ];
+    const FORMER: &[&str] = FORMER_PRICE_WORDS;
     const SALE: &[&str] = &[
         "sale",
         "special",
@@ -206,9 +220,16 @@ fn priceless_item(o: &Map<String, Value>) -> bool {
         .any(|k| o.get(*k).is_some_and(|v| v.is_string()))
 }
 
-/// Whether an object looks like a product: a name and a price.
+/// Whether an object looks like a product: a name, or a link to its page,
+/// and a price.
 fn looks_like_product(o: &Map<String, Value>) -> bool {
-    first_str(o, NAME_KEYS).is_some() && current_price(o).is_some()
+    (first_str(o, NAME_KEYS).is_some() || page_link(o).is_some()) && current_price(o).is_some()
+}
+
+/// A product object's link to its own page: a site path or an http URL.
+fn page_link(o: &Map<String, Value>) -> Option<String> {
+    first_str(o, &["url", "href", "link", "productUrl", "product_url", "pdpUrl"])
+        .filter(|u| (u.starts_with('/') && u.len() > 1 && !u.starts_with("//")) || u.starts_with("http"))
 }
 
 /// Shopify's product objects give prices in cents.

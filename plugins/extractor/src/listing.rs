@@ -330,6 +330,19 @@ fn unlisted_cards(doc: &Doc, cards: &[usize]) -> Vec<usize> {
     extra
 }
 
+/// How many records' prices the page shows as visible prices.
+fn prices_shown(doc: &Doc, records: &[Record]) -> usize {
+    let shown: Vec<f64> = price::page::price_candidates(doc)
+        .iter()
+        .filter_map(|p| p.price.value.parse().ok())
+        .collect();
+    records
+        .iter()
+        .filter_map(|r| r.get(Field::Price)?.parse::<f64>().ok())
+        .filter(|v| shown.iter().any(|s| (s - v).abs() < 0.005))
+        .count()
+}
+
 /// State paths written relative to the app's base ("/pl/123/name" on a site
 /// served under "/no/shopping"): when the cards show the same products under
 /// one longer path that ends with the state's, every state URL of that host
@@ -524,7 +537,11 @@ pub fn from_page(cx: &Ctx, listed_urls: &[String]) -> Option<Listing> {
         // the page shows no price of its own (rendered in the browser).
         let confirmed = matched >= 2.min(records.len())
             || (visible.is_empty() && price::page::main_price(doc).is_none());
-        if confirmed && !main_product_outside(doc, &cards) {
+        // Cards that show the state's products without linking them: the
+        // page shows most of the state's prices.
+        let shown = prices_shown(doc, &records);
+        let shown_list = shown >= 3 && shown * 2 >= records.len();
+        if shown_list || (confirmed && !main_product_outside(doc, &cards)) {
             return Some(Listing {
                 note: format!(
                     "listing of {} products from embedded state ({} visible cards matched)",

@@ -163,6 +163,20 @@ impl PageIdentity {
             .is_some_and(|u| &bare_url(&u) == page)
     }
 
+    /// Whether a URL is this page's with a fragment of its own ("#item-12"),
+    /// not an app route ("#!/...").
+    pub fn points_into_page(&self, href: &str) -> bool {
+        let Some(page) = &self.page_url else {
+            return false;
+        };
+        resolve(&self.base, href)
+            .and_then(|u| url::Url::parse(&u).ok())
+            .is_some_and(|u| {
+                &bare_url(&u) == page
+                    && u.fragment().is_some_and(|f| !f.is_empty() && !f.starts_with('!'))
+            })
+    }
+
     pub fn heading_matches(&self, r: &Record) -> bool {
         match (&self.h1, r.get(Field::Name)) {
             (Some(h), Some(n)) => {
