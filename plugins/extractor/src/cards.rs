@@ -112,6 +112,18 @@ fn name_labels(
                 }
             }
         }
+        // The product link's own text when it is one title of several words
+        // ("1970 camaro parts car $500"), not a bare amount.
+        if e.tag == "a" && !attrs.is_empty() && e.text_end == e.text_start + 1 {
+            let t = crate::text::squash(&doc.texts[e.text_start].text);
+            let words = t
+                .split_whitespace()
+                .filter(|w| w.chars().filter(|c| c.is_alphabetic()).count() >= 2)
+                .count();
+            if words >= 3 && !out.contains(&t) {
+                out.push(t);
+            }
+        }
     }
     out
 }

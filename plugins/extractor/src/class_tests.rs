@@ -349,6 +349,17 @@ fn an_amount_in_a_cards_name_is_not_its_price() {
         get(&x.records[3], "name"),
         Some("Adventure Bike, Low Miles - $4495")
     );
+    // The title is the product link's own text, amounts and all; the card's
+    // price stands apart.
+    let body = grid("en", |i| {
+        format!(
+            "<p class=\"row\"><a href=\"/cto/33{i}.html\">we buy cars for cash!!${i}00-${i}000-786416</a>\
+             <span class=\"itemsep\"> - </span><span class=\"itempp\"> ${i}000</span></p>"
+        )
+    });
+    let x = run("https://city.classifieds.example/cto/", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(prices(&x)[2], Some("3000"));
 }
 
 #[test]
@@ -563,7 +574,34 @@ fn state_products_without_a_name_key_are_read_when_the_page_shows_their_prices()
     let x = run("https://cars.example.nl/lst", &body);
     assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
     assert_eq!(x.records.len(), 4, "{:?}", x.records);
-    assert_eq!(get(&x.records[2], "url"), Some("https://cars.example.nl/offer/car-3-a3"));
+    assert_eq!(
+        get(&x.records[2], "url"),
+        Some("https://cars.example.nl/offer/car-3-a3")
+    );
     assert_eq!(get(&x.records[2], "price"), Some("3440"));
     assert_eq!(get(&x.records[2], "currency"), Some("EUR"));
+}
+
+#[test]
+fn two_sellers_items_of_one_name_are_two_records() {
+    // Microdata offers that name no URL: equal names are different ads.
+    let body = grid("fr", |i| {
+        let name = if i % 2 == 0 {
+            "Iphone 5s".to_string()
+        } else {
+            format!("Iphone {i}")
+        };
+        format!(
+            "<li itemscope itemtype=\"http://schema.org/Offer\"><a href=\"/telephonie/11163{i}.htm\">\
+             <h2 itemprop=\"name\">{name}</h2><span itemprop=\"price\" content=\"{i}75\">{i}75 €</span>\
+             <meta itemprop=\"priceCurrency\" content=\"EUR\"></a></li>"
+        )
+    });
+    let x = run("https://annonces.example.fr/telephonie/", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(x.records.len(), 6, "{:?}", x.records);
+    assert_eq!(
+        get(&x.records[3], "url"),
+        Some("https://annonces.example.fr/telephonie/111634.htm")
+    );
 }

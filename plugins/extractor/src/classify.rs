@@ -5,7 +5,7 @@
 use crate::dom::Doc;
 use crate::identifiers::Ids;
 use crate::record::{Field, Record};
-use crate::structured::{resolve, Markup, PageIdentity};
+use crate::structured::{resolve, Markup, PageIdentity, Source};
 use crate::text::Find as _;
 use crate::{listing, same_product};
 
@@ -32,7 +32,10 @@ pub fn classify(cx: &listing::Ctx, markup: &Markup, identity: &PageIdentity, ids
     // the list is read from the cards, whose links are the products' pages.
     let into_page = records(&singles)
         .iter()
-        .filter(|r| r.get(Field::Url).is_some_and(|u| identity.points_into_page(u)))
+        .filter(|r| {
+            r.get(Field::Url)
+                .is_some_and(|u| identity.points_into_page(u))
+        })
         .count();
     let entries_of_page = into_page >= 3 && into_page * 5 >= singles.len() * 4;
     if entries_of_page {
@@ -53,7 +56,11 @@ pub fn classify(cx: &listing::Ctx, markup: &Markup, identity: &PageIdentity, ids
         } else {
             &listed
         };
-        return Reading::MarkupList(distinct_records(records(idxs), cx.base));
+        let found = idxs
+            .iter()
+            .map(|&i| (&markup.candidates[i].record, markup.candidates[i].source))
+            .collect();
+        return Reading::MarkupList(distinct_records(found, cx.base));
     }
     // No product markup of its own: a list in the page's state or cards,
     // unless a product code labelled on the page ("SKU: ...") or product
@@ -63,9 +70,16 @@ pub fn classify(cx: &listing::Ctx, markup: &Markup, identity: &PageIdentity, ids
     // A product that states only a name (a site's description of itself
     // typed as a product) says nothing about the page.
     let bare = |r: &&Record| {
-        ![Field::Url, Field::Price, Field::Sku, Field::Mpn, Field::Gtin, Field::Image]
-            .iter()
-            .any(|&f| r.has(f))
+        ![
+            Field::Url,
+            Field::Price,
+            Field::Sku,
+            Field::Mpn,
+            Field::Gtin,
+            Field::Image,
+        ]
+        .iter()
+        .any(|&f| r.has(f))
     };
     if records(&singles).iter().all(bare)
         && !og_type.has("product")
@@ -90,23 +104,26 @@ fn has_product_price_tags(doc: &Doc) -> bool {
     .any(|k| doc.meta(k).is_some())
 }
 
-/// The records with absolute URLs and images, each product once.
-fn distinct_records(found: Vec<&Record>, base: &Option<url::Url>) -> Vec<Record> {
+/// The records with absolute URLs and images, each product once: the same
+/// product at the same URL, or described again by another kind of markup.
+/// Items of one kind of markup that name no URL are each their own (two
+/// sellers' "iPhone 5s").
+fn distinct_records(found: Vec<(&Record, Source)>, base: &Option<url::Url>) -> Vec<Record> {
     use crate::record::Field::{Image, Url};
-    let mut out: Vec<Record> = Vec::new();
-    for r in found {
+    let mut out: Vec<(Record, Source)> = Vec::new();
+    for (r, source) in found {
         let mut r = r.clone();
         for k in [Url, Image] {
             if let Some(u) = r.get(k).and_then(|h| resolve(base, h)) {
                 r.set(k, u);
             }
         }
-        if !out
-            .iter()
-            .any(|x| same_product(x, &r) && x.get(Url) == r.get(Url))
-        {
-            out.push(r);
+        let seen = out.iter().any(|(x, s)| {
+            same_product(x, &r) && x.get(Url) == r.get(Url) && (r.has(Url) || *s != source)
+        });
+        if !seen {
+            out.push((r, source));
         }
     }
-    out
+    out.into_iter().map(|(r, _)| r).collect()
 }

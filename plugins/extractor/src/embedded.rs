@@ -82,8 +82,26 @@ const LIST_KEYS: &[&str] = &[
 /// Words of price keys that name another amount than what one pays now: a
 /// former or suggested price, a bound, a unit or members' price.
 const FORMER_PRICE_WORDS: &[&str] = &[
-    "compare", "was", "old", "regular", "original", "list", "msrp", "strike", "before", "max",
-    "high", "range", "tax", "unit", "club", "member", "point", "suggested", "recommended", "rrp",
+    "compare",
+    "was",
+    "old",
+    "regular",
+    "original",
+    "list",
+    "msrp",
+    "strike",
+    "before",
+    "max",
+    "high",
+    "range",
+    "tax",
+    "unit",
+    "club",
+    "member",
+    "point",
+    "suggested",
+    "recommended",
+    "rrp",
     "uvp",
 ];
 
@@ -136,7 +154,9 @@ fn price_value(v: &Value, depth: usize) -> Option<(String, Option<String>)> {
             o.iter()
                 .filter(|(k, _)| {
                     let k = k.to_ascii_lowercase();
-                    ["formatted", "display", "text"].iter().any(|w| k.contains(w))
+                    ["formatted", "display", "text"]
+                        .iter()
+                        .any(|w| k.contains(w))
                         && !FORMER_PRICE_WORDS.iter().any(|w| k.contains(w))
                 })
                 .find_map(|(_, x)| price_value(x, depth + 1))
@@ -228,8 +248,13 @@ fn looks_like_product(o: &Map<String, Value>) -> bool {
 
 /// A product object's link to its own page: a site path or an http URL.
 fn page_link(o: &Map<String, Value>) -> Option<String> {
-    first_str(o, &["url", "href", "link", "productUrl", "product_url", "pdpUrl"])
-        .filter(|u| (u.starts_with('/') && u.len() > 1 && !u.starts_with("//")) || u.starts_with("http"))
+    first_str(
+        o,
+        &["url", "href", "link", "productUrl", "product_url", "pdpUrl"],
+    )
+    .filter(|u| {
+        (u.starts_with('/') && u.len() > 1 && !u.starts_with("//")) || u.starts_with("http")
+    })
 }
 
 /// Shopify's product objects give prices in cents.

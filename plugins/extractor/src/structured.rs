@@ -173,7 +173,8 @@ impl PageIdentity {
             .and_then(|u| url::Url::parse(&u).ok())
             .is_some_and(|u| {
                 &bare_url(&u) == page
-                    && u.fragment().is_some_and(|f| !f.is_empty() && !f.starts_with('!'))
+                    && u.fragment()
+                        .is_some_and(|f| !f.is_empty() && !f.starts_with('!'))
             })
     }
 
