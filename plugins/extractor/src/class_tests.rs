@@ -605,3 +605,19 @@ fn two_sellers_items_of_one_name_are_two_records() {
         Some("https://annonces.example.fr/telephonie/111634.htm")
     );
 }
+
+#[test]
+fn a_currency_word_in_its_own_element_stays_with_its_amount() {
+    // "2 401 471 <span>грн</span> / 89 815 $": the first figure, in
+    // hryvnias, is the price; the dollar figure is its conversion.
+    let body = grid("uk", |i| {
+        format!(
+            "<section class=\"ticket\"><a href=\"/flat-{i}0000{i}.html\"><img src=\"/{i}.jpg\" alt=\"\">Flat {i}</a>\
+             <div class=\"price\"><b class=\"green\">2 40{i} 471 <span>грн</span></b><span> / 89 81{i} $</span></div></section>"
+        )
+    });
+    let x = run("https://homes.example.ua/uk/sale/", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(prices(&x)[0], Some("2401471"));
+    assert_eq!(currencies(&x)[0], Some("UAH"));
+}

@@ -183,7 +183,7 @@ impl Counts {
         let lone_mark = |k: usize| {
             doc.texts
                 .get(k)
-                .is_some_and(|t| t.text.len() <= 4 && has_currency_mark(&t.text))
+                .is_some_and(|t| t.text.trim().chars().count() <= 4 && has_currency_mark(&t.text))
         };
         for (k, t) in doc.texts.iter().enumerate() {
             let is_price = t.flags & HIDDEN == 0

@@ -135,7 +135,7 @@ fn amounts(doc: &Doc, card: usize, names: &[String]) -> Vec<Amount> {
             let n = &doc.texts.get(j)?;
             (j >= e.text_start
                 && j < e.text_end
-                && n.text.len() <= 4
+                && n.text.trim().chars().count() <= 4
                 && n.flags & HIDDEN == 0
                 && has_currency_mark(&n.text))
             .then_some(n.text.as_str())
