@@ -517,3 +517,15 @@ fn find_and_words_agree_with_std() {
         assert_eq!(WORDS.found_in(hay), found, "{hay:?}");
     }
 }
+
+#[test]
+fn a_title_that_states_its_price() {
+    // Classifieds write the price into the posting's title line.
+    let body = "<html><head><title>1999 Mustang GT w/ '08 Engine Swap</title></head><body>\
+        <h2 class=\"postingtitle\">1999 Mustang GT w/ '08 Engine Swap - $8500 (Homestead)</h2>\
+        <section id=\"postingbody\">Runs great, 80k miles on the engine. Call 305 555 0199.</section>\
+        </body></html>";
+    let r = main_record("https://city.classifieds.example/cto/3437079882.html", body);
+    assert_eq!(get(&r, "price"), Some("8500"));
+    assert_eq!(get(&r, "currency"), Some("USD"));
+}

@@ -73,6 +73,24 @@ pub fn price_candidates<'d>(doc: &'d Doc) -> &'d [PriceFound] {
     doc.prices.get_or_init(|| compute_price_candidates(doc))
 }
 
+/// The text of the page's main heading: the h1's, else a heading that
+/// begins with the page's title (a title with more after it).
+fn titled_heading(doc: &Doc, h1: Option<usize>) -> Option<usize> {
+    let k = h1.or_else(|| {
+        let title = crate::text::squash(&doc.title).to_lowercase();
+        if title.chars().count() < 8 {
+            return None;
+        }
+        doc.texts.iter().position(|t| {
+            t.flags & (HIDDEN | CHROME | LINK | OPTION) == 0
+                && t.text.len() <= 200
+                && matches!(doc.els[t.el].tag, "h1" | "h2")
+                && t.text.to_lowercase().starts_with(&title)
+        })
+    })?;
+    (doc.texts[k].text.len() <= 200).then_some(k)
+}
+
 fn compute_price_candidates(doc: &Doc) -> Vec<PriceFound> {
     let h1 = doc.h1_text_index();
     let mut raws: Vec<Raw> = Vec::new();
@@ -153,6 +171,29 @@ fn compute_price_candidates(doc: &Doc) -> Vec<PriceFound> {
             named: false,
             label,
         });
+    }
+    // A title that states its price ("1999 Mustang GT - $8500 (Homestead)",
+    // as classifieds write them): the amount after its last dash.
+    if let Some(k) = titled_heading(doc, h1) {
+        let t = &doc.texts[k];
+        let tail = t
+            .text
+            .rsplit_once(" - ")
+            .or_else(|| t.text.rsplit_once(" – "));
+        if let Some((_, tail)) =
+            tail.filter(|(_, tail)| tail.len() <= 40 && has_currency_mark(tail))
+        {
+            if let Some(price) = parse_current_price(tail) {
+                raws.push(Raw {
+                    el: t.el,
+                    pos: k,
+                    raw: tail.to_string(),
+                    price,
+                    named: false,
+                    label: false,
+                });
+            }
+        }
     }
     // Repetition: a price element whose kind repeats with other values is
     // part of a list of products.
