@@ -133,7 +133,7 @@ pub async fn start(
 
 /// The opening of every create operation: check the scope, then claim the
 /// Idempotency-Key. `Err` is the finished answer (a refusal or a replay).
-pub async fn begin(
+async fn begin(
     state: &AppState,
     caller: &Caller,
     scope: &'static str,
@@ -147,6 +147,90 @@ pub async fn begin(
         Ok(Start::Proceed(idem)) => Ok(idem),
         Ok(Start::Replay(r)) => Err(r),
         Err(e) => Err(e.into_response()),
+    }
+}
+
+/// A scope a create operation requires.
+pub trait WriteScope {
+    const NAME: &'static str;
+}
+
+/// `sessions:write`: sessions, turns, refreshes, extractions, monitors.
+pub struct SessionsWrite;
+impl WriteScope for SessionsWrite {
+    const NAME: &'static str = "sessions:write";
+}
+
+/// `webhooks:write`: webhook endpoints.
+pub struct WebhooksWrite;
+impl WriteScope for WebhooksWrite {
+    const NAME: &'static str = "webhooks:write";
+}
+
+/// A create request, its Idempotency-Key handled once for every create
+/// route: the scope checked, the key claimed (or its first answer replayed,
+/// which answers the request), the body read. The operation the key is
+/// bound to is the method and path ("POST /v1/sessions/ses_1/turns").
+pub struct Idempotent<S> {
+    pub caller: Caller,
+    pub headers: HeaderMap,
+    pub body: Body,
+    /// The claimed key, if the request carries one.
+    pub idem: Option<Idem>,
+    scope: std::marker::PhantomData<S>,
+}
+
+impl<S: WriteScope> axum::extract::FromRequest<AppState> for Idempotent<S> {
+    type Rejection = Response;
+
+    async fn from_request(req: axum::extract::Request, state: &AppState) -> Result<Self, Response> {
+        use axum::extract::{FromRequestParts as _, OriginalUri};
+        let (mut parts, body) = req.into_parts();
+        let caller = Caller::from_request_parts(&mut parts, state)
+            .await
+            .map_err(IntoResponse::into_response)?;
+        let request_id = parts
+            .extensions
+            .get::<crate::http::middleware::RequestId>()
+            .map(|r| r.0.clone())
+            .unwrap_or_default();
+        let path = parts
+            .extensions
+            .get::<OriginalUri>()
+            .map_or_else(|| parts.uri.path().to_string(), |u| u.path().to_string());
+        let operation = format!("{} {path}", parts.method);
+        let headers = parts.headers.clone();
+        let request = axum::extract::Request::from_parts(parts, body);
+        let body = <Body as axum::extract::FromRequest<AppState>>::from_request(request, state)
+            .await
+            .map_err(IntoResponse::into_response)?;
+        let idem = begin(
+            state,
+            &caller,
+            S::NAME,
+            &headers,
+            &request_id,
+            &operation,
+            &body,
+        )
+        .await?;
+        Ok(Idempotent {
+            caller,
+            headers,
+            body,
+            idem,
+            scope: std::marker::PhantomData,
+        })
+    }
+}
+
+impl<S> Idempotent<S> {
+    /// Whether the client asked for the run's event stream as the answer.
+    pub fn wants_stream(&self) -> bool {
+        self.headers
+            .get("accept")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|a| a.contains("text/event-stream"))
     }
 }
 

@@ -8,18 +8,17 @@
 //! own (each claimed before the commit, as sessions are).
 
 use axum::extract::{Path, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use axum::{Extension, Json};
+use axum::Json;
 use serde_json::json;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::Spec;
 use crate::auth::Caller;
-use crate::http::middleware::RequestId;
 use crate::http::{ApiError, Body, Page, Query};
-use crate::idempotency;
+use crate::idempotency::{self, Idempotent, SessionsWrite};
 use crate::sessions::api::{event_page, long_poll, owned, sse};
 use crate::sessions::events::{self, Phase};
 use crate::sessions::lifecycle::{self, Opening};
@@ -88,26 +87,12 @@ fn last_delivery(
     responses((status = 201, description = "The refresh", body = wire::Extraction)))]
 async fn refresh_extraction(
     State(state): State<AppState>,
-    caller: Caller,
     Path(id): Path<String>,
-    Extension(RequestId(request_id)): Extension<RequestId>,
-    headers: HeaderMap,
-    body: Body,
+    request: Idempotent<SessionsWrite>,
 ) -> Response {
-    let idem = match idempotency::begin(
-        &state,
-        &caller,
-        "sessions:write",
-        &headers,
-        &request_id,
-        &format!("POST /v1/extractions/{id}/refresh"),
-        &body,
-    )
-    .await
-    {
-        Ok(idem) => idem,
-        Err(answer) => return answer,
-    };
+    let Idempotent {
+        caller, body, idem, ..
+    } = request;
     let made = refresh(&state, &caller, &id, &body, idem.as_ref()).await;
     idempotency::respond(&state, idem, made.map(|v| (StatusCode::CREATED, v))).await
 }
@@ -260,27 +245,14 @@ async fn redact(
             (wire::SseEvent = "text/event-stream"),
         )),
     ))]
-async fn create(
-    State(state): State<AppState>,
-    caller: Caller,
-    Extension(RequestId(request_id)): Extension<RequestId>,
-    headers: HeaderMap,
-    body: Body,
-) -> Response {
-    let idem = match idempotency::begin(
-        &state,
-        &caller,
-        "sessions:write",
-        &headers,
-        &request_id,
-        "POST /v1/extractions",
-        &body,
-    )
-    .await
-    {
-        Ok(idem) => idem,
-        Err(answer) => return answer,
-    };
+async fn create(State(state): State<AppState>, request: Idempotent<SessionsWrite>) -> Response {
+    let Idempotent {
+        caller,
+        headers,
+        body,
+        idem,
+        ..
+    } = request;
     let wants_stream = headers
         .get("accept")
         .and_then(|v| v.to_str().ok())

@@ -4,17 +4,16 @@
 //! the caps.
 
 use axum::extract::{Path, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse as _, Response};
-use axum::{Extension, Json};
+use axum::Json;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::{Monitor, MonitorStatus};
 use crate::auth::Caller;
-use crate::http::middleware::RequestId;
 use crate::http::{ApiError, Body, Page, Query};
-use crate::idempotency;
+use crate::idempotency::{self, Idempotent, SessionsWrite};
 use crate::money::Micros;
 use crate::state::AppState;
 use crate::wire;
@@ -117,27 +116,14 @@ async fn check_webhook(state: &AppState, url: Option<&str>) -> Result<(), ApiErr
         "watch": { "urls": ["https://outdoor-gear.example/tents/"], "entity": "tent" },
         "cadence_s": 3600, "max_spend_usd_per_run": 0.05 })),
     responses((status = 201, description = "The monitor", body = wire::Monitor)))]
-async fn create(
-    State(state): State<AppState>,
-    caller: Caller,
-    Extension(RequestId(request_id)): Extension<RequestId>,
-    headers: HeaderMap,
-    body: Body,
-) -> Response {
-    let idem = match idempotency::begin(
-        &state,
-        &caller,
-        "sessions:write",
-        &headers,
-        &request_id,
-        "POST /v1/monitors",
-        &body,
-    )
-    .await
-    {
-        Ok(idem) => idem,
-        Err(answer) => return answer,
-    };
+async fn create(State(state): State<AppState>, request: Idempotent<SessionsWrite>) -> Response {
+    let Idempotent {
+        caller,
+        headers: _,
+        body,
+        idem,
+        ..
+    } = request;
     let made = create_monitor(&state, &caller, &body, idem.as_ref()).await;
     idempotency::respond(&state, idem, made.map(|v| (StatusCode::CREATED, v))).await
 }

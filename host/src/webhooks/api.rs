@@ -4,15 +4,14 @@
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
-use axum::{Extension, Json};
+use axum::Json;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::{signing, Attempt, Endpoint};
 use crate::auth::Caller;
-use crate::http::middleware::RequestId;
 use crate::http::{ApiError, Body, Page, Query};
-use crate::idempotency;
+use crate::idempotency::{self, Idempotent, WebhooksWrite};
 use crate::state::AppState;
 use crate::store::{self, ATTEMPTS, ATTEMPT_KEYS, WEBHOOKS, WEBHOOK_INDEX};
 use crate::wire;
@@ -32,27 +31,14 @@ pub fn routes() -> OpenApiRouter<AppState> {
     params(wire::IdempotencyHeader),
     request_body = wire::WebhookEndpointCreate,
     responses((status = 201, description = "The endpoint with its secret", body = wire::WebhookEndpointCreated)))]
-async fn create(
-    State(state): State<AppState>,
-    caller: Caller,
-    Extension(RequestId(request_id)): Extension<RequestId>,
-    headers: HeaderMap,
-    body: Body,
-) -> Response {
-    let idem = match idempotency::begin(
-        &state,
-        &caller,
-        "webhooks:write",
-        &headers,
-        &request_id,
-        "POST /v1/webhooks",
-        &body,
-    )
-    .await
-    {
-        Ok(idem) => idem,
-        Err(answer) => return answer,
-    };
+async fn create(State(state): State<AppState>, request: Idempotent<WebhooksWrite>) -> Response {
+    let Idempotent {
+        caller,
+        headers,
+        body,
+        idem,
+        ..
+    } = request;
     let result = create_endpoint(&state, &caller, &headers, &body).await;
     idempotency::respond(&state, idem, result).await
 }

@@ -146,7 +146,6 @@ pub struct SessionEventList {
     pub next_after: u64,
 }
 
-
 /// Where a row was read.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct RowSource {

@@ -3,9 +3,8 @@
 
 use super::sse;
 use crate::auth::Caller;
-use crate::http::middleware::RequestId;
 use crate::http::{ApiError, Body};
-use crate::idempotency;
+use crate::idempotency::{self, Idempotent, SessionsWrite};
 use crate::money::Micros;
 use crate::sessions::intent::{Intent, Source};
 use crate::sessions::opening::{open_session, plan, NewSession};
@@ -13,9 +12,9 @@ use crate::sessions::Session;
 use crate::state::AppState;
 use crate::wire;
 use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use axum::{Extension, Json};
+use axum::Json;
 use serde_json::Value;
 
 /// Products a listing page is expected to show, for estimates.
@@ -117,55 +116,24 @@ fn render_price(state: &AppState, parsed: &Value, passes: u32) -> (Micros, Micro
     ))]
 pub(super) async fn create(
     State(state): State<AppState>,
-    caller: Caller,
-    Extension(RequestId(request_id)): Extension<RequestId>,
-    headers: HeaderMap,
-    body: Body,
+    request: Idempotent<SessionsWrite>,
 ) -> Response {
-    let idem = match idempotency::begin(
-        &state,
-        &caller,
-        "sessions:write",
-        &headers,
-        &request_id,
-        "POST /v1/sessions",
-        &body,
-    )
-    .await
-    {
-        Ok(idem) => idem,
-        Err(answer) => return answer,
-    };
-    let wants_stream = headers
-        .get("accept")
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|a| a.contains("text/event-stream"));
+    let wants_stream = request.wants_stream();
+    let Idempotent {
+        caller, body, idem, ..
+    } = request;
     let result = create_session(&state, &caller, &body, idem.as_ref()).await;
+    let public_url = state.config.public_url();
     match result {
         Ok(session) if wants_stream => {
-            let _ = idempotency::respond(
-                &state,
-                idem,
-                Ok((
-                    StatusCode::CREATED,
-                    session.to_wire(&state.config.public_url()),
-                )),
-            )
-            .await;
+            let answer = Ok((StatusCode::CREATED, session.to_wire(&public_url)));
+            let _ = idempotency::respond(&state, idem, answer).await;
             (StatusCode::CREATED, sse(state, session.id, 0)).into_response()
         }
-        Ok(session) => {
-            idempotency::respond(
-                &state,
-                idem,
-                Ok((
-                    StatusCode::CREATED,
-                    session.to_wire(&state.config.public_url()),
-                )),
-            )
-            .await
+        result => {
+            let answer = result.map(|s| (StatusCode::CREATED, s.to_wire(&public_url)));
+            idempotency::respond(&state, idem, answer).await
         }
-        Err(e) => idempotency::respond(&state, idem, Err::<(StatusCode, ()), _>(e)).await,
     }
 }
 

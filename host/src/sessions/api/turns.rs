@@ -1,9 +1,8 @@
 //! Follow-up turns and refreshes: priced first (a proposal), then confirmed.
 
 use crate::auth::Caller;
-use crate::http::middleware::RequestId;
 use crate::http::{ApiError, Body};
-use crate::idempotency;
+use crate::idempotency::{self, Idempotent, SessionsWrite};
 use crate::money::Micros;
 use crate::sessions::events::{self, Phase};
 use crate::sessions::{Session, Status};
@@ -11,9 +10,8 @@ use crate::state::AppState;
 use crate::store::{self, Scope, Tx, PROPOSALS};
 use crate::wire;
 use axum::extract::{Path, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::StatusCode;
 use axum::response::Response;
-use axum::Extension;
 use serde_json::{json, Value};
 
 use super::create::price;
@@ -71,26 +69,16 @@ pub(super) fn merge_turn(previous: &Value, next: &Value) -> Value {
     responses((status = 201, description = "The session, running the new turn", body = wire::Session)))]
 pub(super) async fn turn(
     State(state): State<AppState>,
-    caller: Caller,
-    Extension(RequestId(request_id)): Extension<RequestId>,
-    headers: HeaderMap,
     Path(id): Path<String>,
-    body: Body,
+    request: Idempotent<SessionsWrite>,
 ) -> Response {
-    let idem = match idempotency::begin(
-        &state,
-        &caller,
-        "sessions:write",
-        &headers,
-        &request_id,
-        &format!("POST /v1/sessions/{id}/turns"),
-        &body,
-    )
-    .await
-    {
-        Ok(idem) => idem,
-        Err(answer) => return answer,
-    };
+    let Idempotent {
+        caller,
+        headers: _,
+        body,
+        idem,
+        ..
+    } = request;
     let result = add_turn(&state, &caller, &id, &body, idem.as_ref(), false).await;
     idempotency::respond(
         &state,
@@ -286,26 +274,16 @@ pub(super) async fn add_turn(
     responses((status = 201, description = "The session, running the refresh turn", body = wire::Session)))]
 pub(super) async fn refresh(
     State(state): State<AppState>,
-    caller: Caller,
-    Extension(RequestId(request_id)): Extension<RequestId>,
-    headers: HeaderMap,
     Path(id): Path<String>,
-    body: Body,
+    request: Idempotent<SessionsWrite>,
 ) -> Response {
-    let idem = match idempotency::begin(
-        &state,
-        &caller,
-        "sessions:write",
-        &headers,
-        &request_id,
-        &format!("POST /v1/sessions/{id}/refresh"),
-        &body,
-    )
-    .await
-    {
-        Ok(idem) => idem,
-        Err(answer) => return answer,
-    };
+    let Idempotent {
+        caller,
+        headers: _,
+        body,
+        idem,
+        ..
+    } = request;
     let result = add_turn(&state, &caller, &id, &body, idem.as_ref(), true).await;
     idempotency::respond(
         &state,
