@@ -621,3 +621,18 @@ fn a_currency_word_in_its_own_element_stays_with_its_amount() {
     assert_eq!(prices(&x)[0], Some("2401471"));
     assert_eq!(currencies(&x)[0], Some("UAH"));
 }
+
+#[test]
+fn a_base_price_after_the_price_does_not_unmake_it() {
+    // "8,25 €" then "(11,00 € / l)": the comparison price follows the price
+    // in its own text; the price stays the price.
+    let body = grid("de", |i| {
+        format!(
+            "<div class=\"artikel\"><h2><a href=\"/wein/{i}-joven.php\">201{i} Joven</a></h2>\
+             <span class=\"preis\">{i},25 €</span><b>pro 0,75 l</b><span class=\"grundpreis\">(1{i},00 € / l)</span></div>"
+        )
+    });
+    let x = run("https://wein.example.de/rioja/", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(prices(&x)[0], Some("1.25"));
+}

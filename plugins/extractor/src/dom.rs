@@ -148,12 +148,26 @@ fn is_hidden(el: &scraper::node::Element, hint: &str, display_none: bool) -> boo
     {
         return true;
     }
-    hint.split_whitespace().any(|c| {
-        matches!(
-            c,
-            "hidden" | "hide" | "d-none" | "is-hidden" | "a-hidden" | "aok-hidden" | "invisible"
-        )
-    })
+    // A dialog that waits to be opened (a Bootstrap `modal`, a `role=dialog`
+    // hidden from view) shows nothing on the page.
+    let dialog = (el.attr_of("role") == Some("dialog")
+        && el.attr_of("aria-hidden") == Some("true"))
+        || el
+            .attr_of("class")
+            .is_some_and(|c| c.split_whitespace().any(|t| t == "modal"));
+    dialog
+        || hint.split_whitespace().any(|c| {
+            matches!(
+                c,
+                "hidden"
+                    | "hide"
+                    | "d-none"
+                    | "is-hidden"
+                    | "a-hidden"
+                    | "aok-hidden"
+                    | "invisible"
+            )
+        })
 }
 
 impl<'a> Doc<'a> {

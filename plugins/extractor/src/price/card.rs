@@ -166,11 +166,15 @@ fn amounts(doc: &Doc, card: usize, names: &[String]) -> Vec<Amount> {
         let lower = raw.to_lowercase();
         // What follows the amount in its own elements ("£4.38" "/" "kg").
         let after = following_text(doc, e, k, 24);
-        if per_measure(&lower) || per_measure(&after) {
+        let after = after.trim_start();
+        let per_after = ["/", "per ", "pro ", "je ", "le ", "la "]
+            .iter()
+            .any(|p| after.starts_with(p));
+        if per_measure(&lower) || (per_after && per_measure(after)) {
             continue;
         }
         if OTHER_TEXT.iter().any(|w| lower.has(w))
-            || (has_word(&el.hint, OTHER_AMOUNT_WORDS) && !per_one(&after))
+            || (has_word(&el.hint, OTHER_AMOUNT_WORDS) && !(per_after && per_one(after)))
             || is_tier_price(&lower)
         {
             continue;
@@ -353,7 +357,8 @@ const ONE_UNIT: &[&str] = &[
 ];
 
 /// The unit a "per" text names: the word after "/", "per", "pro", "je",
-/// "le" or "la", a count before it dropped ("/100 g" is "g").
+/// "le" or "la", a round count before it dropped ("/100 g" is "g"; "pro
+/// 0,75 l" names a package, not a unit).
 fn per_unit(lower: &str) -> Option<String> {
     let squashed: String = lower.split_whitespace().collect::<Vec<_>>().join(" ");
     for sep in ["/", "per ", "pro ", "je ", "le ", "la "] {
@@ -361,6 +366,15 @@ fn per_unit(lower: &str) -> Option<String> {
             continue;
         };
         let rest = squashed[at + sep.len()..].trim_start();
+        let count: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_digit() || *c == '.' || *c == ',')
+            .collect();
+        // A package's size ("pro 0,75 l", "per 400 g") makes the amount the
+        // package's price; a comparison counts per 1, 10, 100 or 1000 units.
+        if !count.is_empty() && !matches!(count.as_str(), "1" | "10" | "100" | "1000" | "1.000") {
+            return None;
+        }
         let rest = rest.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ',');
         let unit: String = rest
             .trim_start()
@@ -375,9 +389,12 @@ fn per_unit(lower: &str) -> Option<String> {
 }
 
 /// Whether a text makes the amount before it a price per measure (a
-/// comparison price, never what one item costs).
+/// comparison price, never what one item costs): "£4.38/kg", "12,41 € / 1 kg".
+/// A comparison set apart after the price in the same text ("8,25 €
+/// (11,00 € / l)", "8,25 € | 11,00 €/l") leaves the price its own.
 pub fn per_measure(lower: &str) -> bool {
-    per_unit(lower).is_some_and(|u| MEASURE_UNITS.contains(&u.as_str()))
+    let cut = lower.find(['(', '|', '[']).unwrap_or(lower.len());
+    per_unit(&lower[..cut]).is_some_and(|u| MEASURE_UNITS.contains(&u.as_str()))
 }
 
 /// Whether a text makes the amount before it the price of one item.
