@@ -127,7 +127,8 @@ fn list_pages(dir: &Path) -> anyhow::Result<Vec<(String, PathBuf)>> {
     Ok(pages)
 }
 
-/// Reads a saved page, decompressing `.gz`, as UTF-8 text.
+/// Reads a saved page, decompressing `.gz`, as text in the character set
+/// it declares (UTF-8 when it declares none).
 pub fn read_page(path: &Path) -> anyhow::Result<String> {
     let raw = std::fs::read(path).with_context(|| format!("failed to read {}", path.display()))?;
     let bytes = if path.extension().is_some_and(|e| e == "gz") {
@@ -139,7 +140,7 @@ pub fn read_page(path: &Path) -> anyhow::Result<String> {
     } else {
         raw
     };
-    Ok(String::from_utf8_lossy(&bytes).into_owned())
+    Ok(crate::fetch::decode::decode(&bytes, None))
 }
 
 async fn predict(

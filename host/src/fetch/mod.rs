@@ -3,6 +3,7 @@
 //! its turn at the host (`politeness`), is retried as Retry-After and
 //! back-off allow, and ends in one page outcome (`outcome`).
 
+pub mod decode;
 pub mod outcome;
 pub mod politeness;
 pub mod robots;
@@ -258,6 +259,7 @@ impl Fetcher {
             }
             body.extend_from_slice(&chunk);
         }
+        let text = decode::decode(&body, content_type.as_deref());
         Ok(Fetched {
             url: final_url,
             status,
@@ -265,7 +267,7 @@ impl Fetcher {
             headers,
             bytes: body.len(),
             sha256: hex::encode(Sha256::digest(&body)),
-            body: String::from_utf8_lossy(&body).into_owned(),
+            body: text,
             fetched_at: crate::time::now(),
         })
     }

@@ -1,0 +1,87 @@
+//! A page's bytes as text, in the character set the page is written in:
+//! the `Content-Type` header's `charset`, else a byte-order mark, else the
+//! page's own `<meta charset>` (or `http-equiv` Content-Type) in its first
+//! 4 KiB, else UTF-8. Bytes that are not valid in it are replaced, never
+//! refused: a shop of the 2010s in windows-1251 or ISO-8859-15 reads as its
+//! visitors saw it.
+
+use encoding_rs::Encoding;
+
+/// How far into a page its `<meta charset>` is looked for.
+const META_WINDOW: usize = 4096;
+
+pub fn decode(bytes: &[u8], content_type: Option<&str>) -> String {
+    let declared = content_type
+        .and_then(charset_of)
+        .and_then(|c| Encoding::for_label(c.as_bytes()));
+    let encoding = declared
+        .or_else(|| Encoding::for_bom(bytes).map(|(e, _)| e))
+        .or_else(|| meta_charset(&bytes[..bytes.len().min(META_WINDOW)]))
+        .unwrap_or(encoding_rs::UTF_8);
+    // A page that says UTF-8 (or nothing) and is valid UTF-8 needs no copy
+    // through the decoder.
+    if encoding == encoding_rs::UTF_8 {
+        return String::from_utf8_lossy(bytes).into_owned();
+    }
+    encoding.decode(bytes).0.into_owned()
+}
+
+/// The `charset` parameter of a Content-Type value.
+fn charset_of(content_type: &str) -> Option<String> {
+    content_type.split(';').skip(1).find_map(|p| {
+        let (k, v) = p.split_once('=')?;
+        k.trim()
+            .eq_ignore_ascii_case("charset")
+            .then(|| v.trim().trim_matches(['"', '\'']).to_string())
+    })
+}
+
+/// The character set a page's head declares: `<meta charset="...">` or
+/// `<meta http-equiv="Content-Type" content="text/html; charset=...">`.
+fn meta_charset(head: &[u8]) -> Option<&'static Encoding> {
+    let text = String::from_utf8_lossy(head).to_ascii_lowercase();
+    let mut rest = text.as_str();
+    while let Some(at) = rest.find("<meta") {
+        rest = &rest[at + 5..];
+        let tag = &rest[..rest.find('>').unwrap_or(rest.len())];
+        if let Some(i) = tag.find("charset") {
+            let value = tag[i + 7..].trim_start().strip_prefix('=')?.trim_start();
+            let value = value.trim_start_matches(['"', '\'']);
+            let end = value
+                .find(|c: char| c == '"' || c == '\'' || c == ';' || c == '/' || c.is_whitespace())
+                .unwrap_or(value.len());
+            return Encoding::for_label(value[..end].as_bytes());
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::decode;
+
+    #[test]
+    fn pages_read_in_the_character_set_they_declare() {
+        // "Мотоцикл" in windows-1251.
+        let cp1251 = [0xCC, 0xEE, 0xF2, 0xEE, 0xF6, 0xE8, 0xEA, 0xEB];
+        let page = |head: &str| {
+            let mut b = format!("<html><head>{head}</head><body>").into_bytes();
+            b.extend_from_slice(&cp1251);
+            b.extend_from_slice(b"</body></html>");
+            b
+        };
+        let meta = page(r#"<meta http-equiv="Content-Type" content="text/html; charset=windows-1251">"#);
+        assert!(decode(&meta, None).contains("Мотоцикл"));
+        let short = page(r#"<meta charset="windows-1251">"#);
+        assert!(decode(&short, Some("text/html")).contains("Мотоцикл"));
+        // The header wins over the page.
+        let header = page(r#"<meta charset="utf-8">"#);
+        assert!(decode(&header, Some("text/html; charset=windows-1251")).contains("Мотоцикл"));
+        // "Café" in ISO-8859-15, and plain UTF-8 unchanged.
+        let latin = b"<meta charset='iso-8859-15'><p>Caf\xE9</p>";
+        assert!(decode(latin, None).contains("Café"));
+        assert_eq!(decode("déjà vu".as_bytes(), None), "déjà vu");
+        // Nothing declared and not UTF-8: replaced, not refused.
+        assert!(decode(&cp1251, None).contains('\u{FFFD}'));
+    }
+}
