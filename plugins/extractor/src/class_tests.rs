@@ -636,3 +636,17 @@ fn a_base_price_after_the_price_does_not_unmake_it() {
     assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
     assert_eq!(prices(&x)[0], Some("1.25"));
 }
+
+#[test]
+fn three_side_bar_boxes_with_prices_are_no_list() {
+    // A product page without markup whose side bar holds three priced boxes
+    // that lead to pages of different shapes (a search, an ad, a partner).
+    let body = "<html lang=\"ru\"><body><div class=\"left\">\
+        <div class=\"box\"><a href=\"/?search=moto&price=10\">Подбор мотоцикла</a><span>от 10 $</span></div>\
+        <div class=\"box\"><a href=\"/suzuki/DR-Z_400_375743.html\">Мотоцикл</a><span>3450 $</span></div>\
+        <div class=\"box\"><a href=\"/go/redirect.php?url=partner\">Полезные сайты</a><span>40 $</span></div></div>\
+        <div class=\"content\"><h1>Suzuki DR-Z 400</h1><p>Пробег 12 000 км, один владелец.</p>\
+        </div></body></html>";
+    let x = run("https://moto.example.ua/suzuki/DR-Z_400_375743.html", body);
+    assert_ne!(x.kind, PageKind::Listing, "{:?}", x.records);
+}

@@ -567,7 +567,9 @@ pub fn from_page(cx: &Ctx, listed_urls: &[String]) -> Option<Listing> {
         .filter(|r| r.has(Field::Url) && (r.has(Field::Price) || r.has(Field::Name)))
         .collect();
     let priced = records.iter().filter(|r| r.has(Field::Price)).count();
-    if priced < 2 || (records.len() == 2 && !alike_product_links(cx, &records)) {
+    // A short list must lead to pages of one shape: two or three boxes of
+    // a side bar (a search link, an ad, a partner) are no catalog.
+    if priced < 2 || (records.len() <= 3 && !alike_product_links(cx, &records)) {
         return None;
     }
     Some(Listing {
