@@ -254,6 +254,12 @@ pub fn read_card(doc: &Doc, card: usize, base: &Option<url::Url>) -> Record {
             .find(|t| t.flags & (HIDDEN | BUTTON) == 0 && name_like(&t.text))
             .map(|t| t.text.clone())
     };
+    // A heading that holds the product link's text and more (a category
+    // label, a type in brackets) is named by the link's text.
+    let heading = match (heading, &anchor_text) {
+        (Some(h), Some(a)) if h.len() > a.len() && h.contains(a.as_str()) => Some(a.clone()),
+        (h, _) => h,
+    };
     put(
         &mut r,
         Field::Name,

@@ -650,3 +650,17 @@ fn three_side_bar_boxes_with_prices_are_no_list() {
     let x = run("https://moto.example.ua/suzuki/DR-Z_400_375743.html", body);
     assert_ne!(x.kind, PageKind::Listing, "{:?}", x.records);
 }
+
+#[test]
+fn a_heading_with_a_label_is_named_by_its_link() {
+    // "<h2><a>2016 Artuke Joven</a> <small>(Rotwein)</small></h2>": the
+    // product's name is its link's text, not the type label beside it.
+    let body = grid("de", |i| {
+        format!(
+            "<li class=\"artikel\"><h2><a href=\"/wein/{i}-joven.php\">201{i} Artuke Joven</a> <small>(Rotwein)</small></h2>\
+             <span class=\"preis\">{i},25 €</span></li>"
+        )
+    });
+    let x = run("https://wein.example.de/rioja/", &body);
+    assert_eq!(get(&x.records[0], "name"), Some("2011 Artuke Joven"));
+}
