@@ -664,3 +664,17 @@ fn a_heading_with_a_label_is_named_by_its_link() {
     let x = run("https://wein.example.de/rioja/", &body);
     assert_eq!(get(&x.records[0], "name"), Some("2011 Artuke Joven"));
 }
+
+#[test]
+fn an_amount_in_a_cards_description_is_not_its_price() {
+    let body = grid("en", |i| {
+        format!(
+            "<div class=\"item\"><a href=\"/shopping/product/{i}00{i}\"><h3>Apex Silver Gaming PC {i}</h3></a>\
+             <div class=\"desc\">Voted the #1 <em>gaming PC</em> under $600 in 2018 by countless reviewers, the best ...</div>\
+             <span class=\"price\">$6{i}9.95</span></div>"
+        )
+    });
+    let x = run("https://shopping.example.com/search?q=gaming+pc", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(prices(&x)[0], Some("619.95"));
+}

@@ -222,8 +222,12 @@ fn amounts(doc: &Doc, card: usize, names: &[String]) -> Vec<Amount> {
             sale,
             member,
             excl_tax,
+            // An amount in the card's name, or in a sentence of its
+            // description ("the #1 gaming PC under $600 in 2018 by ..."),
+            // stands only when the card shows no other.
             in_name: names.contains(&crate::text::squash(&t.text))
-                || matches!(el.tag, "h2" | "h3" | "h4" | "h5" | "h6"),
+                || matches!(el.tag, "h2" | "h3" | "h4" | "h5" | "h6")
+                || prose(&t.text),
         });
     }
     out
@@ -301,6 +305,14 @@ pub fn is_tier_price(lower: &str) -> bool {
             && unit.starts_with(|c: char| c.is_alphabetic())
             && !has_currency_mark(unit)
     })
+}
+
+/// Whether a text is a sentence: six words of letters or more.
+fn prose(text: &str) -> bool {
+    text.split_whitespace()
+        .filter(|w| w.chars().filter(|c| c.is_alphabetic()).count() >= 2)
+        .count()
+        >= 6
 }
 
 /// The card's texts right after text `k`, lowercased and joined, up to
