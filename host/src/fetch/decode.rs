@@ -70,7 +70,8 @@ mod tests {
             b.extend_from_slice(b"</body></html>");
             b
         };
-        let meta = page(r#"<meta http-equiv="Content-Type" content="text/html; charset=windows-1251">"#);
+        let meta =
+            page(r#"<meta http-equiv="Content-Type" content="text/html; charset=windows-1251">"#);
         assert!(decode(&meta, None).contains("Мотоцикл"));
         let short = page(r#"<meta charset="windows-1251">"#);
         assert!(decode(&short, Some("text/html")).contains("Мотоцикл"));
