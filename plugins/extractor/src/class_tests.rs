@@ -678,3 +678,30 @@ fn an_amount_in_a_cards_description_is_not_its_price() {
     assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
     assert_eq!(prices(&x)[0], Some("619.95"));
 }
+
+#[test]
+fn dinars_are_written_with_three_decimals() {
+    // "169,000 DT" is 169 Tunisian dinars; "2 075,000 DT" 2075; "2099 DT"
+    // a whole number of them.
+    let body = grid("fr", |i| {
+        let price = match i {
+            1 => "169,000 DT".to_string(),
+            2 => "2 075,000 DT".to_string(),
+            3 => "2099 DT".to_string(),
+            _ => format!("{i}9,500 TND"),
+        };
+        format!("<li class=\"product\"><a href=\"/pc/portable-{i}00{i}.html\">Portable {i}</a><span class=\"price\">{price}</span></li>")
+    });
+    let x = run("https://www.pc.example.tn/portables", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    let values: Vec<f64> = prices(&x)
+        .iter()
+        .map(|p| p.unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(values[..4], [169.0, 2075.0, 2099.0, 49.5]);
+    assert!(
+        currencies(&x).iter().all(|c| *c == Some("TND")),
+        "{:?}",
+        currencies(&x)
+    );
+}

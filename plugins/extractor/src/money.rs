@@ -254,7 +254,41 @@ fn parse_price_from(text: &str, machine: bool) -> Option<Price> {
     let before = &text[..raw.start];
     let after = &text[raw.end..];
     let currency = currency_near(before, after);
+    // Currencies of a thousand minor units (Tunisian, Kuwaiti, Bahraini,
+    // Omani, Jordanian dinars) write three decimals: "169,000 DT" is 169.
+    if !machine
+        && currency
+            .as_deref()
+            .is_some_and(|c| THREE_DECIMALS.contains(&c))
+    {
+        if let Some(v) = three_decimals(&text[raw.start..raw.end]) {
+            value = v;
+        }
+    }
     Some(Price { value, currency })
+}
+
+/// Currencies whose amounts are written with three decimals.
+const THREE_DECIMALS: &[&str] = &["TND", "KWD", "BHD", "OMR", "JOD", "LYD", "IQD"];
+
+/// A number whose last separator is followed by exactly three digits and
+/// occurs once ("169,000", "2 075,000", "1.299,000"), as units and
+/// thousandths.
+fn three_decimals(number: &str) -> Option<String> {
+    let number = number.trim();
+    let at = number.rfind(['.', ','])?;
+    let sep = number[at..].chars().next()?;
+    let (whole, frac) = (&number[..at], &number[at + 1..]);
+    if frac.len() != 3 || !frac.bytes().all(|b| b.is_ascii_digit()) || whole.contains(sep) {
+        return None;
+    }
+    let whole: String = whole.chars().filter(|c| c.is_ascii_digit()).collect();
+    let whole = if whole.is_empty() {
+        "0".to_string()
+    } else {
+        whole
+    };
+    Some(format!("{whole}.{frac}"))
 }
 
 fn is_currency_letter_context(before: &str) -> bool {
@@ -338,6 +372,9 @@ const SYMBOLS: &[(&str, &str)] = &[
     ("₭", "LAK"),
     ("₲", "PYG"),
     ("د.إ", "AED"),
+    ("د.ت", "TND"),
+    ("DT", "TND"),
+    ("TND", "TND"),
     ("ر.س", "SAR"),
     ("kn", "HRK"),
     ("$", "USD"),
@@ -348,7 +385,7 @@ const ISO: &[&str] = &[
     "PLN", "CZK", "RON", "HUF", "SEK", "NOK", "DKK", "BRL", "ARS", "MXN", "CLP", "COP", "PEN",
     "CAD", "AUD", "NZD", "HKD", "SGD", "THB", "VND", "UAH", "ZAR", "AED", "SAR", "BGN", "HRK",
     "RSD", "IDR", "MYR", "PHP", "EGP", "NGN", "KZT", "BYN", "ISK", "BDT", "KES", "GHS", "QAR",
-    "KWD", "BHD", "OMR", "MAD", "LKR", "NPR",
+    "KWD", "BHD", "OMR", "MAD", "LKR", "NPR", "TND", "JOD", "LYD", "IQD", "DZD",
 ];
 
 /// The currency written right before or after a number.
