@@ -705,3 +705,19 @@ fn dinars_are_written_with_three_decimals() {
         currencies(&x)
     );
 }
+
+#[test]
+fn an_empty_carts_total_is_not_the_pages_price() {
+    // "0,000 DT" by the heading (an empty cart's total, written with three
+    // decimals): nothing is no page's price, so the list below is the page's.
+    let cards: String = (1..=6)
+        .map(|i| format!("<li class=\"product\"><a href=\"/smartphones/9500{i}-phone-{i}.html\">Phone {i}</a><span class=\"price\">{i}59,000 DT</span></li>"))
+        .collect();
+    let body = format!(
+        "<html lang=\"fr\"><body><h1>Smartphone Android</h1><div><span class=\"price\">0,000 DT</span></div>\
+         <ul class=\"products\">{cards}</ul></body></html>"
+    );
+    let x = run("https://shop.example.tn/130-smartphones", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.records);
+    assert_eq!(x.records.len(), 6);
+}

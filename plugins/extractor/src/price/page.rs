@@ -245,7 +245,8 @@ fn compute_price_candidates(doc: &Doc) -> Vec<PriceFound> {
         let e = &doc.els[r.el];
         let repeated = counts.get(k.as_str()).map(|v| v.len()).unwrap_or(0);
         let price = r.price;
-        if price.value == "0" || price.value.starts_with("0.0") && price.value.len() <= 4 {
+        // Nothing is no page's price (an empty cart's total, "0,000 DT").
+        if price.value.parse::<f64>().is_ok_and(|v| v == 0.0) {
             continue;
         }
         let own = &e.hint;
