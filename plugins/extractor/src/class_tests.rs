@@ -721,3 +721,49 @@ fn an_empty_carts_total_is_not_the_pages_price() {
     assert_eq!(x.kind, PageKind::Listing, "{:?}", x.records);
     assert_eq!(x.records.len(), 6);
 }
+
+#[test]
+fn state_products_keyed_by_id_with_money_in_units_and_nanos_are_the_list() {
+    // A store normalized by id: the list is the map's values; amounts are
+    // whole units and billionths inside a price range. Only the first two
+    // products are rendered as cards.
+    let money =
+        |units: u64, nanos: u64| json!({"currencyCode": "USD", "units": units, "nanos": nanos});
+    let mut by_id = serde_json::Map::new();
+    for i in 1..=8u64 {
+        by_id.insert(
+            format!("{i}00{i}"),
+            json!({
+                "id": format!("{i}00{i}"),
+                "name": format!("Wool Sweater {i}"),
+                "productPageUrl": format!("/s/wool-sweater-{i}/{i}00{i}"),
+                "price": {
+                    "totalPriceRange": {"min": money(40 + i, 490_000_000), "max": money(60 + i, 0)},
+                    "regular": {"priceRange": {"min": money(99, 0), "max": money(99, 0)}}
+                }
+            }),
+        );
+    }
+    let state = json!({"productResults": {"productsById": by_id}});
+    let cards: String = (1..=2)
+        .map(|i| format!("<article><a href=\"/s/wool-sweater-{i}/{i}00{i}\"><h3>Wool Sweater {i}</h3></a><span>${}.49</span></article>", 40 + i))
+        .collect();
+    let body = format!(
+        "<html lang=\"en\"><body><h1>Results for sweater</h1><main class=\"results\">{cards}</main>\
+         <script>window.__INITIAL_CONFIG__ = {state};</script></body></html>"
+    );
+    let x = run("https://shop.example.com/sr?keyword=sweater", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(x.records.len(), 8, "{:?}", x.records);
+    let third = x
+        .records
+        .iter()
+        .find(|r| get(r, "name") == Some("Wool Sweater 3"))
+        .expect("the third product");
+    assert_eq!(get(third, "price"), Some("43.49"));
+    assert_eq!(get(third, "currency"), Some("USD"));
+    assert_eq!(
+        get(third, "url"),
+        Some("https://shop.example.com/s/wool-sweater-3/3003")
+    );
+}

@@ -132,6 +132,9 @@ fn price_value(v: &Value, depth: usize) -> Option<(String, Option<String>)> {
                 &["currency", "currencyCode", "currency_code", "priceCurrency"],
             )
             .and_then(|c| normalize_currency(&c));
+            if let Some(p) = money_units(o) {
+                return Some((p, cur));
+            }
             for k in [
                 "current",
                 "sale",
@@ -143,11 +146,25 @@ fn price_value(v: &Value, depth: usize) -> Option<(String, Option<String>)> {
                 "minVariantPrice",
                 "raw",
                 "selling",
-                "regular",
             ] {
                 if let Some((p, c)) = o.get(k).and_then(|x| price_value(x, depth + 1)) {
                     return Some((p, c.or(cur)));
                 }
+            }
+            // A price object of its own kind ("totalPriceRange": {"min": ..}):
+            // inside a price, a range is read at its low end ("min" above).
+            let inner_price = o.iter().find(|(k, _)| {
+                let k = k.to_ascii_lowercase();
+                k.contains("price")
+                    && !FORMER_PRICE_WORDS
+                        .iter()
+                        .any(|w| *w != "range" && k.contains(w))
+            });
+            if let Some((p, c)) = inner_price.and_then(|(_, x)| price_value(x, depth + 1)) {
+                return Some((p, c.or(cur)));
+            }
+            if let Some((p, c)) = o.get("regular").and_then(|x| price_value(x, depth + 1)) {
+                return Some((p, c.or(cur)));
             }
             // The amount as the page prints it ("priceFormatted": "€ 1.440"),
             // never a former one ("suggestedRetailPrice").
@@ -165,6 +182,24 @@ fn price_value(v: &Value, depth: usize) -> Option<(String, Option<String>)> {
         Value::Array(a) => a.first().and_then(|x| price_value(x, depth + 1)),
         _ => None,
     }
+}
+
+/// An amount written as whole units and billionths (`{"units": 62,
+/// "nanos": 990000000}`, the money type of gRPC APIs).
+fn money_units(o: &Map<String, Value>) -> Option<String> {
+    let whole = |v: &Value| match v {
+        Value::Number(n) => n.as_i64(),
+        Value::String(s) => s.trim().parse::<i64>().ok(),
+        _ => None,
+    };
+    let units = whole(o.get("units")?)?;
+    let nanos = o.get("nanos").map_or(Some(0), whole)?;
+    if units < 0 || !(0..1_000_000_000).contains(&nanos) {
+        return None;
+    }
+    let digits = format!("{nanos:09}");
+    let cents = digits.trim_end_matches('0');
+    Some(format!("{units}.{cents:0<2}"))
 }
 
 /// The current price of an object, by the meaning of its keys: a key named
@@ -255,6 +290,26 @@ fn page_link(o: &Map<String, Value>) -> Option<String> {
     .filter(|u| {
         (u.starts_with('/') && u.len() > 1 && !u.starts_with("//")) || u.starts_with("http")
     })
+    .or_else(|| named_page_link(o))
+}
+
+/// A link under a key of another spelling ("productPageUrl",
+/// "detailPageLink"): a key ending in url, link or href that is not an
+/// image's or an API's, holding a site path or an http URL.
+fn named_page_link(o: &Map<String, Value>) -> Option<String> {
+    const NOT_PAGES: &[&str] = &[
+        "image", "img", "photo", "thumb", "media", "video", "swatch", "sprite", "api", "logo",
+        "icon", "asset", "review", "seller", "brand", "store",
+    ];
+    o.iter().find_map(|(k, v)| {
+        let k = k.to_ascii_lowercase();
+        let named = ["url", "link", "href"].iter().any(|w| k.ends_with(w))
+            && !NOT_PAGES.iter().any(|w| k.contains(w));
+        let u = v.as_str()?.trim();
+        let page =
+            (u.starts_with('/') && u.len() > 1 && !u.starts_with("//")) || u.starts_with("http");
+        (named && page).then(|| u.to_string())
+    })
 }
 
 /// Shopify's product objects give prices in cents.
@@ -326,6 +381,9 @@ pub fn record_of(o: &Map<String, Value>) -> Record {
             ],
         ),
     );
+    if !r.has(Field::Url) {
+        put(&mut r, Field::Url, named_page_link(o));
+    }
     if !r.has(Field::Url) {
         if let Some(h) = first_str(o, &["handle"]) {
             put(&mut r, Field::Slug, Some(format!("/products/{}", h)));
