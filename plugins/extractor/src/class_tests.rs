@@ -767,3 +767,41 @@ fn state_products_keyed_by_id_with_money_in_units_and_nanos_are_the_list() {
         Some("https://shop.example.com/s/wool-sweater-3/3003")
     );
 }
+
+#[test]
+fn a_markup_item_that_links_to_one_card_does_not_make_a_listing_a_product() {
+    // The markup describes an open house of the third listing (an event
+    // with an offer); the page is the list of listings.
+    let event = json!({"@context": "https://schema.org", "@type": "Event", "name": "Open house at Elm Street 3",
+        "url": "https://rent.example.com/building/elm-3/1a", "offers": {"@type": "Offer", "price": "12", "priceCurrency": "USD"}});
+    let body = grid("en", |i| {
+        format!(
+            "<li class=\"listing-card\"><a href=\"https://rent.example.com/building/elm-{i}/1a?featured=1\"><img src=\"/{i}.jpg\" alt=\"\"></a>\
+             <a href=\"https://rent.example.com/building/elm-{i}/1a\">Elm Street {i}</a><span class=\"price\">$2,{i}50</span></li>"
+        )
+    })
+    .replace("<body>", &format!("<body><script type=\"application/ld+json\">{event}</script>"));
+    let x = run("https://rent.example.com/for-rent/nyc", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(x.records.len(), 6, "{:?}", x.records);
+    assert_eq!(prices(&x)[2], Some("2350"));
+}
+
+#[test]
+fn a_buy_entry_of_the_site_menu_is_not_a_product_of_the_page() {
+    // "Buy" and "Rent" head the site's menu of a property site; the page is
+    // a list of properties.
+    let menu = "<div class=\"header-container\"><div class=\"dropdownMenu-module__nav\">\
+                <div data-qa=\"action-buy\"><button><span>Buy now</span></button></div>\
+                <a href=\"/rent\">Rent</a></div></div>";
+    let body = grid("en", |i| {
+        format!(
+            "<li class=\"posting\"><h2 class=\"price\">USD {i}80.000</h2>\
+             <h3><a href=\"/listing/flat-in-palermo-5711{i}.html\">Bright flat of {i} rooms near the park</a></h3></li>"
+        )
+    })
+    .replace("<body>", &format!("<body>{menu}"));
+    let x = run("https://homes.example.com.ar/flats-for-sale.html", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(x.records.len(), 6, "{:?}", x.records);
+}

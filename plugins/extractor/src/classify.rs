@@ -5,7 +5,7 @@
 use crate::dom::Doc;
 use crate::identifiers::Ids;
 use crate::record::{Field, Record};
-use crate::structured::{resolve, Markup, PageIdentity, Source};
+use crate::structured::{bare_url, resolve, Markup, PageIdentity, Source};
 use crate::text::Find as _;
 use crate::{listing, same_product};
 
@@ -61,6 +61,38 @@ pub fn classify(cx: &listing::Ctx, markup: &Markup, identity: &PageIdentity, ids
             .map(|&i| (&markup.candidates[i].record, markup.candidates[i].source))
             .collect();
         return Reading::MarkupList(distinct_records(found, cx.base));
+    }
+    // One or two markup items that are not the page's own and link where
+    // the page's cards link (an open house of one listing, a result set's
+    // summary) describe a card, not the page: the list is read from the
+    // cards, when it holds their links.
+    let linked = records(&singles);
+    let card_like = !singles.is_empty()
+        && singles.len() <= 2
+        && !has_own
+        && !og_type.has("product")
+        && linked.iter().all(|r| r.get(Field::Url).is_some());
+    if card_like {
+        if let Some(found) = listing::from_page(cx, &markup.listed_urls) {
+            let bare = |u: &str| {
+                resolve(cx.base, u)
+                    .and_then(|u| url::Url::parse(&u).ok())
+                    .map(|u| bare_url(&u))
+            };
+            let card_urls: Vec<String> = found
+                .records
+                .iter()
+                .filter_map(|r| r.get(Field::Url).and_then(bare))
+                .collect();
+            let all_cards = linked.iter().all(|r| {
+                r.get(Field::Url)
+                    .and_then(bare)
+                    .is_some_and(|u| card_urls.contains(&u))
+            });
+            if found.records.len() >= 4 && all_cards {
+                return Reading::PageList(found);
+            }
+        }
     }
     // No product markup of its own: a list in the page's state or cards,
     // unless a product code labelled on the page ("SKU: ...") or product

@@ -166,7 +166,34 @@ fn main_product_outside(doc: &Doc, cards: &[usize]) -> bool {
             && !inside(i)
             && crate::text::is_buy_text(&doc.text_of(i, 80))
             && !repeated::in_card_list(doc, i)
+            && !in_menu(doc, i)
     })
+}
+
+/// Whether an element is an entry of a site menu ("Comprar" and
+/// "Alquilar" of a property site's header): an ancestor a menu by its role
+/// or by a class word (nav, navbar, navigation, or one ending in menu or
+/// dropdown).
+fn in_menu(doc: &Doc, el: usize) -> bool {
+    let mut at = Some(el);
+    for _ in 0..10 {
+        let Some(i) = at else { break };
+        let e = &doc.els[i];
+        let role = e.el.value().attr_of("role").unwrap_or("");
+        if matches!(role, "navigation" | "menu" | "menubar" | "menuitem") {
+            return true;
+        }
+        let named = e.hint.split(|c: char| !c.is_ascii_alphanumeric()).any(|w| {
+            matches!(w, "nav" | "navbar" | "navigation")
+                || w.ends_with("menu")
+                || w.ends_with("dropdown")
+        });
+        if named {
+            return true;
+        }
+        at = e.parent;
+    }
+    false
 }
 
 /// Whether the records link to pages that look alike: the page's own host
