@@ -805,3 +805,30 @@ fn a_buy_entry_of_the_site_menu_is_not_a_product_of_the_page() {
     assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
     assert_eq!(x.records.len(), 6, "{:?}", x.records);
 }
+
+#[test]
+fn a_markup_price_the_card_does_not_show_gives_way_to_the_cards_price() {
+    // Each card's markup states the site's estimate; the card shows the
+    // price paid and, struck, the asking price. Card 6's markup states the
+    // shown price and stays.
+    let body = grid("en", |i| {
+        let stated = if i == 6 { 975 } else { 983 };
+        let ld = json!({"@context": "https://schema.org", "@type": "Product", "name": format!("{i}8 Colgate Ave"),
+            "url": format!("https://homes.example.ca/listing/{i}8-colgate"),
+            "offers": {"@type": "Offer", "price": stated * 1000 + i, "priceCurrency": "CAD"}});
+        format!(
+            "<li class=\"listing-card\"><script type=\"application/ld+json\">{ld}</script>\
+             <h3><a href=\"/listing/{i}8-colgate\">{i}8 Colgate Ave</a></h3>\
+             <span class=\"line-through\">$998,00{i}</span> <span class=\"special\">$975,00{i}</span></li>"
+        )
+    });
+    let x = run("https://homes.example.ca/sold/", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(x.records.len(), 6, "{:?}", x.records);
+    let paid: Vec<Option<f64>> = prices(&x)
+        .iter()
+        .map(|p| p.and_then(|p| p.parse().ok()))
+        .collect();
+    assert_eq!(paid[0], Some(975_001.0));
+    assert_eq!(paid[5], Some(975_006.0));
+}

@@ -64,16 +64,45 @@ fn fill(high: &mut Record, low: &Record) {
 /// Fill each record from the first matching lower-trust record; returns how
 /// many matched.
 fn merge(high: &mut [Record], low: &[Record]) -> usize {
+    merge_with(high, low, |_, _| {})
+}
+
+/// `merge`, then `settle` on each record and the record it matched (before
+/// the fill).
+fn merge_with(high: &mut [Record], low: &[Record], settle: fn(&mut Record, &Record)) -> usize {
     let mut used = vec![false; low.len()];
     let mut n = 0;
     for r in high.iter_mut() {
         if let Some(j) = (0..low.len()).find(|&j| !used[j] && same_item(r, &low[j])) {
             used[j] = true;
+            settle(r, &low[j]);
             fill(r, &low[j]);
             n += 1;
         }
     }
     n
+}
+
+/// The price a card shows over a markup price it does not show: the markup
+/// amount is neither the card's current nor its former price (an estimate,
+/// a price before tax), in the same currency.
+fn shown_price(markup: &mut Record, card: &Record) {
+    let amount = |r: &Record, f: Field| r.get(f).and_then(|p| p.parse::<f64>().ok());
+    let (Some(stated), Some(shown)) = (amount(markup, Field::Price), amount(card, Field::Price))
+    else {
+        return;
+    };
+    let same = |a: f64, b: f64| (a - b).abs() < 0.005;
+    let former = amount(card, Field::ListPrice).is_some_and(|l| same(l, stated));
+    let currency_agrees = match (markup.get(Field::Currency), card.get(Field::Currency)) {
+        (Some(a), Some(b)) => a == b,
+        _ => true,
+    };
+    if stated > 0.0 && shown > 0.0 && !same(stated, shown) && !former && currency_agrees {
+        if let Some(p) = card.get(Field::Price) {
+            markup.set(Field::Price, p.to_string());
+        }
+    }
 }
 
 /// For each group of marker elements (the links to one URL, the element
@@ -435,7 +464,7 @@ pub fn from_structured(cx: &Ctx, mut records: Vec<Record>) -> Listing {
         cards = repeated::main_list(cx.doc, 2);
     }
     let visible = card_records(cx, &cards);
-    let matched = merge(&mut records, &visible);
+    let matched = merge_with(&mut records, &visible, shown_price);
     // Cards the markup leaves out (a paid placement, a card without an
     // image): shown in the same grid, in the same shape, leading to the same
     // kind of page. They take their place in page order.
