@@ -128,8 +128,9 @@ fn list_pages(dir: &Path) -> anyhow::Result<Vec<(String, PathBuf)>> {
 }
 
 /// Reads a saved page, decompressing `.gz`, as text in the character set
-/// it declares (UTF-8 when it declares none).
-pub fn read_page(path: &Path) -> anyhow::Result<String> {
+/// it declares (see `fetch::decode`: when it declares none, UTF-8 or the
+/// guess of a browser at `url`).
+pub fn read_page(path: &Path, url: Option<&str>) -> anyhow::Result<String> {
     let raw = std::fs::read(path).with_context(|| format!("failed to read {}", path.display()))?;
     let bytes = if path.extension().is_some_and(|e| e == "gz") {
         let mut out = Vec::new();
@@ -140,7 +141,14 @@ pub fn read_page(path: &Path) -> anyhow::Result<String> {
     } else {
         raw
     };
-    Ok(crate::fetch::decode::decode(&bytes, None))
+    let host = url
+        .and_then(|u| url::Url::parse(u).ok())
+        .and_then(|u| u.host_str().map(str::to_string));
+    Ok(crate::fetch::decode::decode_at(
+        &bytes,
+        None,
+        host.as_deref(),
+    ))
 }
 
 async fn predict(
@@ -149,7 +157,7 @@ async fn predict(
     url: Option<String>,
     shape: Shape,
 ) -> anyhow::Result<Value> {
-    let body = read_page(path)?;
+    let body = read_page(path, url.as_deref())?;
     let url = url.unwrap_or_default();
     let page = Page {
         url,

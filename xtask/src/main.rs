@@ -408,6 +408,24 @@ fn f1(root: &Path) {
             run(Command::new("python3")
                 .arg(set.join("list-f1"))
                 .arg(&fnhost));
+        } else if set
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with("product-pages-"))
+        {
+            // Another set of product pages: product-f1, as above.
+            let out = target.join("product-predictions-set.json");
+            run(Command::new(&fnhost)
+                .arg("--data-dir")
+                .arg(&data)
+                .args(["extract", "--dir"])
+                .arg(&set)
+                .arg("--out")
+                .arg(&out));
+            let scorer = root.join("../shared/tools/product-f1");
+            run(Command::new("python3")
+                .arg(scorer)
+                .arg(set.join("ground-truth.json"))
+                .arg(&out));
         } else if std::fs::read_to_string(set.join("ground-truth.json"))
             .is_ok_and(|t| t.contains("\"items\""))
         {

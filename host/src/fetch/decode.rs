@@ -1,9 +1,12 @@
 //! A page's bytes as text, in the character set the page is written in:
 //! the `Content-Type` header's `charset`, else a byte-order mark, else the
 //! page's own `<meta charset>` (or `http-equiv` Content-Type) in its first
-//! 4 KiB, else UTF-8. Bytes that are not valid in it are replaced, never
-//! refused: a shop of the 2010s in windows-1251 or ISO-8859-15 reads as its
-//! visitors saw it.
+//! 4 KiB (unless it says UTF-8 of bytes that are not), else UTF-8 when the
+//! bytes are UTF-8, else the character set a browser would guess from the
+//! bytes and the host's country domain (chardetng, Firefox's detector). Bytes that are not valid in it are
+//! replaced, never refused: a shop of the 2010s in windows-1251 or
+//! ISO-8859-15 reads as its visitors saw it, saved pages without their
+//! headers too.
 
 use encoding_rs::Encoding;
 
@@ -11,19 +14,42 @@ use encoding_rs::Encoding;
 const META_WINDOW: usize = 4096;
 
 pub fn decode(bytes: &[u8], content_type: Option<&str>) -> String {
+    decode_at(bytes, content_type, None)
+}
+
+/// `decode`, with the page's host to weigh the guess for undeclared bytes
+/// that are not UTF-8 (a `.fr` page is more likely windows-1252).
+pub fn decode_at(bytes: &[u8], content_type: Option<&str>, host: Option<&str>) -> String {
     let declared = content_type
         .and_then(charset_of)
         .and_then(|c| Encoding::for_label(c.as_bytes()));
     let encoding = declared
         .or_else(|| Encoding::for_bom(bytes).map(|(e, _)| e))
-        .or_else(|| meta_charset(&bytes[..bytes.len().min(META_WINDOW)]))
-        .unwrap_or(encoding_rs::UTF_8);
+        .or_else(|| {
+            // A page that calls itself UTF-8 and is not (a server that
+            // converted it and said so in its header only) is guessed.
+            meta_charset(&bytes[..bytes.len().min(META_WINDOW)])
+                .filter(|e| *e != encoding_rs::UTF_8 || std::str::from_utf8(bytes).is_ok())
+        })
+        .unwrap_or_else(|| guess(bytes, host));
     // A page that says UTF-8 (or nothing) and is valid UTF-8 needs no copy
     // through the decoder.
     if encoding == encoding_rs::UTF_8 {
         return String::from_utf8_lossy(bytes).into_owned();
     }
     encoding.decode(bytes).0.into_owned()
+}
+
+/// The character set of bytes that declare none: UTF-8 when they are
+/// UTF-8, else what a browser would guess.
+fn guess(bytes: &[u8], host: Option<&str>) -> &'static Encoding {
+    if std::str::from_utf8(bytes).is_ok() {
+        return encoding_rs::UTF_8;
+    }
+    let mut detector = chardetng::EncodingDetector::new();
+    detector.feed(bytes, true);
+    let tld = host.and_then(|h| h.rsplit('.').next()).map(str::as_bytes);
+    detector.guess(tld, true)
 }
 
 /// The `charset` parameter of a Content-Type value.
@@ -58,7 +84,7 @@ fn meta_charset(head: &[u8]) -> Option<&'static Encoding> {
 
 #[cfg(test)]
 mod tests {
-    use super::decode;
+    use super::{decode, decode_at};
 
     #[test]
     fn pages_read_in_the_character_set_they_declare() {
@@ -82,7 +108,28 @@ mod tests {
         let latin = b"<meta charset='iso-8859-15'><p>Caf\xE9</p>";
         assert!(decode(latin, None).contains("Café"));
         assert_eq!(decode("déjà vu".as_bytes(), None), "déjà vu");
-        // Nothing declared and not UTF-8: replaced, not refused.
-        assert!(decode(&cp1251, None).contains('\u{FFFD}'));
+        // Nothing declared and not UTF-8: read as a browser guesses.
+        let undeclared = page("");
+        assert!(decode_at(&undeclared, None, Some("moto.example.ua")).contains("Мотоцикл"));
+        // A page whose head says UTF-8 while its bytes are not.
+        let mislabelled = page(r#"<meta charset="utf-8">"#);
+        assert!(decode_at(&mislabelled, None, Some("moto.example.ua")).contains("Мотоцикл"));
+    }
+
+    #[test]
+    fn undeclared_bytes_that_are_not_utf8_are_read_as_a_browser_guesses() {
+        // "Référence : maison à vendre", ISO-8859-1, no charset anywhere.
+        let latin1: Vec<u8> = "<html><body><p>R\u{e9}f\u{e9}rence : maison \u{e0} vendre, tr\u{e8}s \u{e9}l\u{e9}gante</p></body></html>"
+            .chars()
+            .map(|c| c as u32 as u8)
+            .collect();
+        let text = decode_at(&latin1, Some("text/html"), Some("www.example.fr"));
+        assert!(text.contains("Référence"), "{text}");
+        // Valid UTF-8 stays as it is.
+        let utf8 = "<p>Référence</p>".as_bytes();
+        assert_eq!(
+            decode_at(utf8, None, Some("example.fr")),
+            "<p>Référence</p>"
+        );
     }
 }

@@ -232,6 +232,7 @@ impl Fetcher {
             .await
             .map_err(|e| FetchError::Failed(describe(&e)))?;
         let final_url = response.url().to_string();
+        let response_host = response.url().host_str().map(str::to_string);
         let status = response.status().as_u16();
         let headers: Vec<(String, String)> = response
             .headers()
@@ -259,7 +260,8 @@ impl Fetcher {
             }
             body.extend_from_slice(&chunk);
         }
-        let text = decode::decode(&body, content_type.as_deref());
+        let host = response_host;
+        let text = decode::decode_at(&body, content_type.as_deref(), host.as_deref());
         Ok(Fetched {
             url: final_url,
             status,

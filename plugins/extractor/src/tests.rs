@@ -434,6 +434,19 @@ fn labelled_reference_french_and_bullet_asin() {
 }
 
 #[test]
+fn a_classified_ads_number_is_its_reference() {
+    let body = product_page(
+        r#"<h1>Продам 2к квартиру в центре</h1><strong class="price">45 000 $</strong>
+        <ul><li>Опубликовано 12 мая</li><li>Номер объявления: 582663760</li></ul>"#,
+    );
+    let r = main_record(
+        "https://ads.example.ua/obyavlenie/kvartira-IDDqNsA.html",
+        &body,
+    );
+    assert_eq!(get(&r, "sku"), Some("582663760"));
+}
+
+#[test]
 fn labelled_product_code_beats_internal_markup_id() {
     let body = product_page(
         r#"<script type="application/ld+json">{"@type":"Product","name":"Nest Mini","sku":"238368885",
