@@ -170,7 +170,7 @@ pub struct FetchConfig {
     /// Rendering in headless Chromium: "off", "auto" (pages whose plain read
     /// is a script shell) or "always". Unset: "auto" when a browser is
     /// found at start, "off" otherwise.
-    pub render: Option<crate::render::RenderMode>,
+    pub render: Option<crate::wire::RenderMode>,
     /// The Chromium binary. Empty: `chromium`, `chromium-browser`,
     /// `google-chrome`, `google-chrome-stable` or `chrome` on PATH.
     pub browser: String,

@@ -176,4 +176,105 @@ mod tests {
             }
         }
     }
+
+    /// No host module imports one that imports it back, through any chain
+    /// (`crate::` and `super::` paths; a module and its own submodules are
+    /// one unit here, as Rust declares them).
+    #[test]
+    fn host_modules_import_no_cycle() {
+        use std::collections::{BTreeMap, BTreeSet};
+        fn files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    files(&path, out);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    out.push(path);
+                }
+            }
+        }
+        let root = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/src"));
+        let mut paths = Vec::new();
+        files(&root, &mut paths);
+        let module_of = |p: &std::path::Path| -> Vec<String> {
+            let rel = p.strip_prefix(&root).unwrap().with_extension("");
+            let mut parts: Vec<String> = rel.iter().map(|c| c.to_string_lossy().into()).collect();
+            if parts
+                .last()
+                .is_some_and(|l| l == "mod" || l == "lib" || l == "main")
+            {
+                parts.pop();
+            }
+            parts
+        };
+        let modules: BTreeSet<Vec<String>> = paths.iter().map(|p| module_of(p)).collect();
+        let mut edges: BTreeMap<Vec<String>, BTreeSet<Vec<String>>> = BTreeMap::new();
+        let ident = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == ':';
+        for path in &paths {
+            let from = module_of(path);
+            let text = std::fs::read_to_string(path).unwrap();
+            let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+            for line in code.lines() {
+                let line = line.split("//").next().unwrap_or_default();
+                for (at, _) in line
+                    .match_indices("crate::")
+                    .chain(line.match_indices("super::"))
+                {
+                    if at > 0 && line[..at].ends_with(|c: char| ident(c)) {
+                        continue;
+                    }
+                    let rest: String = line[at..].chars().take_while(|&c| ident(c)).collect();
+                    let mut target: Vec<String> = Vec::new();
+                    let mut base = from.clone();
+                    for part in rest.split("::").filter(|p| !p.is_empty()) {
+                        match part {
+                            "crate" => base.clear(),
+                            "super" => {
+                                base.pop();
+                            }
+                            _ => target.push(part.to_string()),
+                        }
+                    }
+                    let full: Vec<String> = base.into_iter().chain(target).collect();
+                    let Some(to) = (1..=full.len())
+                        .rev()
+                        .map(|n| full[..n].to_vec())
+                        .find(|m| modules.contains(m))
+                    else {
+                        continue;
+                    };
+                    let nested = to.starts_with(&from) || from.starts_with(&to);
+                    if !nested {
+                        edges.entry(from.clone()).or_default().insert(to);
+                    }
+                }
+            }
+        }
+        // Depth-first search for a back edge.
+        fn visit(
+            m: &Vec<String>,
+            edges: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>,
+            done: &mut BTreeSet<Vec<String>>,
+            stack: &mut Vec<Vec<String>>,
+        ) {
+            if done.contains(m) {
+                return;
+            }
+            if let Some(at) = stack.iter().position(|s| s == m) {
+                let cycle: Vec<String> = stack[at..].iter().map(|s| s.join("::")).collect();
+                panic!("import cycle: {} -> {}", cycle.join(" -> "), m.join("::"));
+            }
+            stack.push(m.clone());
+            for next in edges.get(m).into_iter().flatten() {
+                visit(next, edges, done, stack);
+            }
+            stack.pop();
+            done.insert(m.clone());
+        }
+        let mut done = BTreeSet::new();
+        for m in &modules {
+            visit(m, &edges, &mut done, &mut Vec::new());
+        }
+        assert!(edges.len() > 20, "the import graph was read");
+    }
 }

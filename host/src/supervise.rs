@@ -26,7 +26,7 @@ where
                     let panic = e.into_panic();
                     tracing::error!(
                         task = name,
-                        panic = crate::sessions::run::panic_text(&*panic),
+                        panic = panic_text(&*panic),
                         "a background task panicked; restarting it"
                     );
                 }
@@ -36,4 +36,13 @@ where
             tokio::time::sleep(RESTART_DELAY).await;
         }
     });
+}
+
+/// The message of a caught panic.
+pub fn panic_text(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".into())
 }

@@ -24,7 +24,7 @@ use axum::Form;
 use serde::Deserialize;
 use subtle::ConstantTimeEq;
 
-use super::html::{self, E};
+use super::html;
 use crate::accounts::Account;
 use crate::auth::Caller;
 use crate::http::ApiError;
@@ -135,52 +135,6 @@ impl Dash {
     /// No write scope at all.
     pub fn read_only(&self) -> bool {
         !WRITE_SCOPES.iter().any(|s| self.can(s))
-    }
-
-    /// Refuse a POST whose form does not carry this session's CSRF token,
-    /// or that a browser marks as sent from another site.
-    pub fn check_csrf(&self, headers: &HeaderMap, sent: &str) -> Result<(), Response> {
-        let cross_site = headers
-            .get("sec-fetch-site")
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| v == "cross-site");
-        let same = !sent.is_empty() && bool::from(sent.as_bytes().ct_eq(self.csrf.as_bytes()));
-        if same && !cross_site {
-            return Ok(());
-        }
-        Err(html::page_with_status(
-            self,
-            html::Nav::None,
-            "Request refused",
-            &html::notice(
-                "error",
-                "This form was refused: its security token (CSRF) is missing or stale, or it was sent from another site. \
-                 Nothing was changed. Reload the page and try again.",
-            ),
-            StatusCode::FORBIDDEN,
-        ))
-    }
-
-    /// Refuse an action the key has no scope for, with a page that says so.
-    pub fn require(&self, scope: &str, action: &str) -> Result<(), Response> {
-        if self.can(scope) {
-            return Ok(());
-        }
-        Err(html::page_with_status(
-            self,
-            html::Nav::None,
-            "Not allowed",
-            &html::notice(
-                "error",
-                &format!(
-                    "This key is read-only here: it lacks the <code>{}</code> scope, so it cannot {}. Nothing was changed. \
-                     Sign in with a key that has the scope.",
-                    E(scope),
-                    E(action)
-                ),
-            ),
-            StatusCode::FORBIDDEN,
-        ))
     }
 }
 

@@ -8,7 +8,8 @@ use axum::response::{IntoResponse, Response};
 use chrono::{Duration, NaiveDate, Utc};
 
 use super::auth::Dash;
-use super::html::{self, usd, Nav, E};
+use super::frame::{self, Nav};
+use super::html::{self, usd, E};
 use crate::http::ApiError;
 use crate::ledger::{self};
 use crate::money::Micros;
@@ -19,7 +20,7 @@ const DAYS: i64 = 30;
 
 pub async fn page(State(state): State<AppState>, dash: Dash) -> Response {
     if !dash.can("account:read") {
-        return html::page(
+        return frame::page(
             &dash,
             Nav::Balance,
             "Balance",
@@ -101,7 +102,7 @@ pub async fn page(State(state): State<AppState>, dash: Dash) -> Response {
         }
         main.push_str("</tbody></table>");
     }
-    html::page(&dash, Nav::Balance, "Balance", &main)
+    frame::page(&dash, Nav::Balance, "Balance", &main)
 }
 
 /// Bars of spend per day from `from`, one per day, zero days included.

@@ -1,5 +1,6 @@
-//! HTML building blocks: escaping, the page frame, money and time text,
-//! and the security headers every dashboard response carries.
+//! HTML building blocks: escaping, documents, notices, money and time
+//! text, and the security headers every dashboard response carries. The
+//! frame of a signed-in page is in `frame`.
 //!
 //! Every value that comes from the store goes through `esc` (or `E`) before
 //! it reaches a page: record fields, queries, URLs and key names come from
@@ -11,7 +12,6 @@ use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
-use super::auth::Dash;
 use crate::money::Micros;
 
 /// Text escaped for HTML element content and quoted attribute values.
@@ -113,27 +113,6 @@ pub fn pill(text: &str) -> String {
     format!("<span class=\"pill {class}\">{}</span>", E(text))
 }
 
-/// Which item of the navigation is current.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Nav {
-    Balance,
-    Sessions,
-    Monitors,
-    Keys,
-    Webhooks,
-    Secret,
-    None,
-}
-
-const NAV: &[(Nav, &str, &str)] = &[
-    (Nav::Balance, "/dashboard/balance", "Balance"),
-    (Nav::Sessions, "/dashboard/sessions", "Sessions"),
-    (Nav::Monitors, "/dashboard/monitors", "Monitors"),
-    (Nav::Keys, "/dashboard/keys", "Keys"),
-    (Nav::Webhooks, "/dashboard/webhooks", "Webhooks"),
-    (Nav::Secret, "/dashboard/webhook-secret", "Webhook secret"),
-];
-
 /// The headers of every dashboard response: no caching, no framing, no
 /// outside resources, no inline scripts.
 pub fn secure(mut response: Response) -> Response {
@@ -178,64 +157,6 @@ pub fn html(status: StatusCode, doc: String) -> Response {
     )
 }
 
-/// A page of a signed-in customer: the header (account, key, mode, sign
-/// out), the test-mode banner, the navigation and `main`.
-pub fn page(dash: &Dash, nav: Nav, title: &str, main: &str) -> Response {
-    page_with_status(dash, nav, title, main, StatusCode::OK)
-}
-
-pub fn page_with_status(
-    dash: &Dash,
-    nav: Nav,
-    title: &str,
-    main: &str,
-    status: StatusCode,
-) -> Response {
-    let mut links = String::new();
-    for (item, href, label) in NAV {
-        let current = if *item == nav {
-            " aria-current=\"page\" class=\"current\""
-        } else {
-            ""
-        };
-        let _ = write!(links, "<a href=\"{href}\"{current}>{label}</a>");
-    }
-    let mode = if dash.key.mode.livemode() {
-        "<span class=\"mode live\" data-mode=\"live\">LIVE</span>".to_string()
-    } else {
-        "<span class=\"mode test\" data-mode=\"test\">TEST</span>".to_string()
-    };
-    let banner = if dash.key.mode.livemode() {
-        String::new()
-    } else {
-        "<div class=\"test-banner\" role=\"status\" id=\"test-mode-banner\"><strong>TEST MODE</strong> — signed in with a \
-         <code>fn_test_</code> key: you see test sessions, the test balance and test keys only. Live data is not shown.</div>"
-            .to_string()
-    };
-    let read_only = if dash.read_only() {
-        "<span class=\"pill muted\" id=\"read-only\" title=\"This key has no write scopes\">read-only</span>"
-    } else {
-        ""
-    };
-    let body = format!(
-        "<header class=\"top\"><div class=\"brand\"><a href=\"/dashboard\">fnhost</a> {mode}</div>\
-         <div class=\"who\"><span class=\"account\">{account}</span> · key <span class=\"keyname\">{keyname}</span> \
-         <code>{prefix}…</code> {read_only}\
-         <form method=\"post\" action=\"/dashboard/logout\" class=\"inline\"><input type=\"hidden\" name=\"csrf\" value=\"{csrf}\">\
-         <button type=\"submit\" class=\"link\" id=\"sign-out\">Sign out</button></form></div></header>\
-         {banner}<nav class=\"tabs\">{links}</nav><main><h1>{title}</h1>{main}</main>\
-         <footer>fnhost · account <code>{account_id}</code> · {mode_text} mode</footer>",
-        account = E(&dash.account.name),
-        keyname = E(&dash.key.name),
-        prefix = E(&dash.key.prefix),
-        csrf = E(&dash.csrf),
-        title = E(title),
-        account_id = E(&dash.account.id),
-        mode_text = dash.key.mode.as_str(),
-    );
-    html(status, document(title, &body))
-}
-
 /// A notice on a page: `kind` is `info`, `ok` or `error`.
 pub fn notice(kind: &str, text_html: &str) -> String {
     let role = if kind == "error" { "alert" } else { "status" };
@@ -250,14 +171,6 @@ pub fn missing_scope(scope: &str) -> String {
             "This key lacks the <code>{}</code> scope, so this page cannot be shown. Sign in with a key that has it.",
             E(scope)
         ),
-    )
-}
-
-/// The hidden CSRF member of every form.
-pub fn csrf_field(dash: &Dash) -> String {
-    format!(
-        "<input type=\"hidden\" name=\"csrf\" value=\"{}\">",
-        E(&dash.csrf)
     )
 }
 

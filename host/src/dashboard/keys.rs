@@ -10,7 +10,8 @@ use axum::Form;
 use serde::Deserialize;
 
 use super::auth::{CsrfForm, Dash};
-use super::html::{self, csrf_field, pill, when, Nav, E};
+use super::frame::{self, csrf_field, Nav};
+use super::html::{self, pill, when, E};
 use crate::http::ApiError;
 use crate::keys::{self, Key};
 use crate::state::AppState;
@@ -25,7 +26,7 @@ pub struct Done {
 
 pub async fn page(State(state): State<AppState>, dash: Dash, Query(q): Query<Done>) -> Response {
     if !dash.can("keys:read") {
-        return html::page(&dash, Nav::Keys, "Keys", &html::missing_scope("keys:read"));
+        return frame::page(&dash, Nav::Keys, "Keys", &html::missing_scope("keys:read"));
     }
     let (account, mode) = (dash.account.id.clone(), dash.key.mode);
     let mut list = match state
@@ -113,7 +114,7 @@ pub async fn page(State(state): State<AppState>, dash: Dash, Query(q): Query<Don
     }
     main.push_str("</tbody></table>");
     main.push_str("<p class=\"small\">New keys are made by the operator of this server (<code>fnhost admin create-key</code>).</p>");
-    html::page(&dash, Nav::Keys, "Keys", &main)
+    frame::page(&dash, Nav::Keys, "Keys", &main)
 }
 
 /// A key of the signed-in account and mode.
@@ -128,7 +129,7 @@ async fn own(state: &AppState, dash: &Dash, id: &str) -> Result<Option<Key>, Res
 }
 
 fn unknown_key(dash: &Dash) -> Response {
-    html::page_with_status(
+    frame::page_with_status(
         dash,
         Nav::Keys,
         "Key not found",
@@ -160,7 +161,7 @@ pub async fn rename(
     }
     let name = form.name.trim().to_string();
     if name.is_empty() || name.chars().count() > MAX_NAME {
-        return html::page_with_status(
+        return frame::page_with_status(
             &dash,
             Nav::Keys,
             "Keys",

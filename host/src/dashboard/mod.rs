@@ -15,6 +15,7 @@
 
 pub mod auth;
 pub mod balance;
+pub mod frame;
 pub mod html;
 pub mod keys;
 pub mod monitors;

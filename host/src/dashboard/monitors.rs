@@ -9,7 +9,8 @@ use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Response};
 
 use super::auth::Dash;
-use super::html::{self, usd, Nav, E};
+use super::frame::{self, Nav};
+use super::html::{self, usd, E};
 use crate::http::ApiError;
 use crate::monitors::{self, changes::MAX_KEPT, Monitor, MonitorRun};
 use crate::state::AppState;
@@ -21,7 +22,7 @@ const CHART_PRODUCTS: usize = 12;
 
 pub async fn list(State(state): State<AppState>, dash: Dash) -> Response {
     if !dash.can("sessions:read") {
-        return html::page(
+        return frame::page(
             &dash,
             Nav::Monitors,
             "Monitors",
@@ -63,12 +64,12 @@ pub async fn list(State(state): State<AppState>, dash: Dash) -> Response {
         }
         main.push_str("</tbody></table>");
     }
-    html::page(&dash, Nav::Monitors, "Monitors", &main)
+    frame::page(&dash, Nav::Monitors, "Monitors", &main)
 }
 
 pub async fn detail(State(state): State<AppState>, dash: Dash, Path(id): Path<String>) -> Response {
     if !dash.can("sessions:read") {
-        return html::page(
+        return frame::page(
             &dash,
             Nav::Monitors,
             "Monitor",
@@ -112,7 +113,7 @@ pub async fn detail(State(state): State<AppState>, dash: Dash, Path(id): Path<St
     let (m, runs, rows) = match read {
         Ok(Some(v)) => v,
         Ok(None) => {
-            return html::page_with_status(
+            return frame::page_with_status(
                 &dash,
                 Nav::Monitors,
                 "Monitor not found",
@@ -169,7 +170,7 @@ pub async fn detail(State(state): State<AppState>, dash: Dash, Path(id): Path<St
         );
     }
     main.push_str("</tbody></table>");
-    html::page(&dash, Nav::Monitors, &m.name, &main)
+    frame::page(&dash, Nav::Monitors, &m.name, &main)
 }
 
 /// One small line chart per product: its price at each run that read it.

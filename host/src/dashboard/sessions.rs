@@ -13,7 +13,8 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::auth::Dash;
-use super::html::{self, esc, esc_json, esc_value, pill, usd, usd_json, when, when_opt, Nav, E};
+use super::frame::{self, Nav};
+use super::html::{self, esc, esc_json, esc_value, pill, usd, usd_json, when, when_opt, E};
 use crate::http::ApiError;
 use crate::sessions::{self, events, Session};
 use crate::state::AppState;
@@ -31,7 +32,7 @@ fn internal(e: impl Into<anyhow::Error>) -> Response {
 }
 
 fn not_found(dash: &Dash) -> Response {
-    html::page_with_status(
+    frame::page_with_status(
         dash,
         Nav::Sessions,
         "Session not found",
@@ -55,7 +56,7 @@ async fn own(state: &AppState, dash: &Dash, id: &str) -> Result<Option<Session>,
 
 pub async fn list(State(state): State<AppState>, dash: Dash, Query(q): Query<After>) -> Response {
     if !dash.can("sessions:read") {
-        return html::page(
+        return frame::page(
             &dash,
             Nav::Sessions,
             "Sessions",
@@ -121,7 +122,7 @@ pub async fn list(State(state): State<AppState>, dash: Dash, Query(q): Query<Aft
             }
         }
     }
-    html::page(&dash, Nav::Sessions, "Sessions", &main)
+    frame::page(&dash, Nav::Sessions, "Sessions", &main)
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -225,7 +226,7 @@ pub async fn rows(
     Query(q): Query<After>,
 ) -> Response {
     if !dash.can("sessions:read") {
-        return html::page(
+        return frame::page(
             &dash,
             Nav::Sessions,
             "Session",
@@ -305,7 +306,7 @@ pub async fn rows(
             let _ = write!(main, "<p class=\"pager\"><a href=\"/dashboard/sessions/{}?after=row_{last_n}\">More rows →</a></p>", E(&s.id));
         }
     }
-    html::page(&dash, Nav::Sessions, "Session", &main)
+    frame::page(&dash, Nav::Sessions, "Session", &main)
 }
 
 /// One event as a table row.
@@ -321,7 +322,7 @@ fn event_row(e: &events::Event) -> String {
 
 pub async fn events(State(state): State<AppState>, dash: Dash, Path(id): Path<String>) -> Response {
     if !dash.can("sessions:read") {
-        return html::page(
+        return frame::page(
             &dash,
             Nav::Sessions,
             "Session",
@@ -363,7 +364,7 @@ pub async fn events(State(state): State<AppState>, dash: Dash, Path(id): Path<St
             "<p class=\"small\">The first 1000 events are shown; the API has them all.</p>",
         );
     }
-    html::page(&dash, Nav::Sessions, "Session", &main)
+    frame::page(&dash, Nav::Sessions, "Session", &main)
 }
 
 #[derive(Deserialize)]
@@ -428,7 +429,7 @@ pub async fn receipts(
     Path(id): Path<String>,
 ) -> Response {
     if !dash.can("sessions:read") {
-        return html::page(
+        return frame::page(
             &dash,
             Nav::Sessions,
             "Session",
@@ -488,5 +489,5 @@ pub async fn receipts(
         }
         main.push_str("</tbody></table>");
     }
-    html::page(&dash, Nav::Sessions, "Session", &main)
+    frame::page(&dash, Nav::Sessions, "Session", &main)
 }

@@ -13,7 +13,8 @@ use axum::Form;
 use serde::Deserialize;
 
 use super::auth::{CsrfForm, Dash};
-use super::html::{self, csrf_field, esc, pill, when, when_opt, Nav, E};
+use super::frame::{self, csrf_field, Nav};
+use super::html::{self, esc, pill, when, when_opt, E};
 use crate::http::ApiError;
 use crate::state::AppState;
 use crate::webhooks::{self, Attempt, DefaultSecret, Endpoint};
@@ -27,7 +28,7 @@ fn internal(e: impl Into<anyhow::Error>) -> Response {
 
 pub async fn endpoints(State(state): State<AppState>, dash: Dash) -> Response {
     if !dash.can("webhooks:read") {
-        return html::page(
+        return frame::page(
             &dash,
             Nav::Webhooks,
             "Webhooks",
@@ -90,7 +91,7 @@ pub async fn endpoints(State(state): State<AppState>, dash: Dash) -> Response {
         }
         main.push_str("</tbody></table>");
     }
-    html::page(&dash, Nav::Webhooks, "Webhooks", &main)
+    frame::page(&dash, Nav::Webhooks, "Webhooks", &main)
 }
 
 /// Attempts logged for `log_target`, newest first.
@@ -147,7 +148,7 @@ pub async fn attempts(
     Path(id): Path<String>,
 ) -> Response {
     if !dash.can("webhooks:read") {
-        return html::page(
+        return frame::page(
             &dash,
             Nav::Webhooks,
             "Webhook endpoint",
@@ -164,7 +165,7 @@ pub async fn attempts(
         Err(e) => return internal(e),
     };
     let Some(ep) = ep.filter(|e| e.account == dash.account.id && e.mode == dash.key.mode) else {
-        return html::page_with_status(
+        return frame::page_with_status(
             &dash,
             Nav::Webhooks,
             "Webhook endpoint not found",
@@ -195,7 +196,7 @@ pub async fn attempts(
         created = when(&ep.created_at),
     );
     main.push_str(&attempts_table(&list));
-    html::page(&dash, Nav::Webhooks, "Webhook endpoint", &main)
+    frame::page(&dash, Nav::Webhooks, "Webhook endpoint", &main)
 }
 
 #[derive(Deserialize)]
@@ -297,12 +298,12 @@ async fn secret_page(
     }
     main.push_str("</div><h2>Deliveries to runs' own webhook_url</h2>");
     main.push_str(&attempts_table(&runs));
-    html::page(dash, Nav::Secret, "Webhook secret", &main)
+    frame::page(dash, Nav::Secret, "Webhook secret", &main)
 }
 
 pub async fn secret(State(state): State<AppState>, dash: Dash, Query(q): Query<Done>) -> Response {
     if !dash.can("webhooks:read") {
-        return html::page(
+        return frame::page(
             &dash,
             Nav::Secret,
             "Webhook secret",

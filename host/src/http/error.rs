@@ -243,35 +243,6 @@ impl From<anyhow::Error> for ApiError {
     }
 }
 
-/// A run that did not open, as its answer: 429 for the runs in flight, 403
-/// for a cap, 402 for the balance.
-impl From<crate::sessions::lifecycle::Refused> for ApiError {
-    fn from(refused: crate::sessions::lifecycle::Refused) -> ApiError {
-        use crate::sessions::lifecycle::Refused;
-        match refused {
-            Refused::RunsInFlight(full) => ApiError::ConcurrencyCap {
-                retry_after_s: 1,
-                limit: full.limit,
-                in_flight: full.in_flight,
-            },
-            Refused::SessionCap { cap, requested } => {
-                ApiError::SessionCapExceeded { cap, requested }
-            }
-            Refused::MonthlyCap { cap, spent } => ApiError::MonthlyCapExceeded { cap, spent },
-            Refused::InsufficientCredit {
-                balance,
-                open_reserves,
-                top_up_url,
-            } => ApiError::InsufficientCredit {
-                balance,
-                open_reserves,
-                top_up_url,
-            },
-            Refused::Failed(e) => ApiError::Internal(e),
-        }
-    }
-}
-
 /// Every code with a one-paragraph explanation, for the `doc_url` pages.
 pub const CODE_DOCS: &[(&str, &str)] = &[
     ("invalid_param", "A body member, query parameter or header is missing or malformed; `param` names it. A body that is not JSON, or is over 1 MB, is treated as empty, so the first required member is named."),

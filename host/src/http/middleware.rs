@@ -90,7 +90,7 @@ pub async fn detach(req: Request, next: Next) -> Response {
             if e.is_panic() {
                 let panic = e.into_panic();
                 tracing::error!(
-                    panic = crate::sessions::run::panic_text(&*panic),
+                    panic = crate::supervise::panic_text(&*panic),
                     "a request handler panicked"
                 );
             }

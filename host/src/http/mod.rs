@@ -6,6 +6,7 @@ pub mod error;
 pub mod middleware;
 pub mod pagination;
 pub mod query;
+mod refused;
 
 pub use body::Body;
 pub use error::ApiError;

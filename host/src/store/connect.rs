@@ -9,8 +9,13 @@ use anyhow::Context;
 use tokio_postgres::Client;
 use tokio_postgres_rustls::MakeRustlsConnect;
 
-use super::postgres::{KEYS_GENERATION, KEYS_POLL};
 use super::COUNTERS;
+
+/// How often a node looks for key and account changes made by other nodes:
+/// a revoked key stops working everywhere within this bound.
+pub const KEYS_POLL: Duration = Duration::from_millis(250);
+/// The counter every write that touches a key or an account moves.
+pub(super) const KEYS_GENERATION: &str = "keys_generation";
 
 /// The URL's settings, with the bounds a shared database needs unless the
 /// URL sets its own: a node that freezes or vanishes while it holds the

@@ -27,8 +27,9 @@ use redb::ReadableDatabase;
 use serde::{de::DeserializeOwned, Serialize};
 use tokio::sync::oneshot;
 
+pub use connect::KEYS_POLL;
 pub use locks::{account_lock_key, INSTALLATION_LOCK};
-pub use postgres::{schema_version as postgres_schema_version, KEYS_POLL};
+pub use postgres::schema_version as postgres_schema_version;
 use tables::ALL;
 pub use tables::*;
 pub use tx::{put_json, Tx};

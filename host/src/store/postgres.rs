@@ -35,14 +35,13 @@ use std::collections::{BTreeMap, HashMap};
 use std::ops::Bound;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
-use std::time::Duration;
 
 use anyhow::Context;
 use futures::executor::block_on;
 use tokio_postgres::types::ToSql;
 use tokio_postgres::{Client, Statement};
 
-use super::connect::{connection_config, watch_keys, Connect};
+use super::connect::{connection_config, watch_keys, Connect, KEYS_GENERATION, KEYS_POLL};
 use super::locks::{generation_mark, opening};
 use super::tx::{Engine, Tx};
 use super::{Scope, Table, COUNTERS};
@@ -51,11 +50,6 @@ use super::{Scope, Table, COUNTERS};
 const MIGRATION_LOCK: i64 = 0x666e_686f_7374_02;
 /// Connections for reads and blocking writes, per node.
 const POOL_SIZE: usize = 16;
-/// How often a node looks for key and account changes made by other nodes:
-/// a revoked key stops working everywhere within this bound.
-pub const KEYS_POLL: Duration = Duration::from_millis(250);
-/// The counter every write that touches a key or an account moves.
-pub(super) const KEYS_GENERATION: &str = "keys_generation";
 
 /// The schema, one migration per version, applied in order and never edited.
 const MIGRATIONS: &[(i32, &str, &str)] = &[(

@@ -77,7 +77,7 @@ pub fn spawn(state: AppState, session: Session, slot: Arc<RunSlot>, claim: RunCl
         let execute = std::panic::AssertUnwindSafe(run.execute()).catch_unwind();
         let outcome = tokio::select! {
             outcome = execute => outcome.unwrap_or_else(|panic| {
-                tracing::error!(session = %id, panic = panic_text(&*panic), "a run panicked; it ends as error");
+                tracing::error!(session = %id, panic = crate::supervise::panic_text(&*panic), "a run panicked; it ends as error");
                 Outcome::Error { code: StreamCode::Internal, message: "the run failed unexpectedly".into() }
             }),
             _ = stop_signal.wait_for(|stop| *stop) => Outcome::Stopped { stop: StopReason::Requested, reason: "stopped on request".into() },
@@ -99,15 +99,6 @@ fn faults_match(marker: &Option<String>, query: &str) -> bool {
     marker
         .as_deref()
         .is_some_and(|m| !m.is_empty() && query.contains(m))
-}
-
-/// The message of a caught panic.
-pub fn panic_text(panic: &(dyn std::any::Any + Send)) -> String {
-    panic
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "a panic without a message".into())
 }
 
 struct Run {
