@@ -832,3 +832,44 @@ fn a_markup_price_the_card_does_not_show_gives_way_to_the_cards_price() {
     assert_eq!(paid[0], Some(975_001.0));
     assert_eq!(paid[5], Some(975_006.0));
 }
+
+#[test]
+fn an_amount_with_a_minus_is_a_saving_even_in_an_element_named_discount() {
+    // A badge "-50,000 TND" named "discount" over the picture; the price
+    // and the struck regular price below.
+    let body = grid("fr", |i| {
+        format!(
+            "<article class=\"product\"><a href=\"/phones/{i}-phone-{i}.html\"><img src=\"/{i}.jpg\" alt=\"\"></a>\
+             <div class=\"product-flags\"><span class=\"product-flag discount\"><span>-50,000 TND</span></span>\
+             <span class=\"sale-badge\">-  TND {i}</span></div>\
+             <h5 class=\"product-name\"><a href=\"/phones/{i}-phone-{i}.html\">Phone {i}</a></h5>\
+             <span class=\"price product-price\">1 5{i}9,000 TND</span><span class=\"regular-price\">1 6{i}9,000 TND</span></article>"
+        )
+    });
+    let x = run("https://shop.example.tn/25-phones", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(prices(&x)[2], Some("1539.000"));
+}
+
+#[test]
+fn a_screen_reader_line_that_names_the_initial_price_is_a_former_price() {
+    // A shop platform's struck and current prices, each repeated in a line
+    // for screen readers, in French.
+    let body = grid("fr", |i| {
+        format!(
+            "<li class=\"product\"><a href=\"/produit/souris-{i}/\"><img src=\"/{i}.jpg\" alt=\"\"><h3>Souris {i}</h3></a>\
+             <p class=\"price\"><del aria-hidden=\"true\"><span class=\"amount\">{i}6,90 TND</span></del>\
+             <span class=\"screen-reader-text\">Le prix initial était : {i}6,90 TND.</span>\
+             <ins aria-hidden=\"true\"><span class=\"amount\">{i}3,90 TND</span></ins>\
+             <span class=\"screen-reader-text\">Le prix actuel est : {i}3,90 TND.</span></p></li>"
+        )
+    });
+    let x = run("https://wiki.example.tn/souris/", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    let paid: Vec<Option<f64>> = prices(&x)
+        .iter()
+        .map(|p| p.and_then(|p| p.parse().ok()))
+        .collect();
+    assert_eq!(paid[0], Some(13.9), "{:?}", x.records);
+    assert_eq!(paid[4], Some(53.9));
+}

@@ -178,6 +178,15 @@ pub(crate) const LIST_TEXT: &[&str] = &[
     "instead of",
     "au lieu de",
     "reg. ",
+    // A shop platform's words for screen readers beside a struck price
+    // ("Le prix initial était : 6,90 TND.").
+    "prix initial",
+    "precio original",
+    "prezzo originale",
+    "ursprünglicher preis",
+    "oorspronkelijke prijs",
+    "preço original",
+    "pierwotna cena",
 ];
 
 /// Text of a price shown as a saving or a former price, besides

@@ -164,6 +164,11 @@ fn amounts(doc: &Doc, card: usize, names: &[String]) -> Vec<Amount> {
             None => raw,
         };
         let lower = raw.to_lowercase();
+        // An amount written with a minus ("-50,000 TND", "− 20 €") is a
+        // saving, whatever its element is named.
+        if is_minus_amount(&raw) {
+            continue;
+        }
         // What follows the amount in its own elements ("£4.38" "/" "kg").
         let after = following_text(doc, e, k, 24);
         let after = after.trim_start();
@@ -231,6 +236,30 @@ fn amounts(doc: &Doc, card: usize, names: &[String]) -> Vec<Amount> {
         });
     }
     out
+}
+
+/// Whether a text is an amount written with a minus sign ("-50,000 TND",
+/// "− $20"): the sign right before the figure or the currency sign, not a
+/// dash that separates words ("– Mara Lindqvist – 12,99 €").
+fn is_minus_amount(raw: &str) -> bool {
+    let Some(rest) = raw.trim_start().strip_prefix(['-', '\u{2212}']) else {
+        return false;
+    };
+    let rest = rest.trim_start();
+    // A currency code first ("-  TND 3"): two or three capitals, then the
+    // figure.
+    let code = rest
+        .find(|c: char| !c.is_ascii_uppercase())
+        .is_some_and(|n| {
+            (2..=3).contains(&n)
+                && rest[n..]
+                    .trim_start()
+                    .starts_with(|c: char| c.is_ascii_digit())
+        });
+    code || rest
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_digit() || (!c.is_alphanumeric() && !c.is_whitespace()))
 }
 
 /// Hint tokens of typography utilities ("edf-font-size--regular",
