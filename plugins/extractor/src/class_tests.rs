@@ -873,3 +873,27 @@ fn a_screen_reader_line_that_names_the_initial_price_is_a_former_price() {
     assert_eq!(paid[0], Some(13.9), "{:?}", x.records);
     assert_eq!(paid[4], Some(53.9));
 }
+
+#[test]
+fn a_list_of_classified_ads_is_the_pages_list_not_advertising() {
+    // Every card and the list itself are named "ad"; the price sits in an
+    // element of a "price-shipping" block.
+    let cards: String = (1..=5)
+        .map(|i| {
+            format!(
+                "<li class=\"ad-listitem\"><article class=\"aditem\"><a href=\"/s-ad/flat-{i}/33748330{i}-203\"><img src=\"/{i}.jpg\" alt=\"\"></a>\
+                 <h2><a href=\"/s-ad/flat-{i}/33748330{i}-203\">Bright flat {i}</a></h2>\
+                 <p class=\"aditem-main--price-shipping--price\">1.{i}90 € <span class=\"aditem-main--price-shipping--old-price\">1.{i}99 €</span></p>\
+                 </article></li>"
+            )
+        })
+        .collect();
+    let body = format!(
+        "<html lang=\"de\"><body><h1>Flats to rent</h1><ul class=\"itemlist ad-list\">{cards}</ul>\
+         <div class=\"ad-slot\"><a href=\"https://ads.example.net/c\">Buy a car</a> 9.999 €</div></body></html>"
+    );
+    let x = run("https://classifieds.example.de/s-flats/berlin/c203", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(x.records.len(), 5, "{:?}", x.records);
+    assert_eq!(prices(&x)[2], Some("1390"));
+}

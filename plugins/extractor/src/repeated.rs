@@ -76,6 +76,32 @@ fn is_ad_hint(hint: &str) -> bool {
     })
 }
 
+/// Whether an element named as an ad belongs to a list of classified ads,
+/// the page's own products, rather than being an advertising slot: it is
+/// one of three or more siblings named as ads ("ad-listitem"), or it holds
+/// three or more children named so ("ad-list").
+fn classified_ads(doc: &Doc, el: usize) -> bool {
+    let alike_children = |parent: usize, tag: Option<&str>| {
+        let mut alike = 0;
+        let mut child = parent + 1;
+        while child < doc.els[parent].el_end {
+            let c = &doc.els[child];
+            if tag.is_none_or(|t| c.tag == t) && is_ad_hint(&c.hint) {
+                alike += 1;
+                if alike >= 3 {
+                    return true;
+                }
+            }
+            child = c.el_end.max(child + 1);
+        }
+        false
+    };
+    alike_children(el, None)
+        || doc.els[el]
+            .parent
+            .is_some_and(|p| alike_children(p, Some(doc.els[el].tag)))
+}
+
 /// Filters of a list (layered navigation, facets, price sliders), by whole
 /// words of their class or id: their prices are bounds, not products.
 fn is_filter_hint(hint: &str) -> bool {
@@ -124,7 +150,7 @@ pub fn in_other_region(doc: &Doc, el: usize) -> bool {
         let a = &doc.els[i];
         // A filter block sits close around its facets; a wrapper named for
         // the filterable list ("product-filter") further up is not one.
-        if is_ad_hint(&a.hint)
+        if (is_ad_hint(&a.hint) && !classified_ads(doc, i))
             || (n <= 3 && is_filter_hint(&a.hint))
             || a.hint.has("recently")
             || a.hint.has("also-like")
@@ -236,10 +262,24 @@ fn with_odd_siblings(
         .iter()
         .filter(|((p, s), _)| *p == parent && (s == card_shape || s.split('.').next() == Some(tag)))
         .flat_map(|(_, m)| m.iter().copied())
-        .filter(|&i| i == parent || !is_ad_hint(&doc.els[i].hint))
         .collect();
+    // Ads among the cards are left out, unless the cards are ads
+    // themselves (a list of classified ads).
+    if !mostly_ads(doc, &out) {
+        out.retain(|&i| i == parent || !is_ad_hint(&doc.els[i].hint));
+    }
     out.sort_unstable();
     out
+}
+
+/// Whether most of the elements are named as ads: a list of classified
+/// ads, where "ad" names the page's own products.
+fn mostly_ads(doc: &Doc, els: &[usize]) -> bool {
+    els.iter()
+        .filter(|&&i| is_ad_hint(&doc.els[i].hint))
+        .count()
+        * 2
+        > els.len()
 }
 
 /// The cards inside rows (see [`main_list`]), or `None` when the members
@@ -451,6 +491,7 @@ fn with_priceless_siblings(doc: &Doc, counts: &Counts, members: Vec<usize>) -> V
     let mut parents: Vec<usize> = members.iter().filter_map(|&m| doc.els[m].parent).collect();
     parents.dedup();
     let card_shapes: Vec<String> = members.iter().map(|&m| shape(doc, m)).collect();
+    let ads_are_cards = mostly_ads(doc, &members);
     let mut extra: Vec<usize> = Vec::new();
     for &p in &parents {
         let mut k = p + 1;
@@ -461,7 +502,7 @@ fn with_priceless_siblings(doc: &Doc, counts: &Counts, members: Vec<usize>) -> V
                 && counts.prices(doc, k) == 0
                 && counts.links(doc, k) > 0
                 && card_shapes.contains(&shape(doc, k))
-                && !is_ad_hint(&e.hint)
+                && (ads_are_cards || !is_ad_hint(&e.hint))
                 && link_shape(doc, k).as_ref() == Some(&common)
             {
                 extra.push(k);

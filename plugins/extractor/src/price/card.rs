@@ -179,7 +179,7 @@ fn amounts(doc: &Doc, card: usize, names: &[String]) -> Vec<Amount> {
             continue;
         }
         if OTHER_TEXT.iter().any(|w| lower.has(w))
-            || (has_word(&el.hint, OTHER_AMOUNT_WORDS) && !(per_after && per_one(after)))
+            || (has_word(&own_role(&el.hint), OTHER_AMOUNT_WORDS) && !(per_after && per_one(after)))
             || is_tier_price(&lower)
         {
             continue;
@@ -236,6 +236,28 @@ fn amounts(doc: &Doc, card: usize, names: &[String]) -> Vec<Amount> {
         });
     }
     out
+}
+
+/// The words that name what an element itself is: of a class written as
+/// block, element and modifier ("aditem-main--price-shipping--price",
+/// "card__price"), the part after the last `--` or `__`; the block's words
+/// ("price-shipping") name its container.
+fn own_role(hint: &str) -> String {
+    hint.split_ascii_whitespace()
+        .map(|class| {
+            let from = [class.rfind("--"), class.rfind("__")]
+                .into_iter()
+                .flatten()
+                .max()
+                .map_or(0, |at| at + 2);
+            if from < class.len() {
+                &class[from..]
+            } else {
+                class
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Whether a text is an amount written with a minus sign ("-50,000 TND",
