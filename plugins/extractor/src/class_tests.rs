@@ -897,3 +897,19 @@ fn a_list_of_classified_ads_is_the_pages_list_not_advertising() {
     assert_eq!(x.records.len(), 5, "{:?}", x.records);
     assert_eq!(prices(&x)[2], Some("1390"));
 }
+
+#[test]
+fn a_sentence_that_opens_with_the_amounts_currency_leaves_the_amount_the_price() {
+    // "<b>1.594,52</b> € | Am Falkenberg 11M, 12524 Berlin": the euro sign
+    // is the bold amount's; the house number is no price. A count before a
+    // price of its own ("1" "€ 633,75") stays a count.
+    let body = grid("de", |i| {
+        format!(
+            "<li class=\"flat\"><button><b>3,0</b> Zimmer, <b>94,35</b> m², <b>1.{i}94,52</b> &euro; | Am Falkenberg 1{i}M, 12524 Berlin</button>\
+             <a href=\"https://homes.example.de/properties/W{i}-0502.html\">Alle Details</a><span class=\"offers\"> 1 </span></li>"
+        )
+    });
+    let x = run("https://flats.example.de/wohnungsfinder", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(prices(&x)[2], Some("1394.52"), "{:?}", x.records);
+}

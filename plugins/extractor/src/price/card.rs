@@ -140,10 +140,32 @@ fn amounts(doc: &Doc, card: usize, names: &[String]) -> Vec<Amount> {
                 && has_currency_mark(&n.text))
             .then_some(n.text.as_str())
         };
+        // A sentence that opens with the currency of the amount before it
+        // ("<b>1.594,52</b> € | Am Falkenberg 11M, ..."): the sign is the
+        // amount's, and the rest of the sentence no amount.
+        let leading_mark = |j: usize| -> Option<&str> {
+            let n = &doc.texts.get(j)?;
+            let mut words = n.text.split_whitespace();
+            let first = words.next()?;
+            // "€ 633,75" is an amount of its own.
+            let amount_follows = words
+                .next()
+                .is_some_and(|w| w.starts_with(|c: char| c.is_ascii_digit()));
+            (j < e.text_end
+                && !amount_follows
+                && n.flags & HIDDEN == 0
+                && first.chars().count() <= 4
+                && !first.bytes().any(|b| b.is_ascii_digit())
+                && has_currency_mark(first))
+            .then_some(first)
+        };
         let bare = !t.text.chars().any(|c| c.is_alphabetic());
         let raw = if has_currency_mark(&t.text) {
             t.text.clone()
         } else if let (true, Some(m)) = (bare, lone_mark(k + 1)) {
+            format!("{} {}", t.text, m)
+        } else if let (true, Some(m)) = (bare, leading_mark(k + 1)) {
+            cents_of_previous.push(k + 1);
             format!("{} {}", t.text, m)
         } else if let (true, Some(m)) = (bare, k.checked_sub(1).and_then(lone_mark)) {
             format!("{} {}", m, t.text)
