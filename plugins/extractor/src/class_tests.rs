@@ -913,3 +913,50 @@ fn a_sentence_that_opens_with_the_amounts_currency_leaves_the_amount_the_price()
     assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
     assert_eq!(prices(&x)[2], Some("1394.52"), "{:?}", x.records);
 }
+
+#[test]
+fn markup_items_without_links_are_the_cards_that_show_their_pictures() {
+    // Per-card markup names each flat (cut short) with its picture and
+    // price but no link; a summary product states the result count. The
+    // cards link the flats and show the pictures in other sizes.
+    let mut blocks = vec![
+        json!({"@context": "http://schema.org", "@type": "Product", "name": "521 Apartment for rent",
+        "offers": {"@type": "AggregateOffer", "offerCount": 521, "lowPrice": 1714, "highPrice": 6450, "priceCurrency": "CHF"}}),
+    ];
+    for i in 1..=5 {
+        blocks.push(json!({"@context": "http://schema.org", "@type": "Product",
+            "name": format!("Bright flat number {i} near the lake..., Rue Neuve {i}, CHF {i}714"),
+            "image": format!("https://media.example.ch/t_small/listings/400208667{i}/image/e201d75fd2e7d6d614b6bb322981a38{i}.jpg"),
+            "offers": [{"@type": "Offer", "price": i * 1000 + 714, "priceCurrency": "CHF"}]}));
+    }
+    let scripts: String = blocks
+        .iter()
+        .map(|b| format!("<script type=\"application/ld+json\">{b}</script>"))
+        .collect();
+    let cards: String = (1..=5)
+        .map(|i| {
+            format!(
+                "<div class=\"listing-card\"><a href=\"/rent/400208667{i}\">\
+                 <img src=\"https://media.example.ch/listings/400208667{i}/image/e201d75fd2e7d6d614b6bb322981a38{i}.jpg\" alt=\"\">\
+                 <p class=\"title\">Bright flat number {i} near the lake with a view</p><span class=\"price\">CHF {i},714.–</span></a></div>"
+            )
+        })
+        .collect();
+    let body = format!(
+        "<html lang=\"en\"><head>{scripts}</head><body><h1>Apartments for rent</h1><div class=\"results\">{cards}</div></body></html>"
+    );
+    let x = run(
+        "https://homes.example.ch/rent/apartment/matching-list",
+        &body,
+    );
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(x.records.len(), 5, "{:?}", x.records);
+    assert_eq!(
+        get(&x.records[2], "url"),
+        Some("https://homes.example.ch/rent/4002086673")
+    );
+    assert_eq!(
+        get(&x.records[2], "name"),
+        Some("Bright flat number 3 near the lake with a view")
+    );
+}

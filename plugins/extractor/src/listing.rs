@@ -34,10 +34,28 @@ fn path_key(u: &str) -> String {
     url_key(u.split('?').next().unwrap_or(""))
 }
 
-/// Whether two records are the same item: by URL, else by name.
+/// An image's file name when it is long enough to name one picture
+/// (a hash, an id): the same picture in another size or transform of a
+/// media server has it too.
+fn image_key(u: &str) -> Option<&str> {
+    let file = u.split(['?', '#']).next()?.rsplit('/').next()?;
+    let stem = file.split('.').next().unwrap_or(file);
+    (stem.len() >= 16 && stem.bytes().filter(|b| b.is_ascii_digit()).count() >= 4).then_some(file)
+}
+
+/// Whether two records are the same item: by URL, else by name, else by
+/// the picture they show.
 fn same_item(a: &Record, b: &Record) -> bool {
     if let (Some(x), Some(y)) = (a.get(Field::Url), b.get(Field::Url)) {
         if url_key(x) == url_key(y) || path_key(x) == path_key(y) {
+            return true;
+        }
+    }
+    if let (Some(x), Some(y)) = (
+        a.get(Field::Image).and_then(image_key),
+        b.get(Field::Image).and_then(image_key),
+    ) {
+        if x == y {
             return true;
         }
     }
@@ -81,6 +99,23 @@ fn merge_with(high: &mut [Record], low: &[Record], settle: fn(&mut Record, &Reco
         }
     }
     n
+}
+
+/// The card's whole name over a markup name cut short with an ellipsis
+/// ("Grand appartement de 3 pièces au cent..., Rue Neuve 9").
+fn full_name(markup: &mut Record, card: &Record) {
+    let (Some(short), Some(whole)) = (markup.get(Field::Name), card.get(Field::Name)) else {
+        return;
+    };
+    let Some(cut) = short.find("...").or_else(|| short.find('\u{2026}')) else {
+        return;
+    };
+    let head = crate::norm_name(&short[..cut]);
+    let whole_norm = crate::norm_name(whole);
+    if head.len() >= 8 && whole_norm.starts_with(&head) && whole_norm.len() > head.len() {
+        let whole = whole.to_string();
+        markup.set(Field::Name, whole);
+    }
 }
 
 /// The price a card shows over a markup price it does not show: the markup
@@ -464,7 +499,17 @@ pub fn from_structured(cx: &Ctx, mut records: Vec<Record>) -> Listing {
         cards = repeated::main_list(cx.doc, 2);
     }
     let visible = card_records(cx, &cards);
-    let matched = merge_with(&mut records, &visible, shown_price);
+    let matched = merge_with(&mut records, &visible, |r, card| {
+        shown_price(r, card);
+        full_name(r, card);
+    });
+    // An item that neither links nor pictures anything, in a list whose
+    // items mostly do, matched no card: a summary of the results ("521
+    // apartments", an aggregate offer), not one of them.
+    let linked = records.iter().filter(|r| r.has(Field::Url)).count();
+    if linked >= 3 && linked * 2 >= records.len() {
+        records.retain(|r| r.has(Field::Url) || r.has(Field::Image));
+    }
     // Cards the markup leaves out (a paid placement, a card without an
     // image): shown in the same grid, in the same shape, leading to the same
     // kind of page. They take their place in page order.
