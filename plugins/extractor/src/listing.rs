@@ -85,20 +85,56 @@ fn merge(high: &mut [Record], low: &[Record]) -> usize {
     merge_with(high, low, |_, _| {})
 }
 
-/// `merge`, then `settle` on each record and the record it matched (before
-/// the fill).
-fn merge_with(high: &mut [Record], low: &[Record], settle: fn(&mut Record, &Record)) -> usize {
+/// `merge`, then `settle` on each record and the index of the record it
+/// matched (before the fill).
+fn merge_with(
+    high: &mut [Record],
+    low: &[Record],
+    mut settle: impl FnMut(&mut Record, usize),
+) -> usize {
     let mut used = vec![false; low.len()];
     let mut n = 0;
     for r in high.iter_mut() {
         if let Some(j) = (0..low.len()).find(|&j| !used[j] && same_item(r, &low[j])) {
             used[j] = true;
-            settle(r, &low[j]);
+            settle(r, j);
             fill(r, &low[j]);
             n += 1;
         }
     }
     n
+}
+
+/// Whether a text shows an amount, in any locale's writing: some figure of
+/// it, its separators taken out, is the amount's whole units, or its units
+/// and cents ("975,000" and "975.000" show 975000; "19,99" shows 19.99).
+pub(crate) fn shows_amount(text: &str, amount: &str) -> bool {
+    let Ok(value) = amount.parse::<f64>() else {
+        return false;
+    };
+    let cents = (value * 100.0).round() as u64;
+    let mut forms = vec![format!("{}{:02}", cents / 100, cents % 100)];
+    if cents % 100 == 0 {
+        forms.push((cents / 100).to_string());
+    }
+    let mut figure = String::new();
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c.is_ascii_digit() {
+            figure.push(c);
+            continue;
+        }
+        let joins = matches!(c, '.' | ',' | '\'' | ' ' | '\u{a0}' | '\u{202f}')
+            && !figure.is_empty()
+            && chars.peek().is_some_and(|n| n.is_ascii_digit());
+        if !joins {
+            if forms.contains(&figure) {
+                return true;
+            }
+            figure.clear();
+        }
+    }
+    forms.contains(&figure)
 }
 
 /// The card's whole name over a markup name cut short with an ellipsis
@@ -499,9 +535,18 @@ pub fn from_structured(cx: &Ctx, mut records: Vec<Record>) -> Listing {
         cards = repeated::main_list(cx.doc, 2);
     }
     let visible = card_records(cx, &cards);
-    let matched = merge_with(&mut records, &visible, |r, card| {
-        shown_price(r, card);
-        full_name(r, card);
+    let matched = merge_with(&mut records, &visible, |r, j| {
+        // A markup price the card shows anywhere stays, whichever amount
+        // the card's own reading took.
+        let shown = r.get(Field::Price).is_some_and(|p| {
+            cards
+                .get(j)
+                .is_some_and(|&c| shows_amount(&cx.doc.text_of(c, 4000), p))
+        });
+        if !shown {
+            shown_price(r, &visible[j]);
+        }
+        full_name(r, &visible[j]);
     });
     // An item that neither links nor pictures anything, in a list whose
     // items mostly do, matched no card: a summary of the results ("521

@@ -424,3 +424,16 @@ pub(crate) fn simple_cards(n: usize) -> String {
         .collect();
     format!("<h1>Things</h1><ul class=\"things\">{cards}</ul>")
 }
+
+#[test]
+fn an_amount_is_shown_in_any_locales_writing() {
+    use crate::listing::shows_amount;
+    assert!(shows_amount("Sold $ 975,000 Listed $998,000", "975000"));
+    assert!(shows_amount("Vendu 975.000 €", "975000.00"));
+    assert!(shows_amount("nur 19,99 € statt 24,99 €", "19.99"));
+    assert!(shows_amount("CHF 1'299.–", "1299"));
+    assert!(shows_amount("1 299,00 kr", "1299.00"));
+    assert!(!shows_amount("Sold $ 975,000 Listed $998,000", "983000"));
+    assert!(!shows_amount("Sold 975,000", "97500"));
+    assert!(!shows_amount("Model 2023, 4 doors", "20"));
+}
