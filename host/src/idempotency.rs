@@ -306,7 +306,8 @@ pub async fn respond<T: serde::Serialize>(
         }
         Err(e) => Some((
             e.status(),
-            e.envelope(&idem.request_id, &state.config.docs_url()),
+            serde_json::to_value(e.envelope(&idem.request_id, &state.config.docs_url()))
+                .expect("an envelope is plain JSON"),
         )),
     };
     let outcome = store_outcome(&state.store, &idem, stored.clone()).await;

@@ -11,7 +11,6 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use serde_json::json;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
@@ -20,7 +19,7 @@ use crate::auth::Caller;
 use crate::http::{ApiError, Body, Page, Query};
 use crate::idempotency::{self, Idempotent, SessionsWrite};
 use crate::sessions::api::{event_page, long_poll, owned, sse};
-use crate::sessions::events::{self, Phase};
+use crate::sessions::events::{self, EventData, Phase};
 use crate::sessions::lifecycle::{self, Opening};
 use crate::sessions::{Kind, Session, Status};
 use crate::state::AppState;
@@ -162,39 +161,51 @@ async fn refresh(
         // Served from the record: its rows copied, no fetch, no money.
         let answer = state
             .store
-            .write_async_in(crate::store::Scope::account(&caller.account.id), move |tx| -> Result<wire::Extraction, ApiError> {
-                fresh.row_count = crate::sessions::copy_rows(tx, &record.id, &fresh.id)?;
-                fresh.records = record.records;
-                fresh.qualified = record.qualified;
-                fresh.unchecked = record.unchecked;
-                fresh.claim = record.claim.clone();
-                fresh.receipt_id = record.receipt_id.clone();
-                fresh.served_from = Some("record".into());
-                fresh.outcome = record.outcome;
-                fresh.completeness = record.completeness.clone();
-                fresh.diff = Some(json!({ "added": 0, "removed": 0, "changed": 0, "price_moves": 0 }));
-                fresh.status = Status::Answered;
-                fresh.reason = Some(format!("served from {} at $0", record.id));
-                fresh.ended_at = Some(crate::time::now());
-                let started = json!({ "url": fresh.url, "refresh_of": fresh.refresh_of, "served_from": record.id });
-                events::append(tx, &mut fresh, Phase::Started, started)?;
-                let delivered = json!({ "status": "delivered", "served_from": "record", "records": fresh.records, "settled_usd": 0, "released_usd": 0 });
-                events::append(tx, &mut fresh, Phase::Delivered, delivered)?;
-                crate::sessions::put(tx, &fresh)?;
-                crate::webhooks::emit(
-                    tx,
-                    &fresh.account,
-                    fresh.mode,
-                    "extraction.delivered",
-                    fresh.extraction_ended(),
-                    fresh.webhook_url.as_deref(),
-                )?;
-                let answer = fresh.to_extraction_wire(&public_url);
-                if let Some(idem) = &idem {
-                    idem.complete_in(tx, StatusCode::CREATED, &answer)?;
-                }
-                Ok(answer)
-            })
+            .write_async_in(
+                crate::store::Scope::account(&caller.account.id),
+                move |tx| -> Result<wire::Extraction, ApiError> {
+                    fresh.row_count = crate::sessions::copy_rows(tx, &record.id, &fresh.id)?;
+                    fresh.records = record.records;
+                    fresh.qualified = record.qualified;
+                    fresh.unchecked = record.unchecked;
+                    fresh.claim = record.claim.clone();
+                    fresh.receipt_id = record.receipt_id.clone();
+                    fresh.served_from = Some("record".into());
+                    fresh.outcome = record.outcome;
+                    fresh.completeness = record.completeness.clone();
+                    fresh.diff = Some(wire::DiffCounts::default());
+                    fresh.status = Status::Answered;
+                    fresh.reason = Some(format!("served from {} at $0", record.id));
+                    fresh.ended_at = Some(crate::time::now());
+                    let started = wire::RefreshStarted {
+                        url: fresh.url.clone().unwrap_or_default(),
+                        refresh_of: fresh.refresh_of.clone(),
+                        reserved_usd: None,
+                        served_from: Some(record.id.clone()),
+                    };
+                    events::append(tx, &mut fresh, EventData::RefreshStarted(started))?;
+                    let delivered = wire::TurnEnded::served_from_record(fresh.records);
+                    events::append(
+                        tx,
+                        &mut fresh,
+                        EventData::Ended(Phase::Delivered, delivered),
+                    )?;
+                    crate::sessions::put(tx, &fresh)?;
+                    crate::webhooks::emit(
+                        tx,
+                        &fresh.account,
+                        fresh.mode,
+                        "extraction.delivered",
+                        fresh.extraction_ended(),
+                        fresh.webhook_url.as_deref(),
+                    )?;
+                    let answer = fresh.to_extraction_wire(&public_url);
+                    if let Some(idem) = &idem {
+                        idem.complete_in(tx, StatusCode::CREATED, &answer)?;
+                    }
+                    Ok(answer)
+                },
+            )
             .await?;
         state.bus.publish();
         state.webhooks.kick();
@@ -202,10 +213,15 @@ async fn refresh(
     }
     // Read again: reserved, run and settled like any extraction.
     let ids = [fresh.id.clone()];
-    let started = json!({ "url": fresh.url, "refresh_of": fresh.refresh_of, "reserved_usd": max_spend.to_json() });
+    let started = wire::RefreshStarted {
+        url: fresh.url.clone().unwrap_or_default(),
+        refresh_of: fresh.refresh_of.clone(),
+        reserved_usd: Some(max_spend.into()),
+        served_from: None,
+    };
     let opening = Opening {
         session: fresh,
-        events: vec![(Phase::Started, started)],
+        events: vec![EventData::RefreshStarted(started)],
     };
     let opened = lifecycle::open(
         state,

@@ -16,7 +16,7 @@ use serde_json::{json, Map, Value};
 use crate::auth::Caller;
 use crate::idempotency::Idem;
 use crate::money::Micros;
-use crate::sessions::events::Phase;
+use crate::sessions::events::EventData;
 use crate::sessions::lifecycle::{self, Opening, Refused};
 use crate::sessions::{Kind, Session};
 use crate::state::AppState;
@@ -71,11 +71,14 @@ pub(crate) async fn open(
     let total = Micros(extractions.iter().map(|e| e.max_spend.0).sum());
     let prepare = move |_: &crate::store::Tx| {
         let openings = extractions.into_iter().map(|e| {
-            let started =
-                json!({ "url": e.url, "entity": e.entity, "reserved_usd": e.max_spend.to_json() });
+            let started = wire::ExtractionStarted {
+                url: e.url.clone().unwrap_or_default(),
+                entity: e.entity.clone(),
+                reserved_usd: e.max_spend.into(),
+            };
             Opening {
                 session: e,
-                events: vec![(Phase::Started, started)],
+                events: vec![EventData::ExtractionStarted(started)],
             }
         });
         Ok::<_, Refused>(openings.collect())

@@ -6,9 +6,9 @@
 
 use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use serde_json::{json, Map, Value};
 
 use crate::money::Micros;
+use crate::wire::{ErrorBody, ErrorContext, ErrorEnvelope};
 
 /// Every error the API returns. Each variant is one `code` of SPEC §7.2.
 #[derive(Debug, thiserror::Error)]
@@ -126,52 +126,76 @@ impl ApiError {
     }
 
     /// The code-specific members of the envelope (SPEC §7.2).
-    fn context(&self) -> Map<String, Value> {
-        let v = match self {
-            ApiError::InvalidParam { param, .. } => json!({ "param": param }),
-            ApiError::KeyRevoked { revoked_at } => json!({ "revoked_at": revoked_at }),
+    fn context(&self) -> Option<ErrorContext> {
+        use crate::wire as w;
+        Some(match self {
+            ApiError::InvalidParam { param, .. } => ErrorContext::Param(w::ParamContext {
+                param: param.clone(),
+            }),
+            ApiError::KeyRevoked { revoked_at } => ErrorContext::KeyRevoked(w::KeyRevokedContext {
+                revoked_at: revoked_at.clone(),
+            }),
             ApiError::MissingScope { required_scope } => {
-                json!({ "required_scope": required_scope })
+                ErrorContext::MissingScope(w::MissingScopeContext {
+                    required_scope: required_scope.to_string(),
+                })
             }
             ApiError::SessionCapExceeded { cap, requested } => {
-                json!({ "cap_usd": cap.to_json(), "requested_usd": requested.to_json() })
+                ErrorContext::SessionCap(w::SessionCapContext {
+                    cap_usd: (*cap).into(),
+                    requested_usd: (*requested).into(),
+                })
             }
             ApiError::MonthlyCapExceeded { cap, spent } => {
-                json!({ "cap_usd": cap.to_json(), "spent_usd": spent.to_json() })
+                ErrorContext::MonthlyCap(w::MonthlyCapContext {
+                    cap_usd: (*cap).into(),
+                    spent_usd: (*spent).into(),
+                })
             }
             ApiError::InsufficientCredit {
                 balance,
                 open_reserves,
                 top_up_url,
-            } => json!({
-                "balance_usd": balance.to_json(),
-                "open_reserves_usd": open_reserves.to_json(),
-                "top_up_url": top_up_url,
+            } => ErrorContext::InsufficientCredit(w::InsufficientCreditContext {
+                balance_usd: (*balance).into(),
+                open_reserves_usd: (*open_reserves).into(),
+                top_up_url: top_up_url.clone(),
             }),
-            ApiError::ProposalRequired { proposal } => json!({ "proposal": proposal }),
+            ApiError::ProposalRequired { proposal } => ErrorContext::Proposal(w::ProposalContext {
+                proposal: proposal.clone(),
+            }),
             ApiError::IdempotencyConflict {
                 original_request_id,
-            } => {
-                json!({ "original_request_id": original_request_id })
-            }
+            } => ErrorContext::IdempotencyConflict(w::IdempotencyConflictContext {
+                original_request_id: original_request_id.clone(),
+            }),
             ApiError::SessionTerminal { status } | ApiError::SessionBusy { status } => {
-                json!({ "status": status })
+                ErrorContext::Status(w::StatusContext {
+                    status: status.clone(),
+                })
             }
-            ApiError::RateLimited { retry_after_s } => json!({ "retry_after_s": retry_after_s }),
+            ApiError::RateLimited { retry_after_s } => {
+                ErrorContext::RateLimited(w::RateLimitedContext {
+                    retry_after_s: *retry_after_s,
+                })
+            }
             ApiError::ConcurrencyCap {
                 retry_after_s,
                 limit,
                 in_flight,
-            } => {
-                json!({ "retry_after_s": retry_after_s, "limit": limit, "in_flight": in_flight })
-            }
-            ApiError::NotImplemented { surface } => json!({ "surface": surface }),
-            _ => json!({}),
-        };
-        match v {
-            Value::Object(m) => m,
-            _ => Map::new(),
-        }
+            } => ErrorContext::ConcurrencyCap(w::ConcurrencyCapContext {
+                retry_after_s: *retry_after_s,
+                limit: *limit,
+                in_flight: *in_flight,
+            }),
+            ApiError::NotImplemented { surface } => ErrorContext::Surface(w::SurfaceContext {
+                surface: surface.to_string(),
+            }),
+            ApiError::InvalidKey
+            | ApiError::NotFound
+            | ApiError::Internal(_)
+            | ApiError::EngineUnavailable => return None,
+        })
     }
 
     fn retry_after(&self) -> Option<u64> {
@@ -183,18 +207,17 @@ impl ApiError {
     }
 
     /// The envelope body, given the request id and the docs base URL.
-    pub fn envelope(&self, request_id: &str, docs_url: &str) -> Value {
-        let mut error = Map::new();
-        error.insert("type".into(), self.error_type().into());
-        error.insert("code".into(), self.code().into());
-        error.insert("message".into(), self.to_string().into());
-        error.insert(
-            "doc_url".into(),
-            format!("{}/errors/{}", docs_url.trim_end_matches('/'), self.code()).into(),
-        );
-        error.insert("request_id".into(), request_id.into());
-        error.extend(self.context());
-        json!({ "error": error })
+    pub fn envelope(&self, request_id: &str, docs_url: &str) -> ErrorEnvelope {
+        ErrorEnvelope {
+            error: ErrorBody {
+                error_type: self.error_type(),
+                code: self.code(),
+                message: self.to_string(),
+                doc_url: format!("{}/errors/{}", docs_url.trim_end_matches('/'), self.code()),
+                request_id: request_id.to_string(),
+                context: self.context(),
+            },
+        }
     }
 }
 

@@ -6,34 +6,38 @@ use serde_json::{json, Map, Value};
 use crate::http::error::{type_of_code, CODE_DOCS};
 
 /// The code-specific members of each code's envelope (SPEC §7.2), as JSON
-/// Schema properties. A unit test renders every `ApiError` and checks its
-/// members against this table.
-pub fn context_members(code: &str) -> Value {
-    let usd = json!({ "type": "number" });
-    let string = json!({ "type": "string" });
-    let seconds = json!({ "type": "integer", "minimum": 0 });
-    match code {
-        "invalid_param" => json!({ "param": string }),
-        "key_revoked" => json!({ "revoked_at": { "type": "string", "format": "date-time" } }),
-        "missing_scope" => json!({ "required_scope": string }),
-        "session_cap_exceeded" => json!({ "cap_usd": usd, "requested_usd": usd }),
-        "monthly_cap_exceeded" => json!({ "cap_usd": usd, "spent_usd": usd }),
-        "insufficient_credit" => {
-            json!({ "balance_usd": usd, "open_reserves_usd": usd, "top_up_url": string })
-        }
-        "proposal_required" => json!({ "proposal": { "$ref": "#/components/schemas/Proposal" } }),
-        "idempotency_conflict" => json!({ "original_request_id": string }),
-        "session_terminal" | "session_busy" => json!({ "status": string }),
-        "declined_to_spend" => json!({ "parsed": { "type": "object" } }),
-        "rate_limited" => json!({ "retry_after_s": seconds }),
-        "concurrency_cap" => json!({
-            "retry_after_s": seconds,
-            "limit": { "type": "integer" },
-            "in_flight": { "type": "integer" },
-        }),
-        "not_implemented" => json!({ "surface": string }),
-        _ => json!({}),
-    }
+/// Schema properties and their required names, stated by the context types
+/// of `wire::errors`. A unit test renders every `ApiError` and checks its
+/// members against these.
+pub fn context_members(code: &str) -> (Map<String, Value>, Vec<Value>) {
+    use crate::wire as w;
+    use utoipa::PartialSchema;
+    let schema = match code {
+        "invalid_param" => w::ParamContext::schema(),
+        "key_revoked" => w::KeyRevokedContext::schema(),
+        "missing_scope" => w::MissingScopeContext::schema(),
+        "session_cap_exceeded" => w::SessionCapContext::schema(),
+        "monthly_cap_exceeded" => w::MonthlyCapContext::schema(),
+        "insufficient_credit" => w::InsufficientCreditContext::schema(),
+        "proposal_required" => w::ProposalContext::schema(),
+        "idempotency_conflict" => w::IdempotencyConflictContext::schema(),
+        "session_terminal" | "session_busy" => w::StatusContext::schema(),
+        "declined_to_spend" => w::DeclinedContext::schema(),
+        "rate_limited" => w::RateLimitedContext::schema(),
+        "concurrency_cap" => w::ConcurrencyCapContext::schema(),
+        "not_implemented" => w::SurfaceContext::schema(),
+        _ => return (Map::new(), Vec::new()),
+    };
+    let mut schema = serde_json::to_value(schema).expect("a schema is plain JSON");
+    let properties = match schema.get_mut("properties").map(Value::take) {
+        Some(Value::Object(p)) => p,
+        _ => Map::new(),
+    };
+    let required = match schema.get_mut("required").map(Value::take) {
+        Some(Value::Array(r)) => r,
+        _ => Vec::new(),
+    };
+    (properties, required)
 }
 
 /// The HTTP status a code is answered with (SPEC §7.1).
@@ -62,7 +66,7 @@ pub fn schema_name(code: &str) -> String {
 pub fn schemas() -> Map<String, Value> {
     let mut out = Map::new();
     for (code, doc) in CODE_DOCS {
-        let context = context_members(code);
+        let (context, context_required) = context_members(code);
         let mut properties = Map::new();
         properties.insert("type".into(), json!({ "const": type_of_code(code) }));
         properties.insert("code".into(), json!({ "const": code }));
@@ -79,12 +83,8 @@ pub fn schemas() -> Map<String, Value> {
             .iter()
             .map(|s| json!(s))
             .collect();
-        if let Value::Object(members) = context {
-            for (name, schema) in members {
-                required.push(json!(name));
-                properties.insert(name, schema);
-            }
-        }
+        properties.extend(context);
+        required.extend(context_required);
         out.insert(
             schema_name(code),
             json!({
@@ -237,15 +237,27 @@ mod tests {
         let schemas = schemas();
         for e in every_error() {
             let code = e.code();
-            let body = e.envelope("req_x", "http://h/docs");
+            let body = serde_json::to_value(e.envelope("req_x", "http://h/docs")).unwrap();
             let members: Vec<&String> = body["error"].as_object().unwrap().keys().collect();
             let schema = &schemas[&schema_name(code)]["properties"]["error"];
+            let mut required: Vec<&str> = schema["required"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| r.as_str().unwrap())
+                .collect();
+            required.sort();
             let mut documented: Vec<&String> =
                 schema["properties"].as_object().unwrap().keys().collect();
             let mut members = members;
             members.sort();
             documented.sort();
             assert_eq!(members, documented, "members of {code}");
+            assert_eq!(
+                required,
+                members.iter().map(|m| m.as_str()).collect::<Vec<_>>(),
+                "every member of {code} is required"
+            );
             assert_eq!(
                 e.status().as_u16(),
                 status_of_code(code),

@@ -91,6 +91,18 @@ pub struct RowDiff {
     pub price_moves: Vec<PriceMove>,
 }
 
+impl RowDiff {
+    /// How many rows were added, removed, changed and repriced.
+    pub fn counts(&self) -> crate::wire::DiffCounts {
+        crate::wire::DiffCounts {
+            added: self.added.len() as u64,
+            removed: self.removed.len() as u64,
+            changed: self.changed.len() as u64,
+            price_moves: self.price_moves.len() as u64,
+        }
+    }
+}
+
 /// A price that changed between two row sets.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PriceMove {

@@ -6,7 +6,9 @@
 //! currency, no brand or name where a brand is asked for) goes to
 //! `unchecked` with the reason.
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
+
+use crate::wire::Fulfillment;
 
 use super::intent::{decimal, Intent};
 
@@ -14,9 +16,15 @@ use super::intent::{decimal, Intent};
 #[derive(Debug, Clone, PartialEq)]
 pub enum Check {
     /// Every constraint could be checked; `qualified` when all are met.
-    Checked { fulfillment: Value, qualified: bool },
+    Checked {
+        fulfillment: Fulfillment,
+        qualified: bool,
+    },
     /// Some constraint could not be checked.
-    Unchecked { fulfillment: Value, reason: String },
+    Unchecked {
+        fulfillment: Fulfillment,
+        reason: String,
+    },
 }
 
 fn text_of(record: &Map<String, Value>) -> String {
@@ -43,7 +51,7 @@ fn mentions(text: &str, word: &str) -> bool {
 /// "product" matches anything) and its constraints.
 pub fn check(record: &Map<String, Value>, intent: &Intent) -> Check {
     let c = &intent.constraints;
-    let mut f = Map::new();
+    let mut f = Fulfillment::new();
     let mut unknown: Vec<String> = Vec::new();
     let text = text_of(record);
     if let Some(entity) = intent.entity_filter() {
@@ -52,7 +60,7 @@ pub fn check(record: &Map<String, Value>, intent: &Intent) -> Check {
         } else {
             // A multi-word entity matches on its last word ("camping tent" → tent).
             let head = entity.split_whitespace().last().unwrap_or(entity);
-            f.insert("entity".into(), json!(mentions(&text, head)));
+            f.insert("entity".into(), mentions(&text, head));
         }
     }
     if c.in_stock {
@@ -60,7 +68,7 @@ pub fn check(record: &Map<String, Value>, intent: &Intent) -> Check {
             Some(a) => {
                 f.insert(
                     "in_stock".into(),
-                    json!(a.eq_ignore_ascii_case("InStock") || a.ends_with("/InStock")),
+                    a.eq_ignore_ascii_case("InStock") || a.ends_with("/InStock"),
                 );
             }
             None => unknown.push("in_stock: the record does not state its availability".into()),
@@ -88,11 +96,11 @@ pub fn check(record: &Map<String, Value>, intent: &Intent) -> Check {
             Some(p) => {
                 f.insert(
                     name.into(),
-                    json!(if name == "price_min" {
+                    if name == "price_min" {
                         p >= bound
                     } else {
                         p <= bound
-                    }),
+                    },
                 );
             }
         }
@@ -101,7 +109,7 @@ pub fn check(record: &Map<String, Value>, intent: &Intent) -> Check {
         if text.is_empty() {
             unknown.push("brand: the record has no brand or name".into());
         } else {
-            f.insert("brand".into(), json!(mentions(&text, brand)));
+            f.insert("brand".into(), mentions(&text, brand));
         }
     }
     if !c.keywords.is_empty() {
@@ -109,7 +117,7 @@ pub fn check(record: &Map<String, Value>, intent: &Intent) -> Check {
             unknown.push("keywords: the record has no name".into());
         } else {
             let all = c.keywords.iter().all(|w| mentions(&text, w));
-            f.insert("keywords".into(), json!(all));
+            f.insert("keywords".into(), all);
         }
     }
     if let Some(cond) = &c.condition {
@@ -117,21 +125,21 @@ pub fn check(record: &Map<String, Value>, intent: &Intent) -> Check {
             Some(rc) => {
                 f.insert(
                     "condition".into(),
-                    json!(rc.to_lowercase().contains(&cond.to_lowercase())),
+                    rc.to_lowercase().contains(&cond.to_lowercase()),
                 );
             }
             None => unknown.push("condition: the record does not state its condition".into()),
         }
     }
     if unknown.is_empty() {
-        let qualified = f.values().all(|v| v == &json!(true));
+        let qualified = f.values().all(|met| *met);
         Check::Checked {
-            fulfillment: Value::Object(f),
+            fulfillment: f,
             qualified,
         }
     } else {
         Check::Unchecked {
-            fulfillment: Value::Object(f),
+            fulfillment: f,
             reason: unknown.join("; "),
         }
     }
@@ -155,6 +163,11 @@ pub fn needs_product_page(record: &Map<String, Value>, intent: &Intent) -> bool 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
+
+    fn met(pairs: &[(&str, bool)]) -> Fulfillment {
+        pairs.iter().map(|(k, v)| (k.to_string(), *v)).collect()
+    }
 
     fn check(record: &Map<String, Value>, parsed: &Value) -> Check {
         super::check(record, &Intent::of(parsed))
@@ -175,7 +188,7 @@ mod tests {
         assert_eq!(
             check(&r, &c),
             Check::Checked {
-                fulfillment: json!({"price_max": true}),
+                fulfillment: met(&[("price_max", true)]),
                 qualified: true
             }
         );
@@ -220,7 +233,7 @@ mod tests {
         assert_eq!(
             check(&r, &c),
             Check::Checked {
-                fulfillment: json!({"brand": true, "keywords": true}),
+                fulfillment: met(&[("brand", true), ("keywords", true)]),
                 qualified: true
             }
         );
@@ -250,7 +263,7 @@ mod tests {
         assert_eq!(
             check(&stove, &p),
             Check::Checked {
-                fulfillment: json!({"entity": false, "in_stock": true, "price_max": true}),
+                fulfillment: met(&[("entity", false), ("in_stock", true), ("price_max", true)]),
                 qualified: false
             }
         );

@@ -9,6 +9,7 @@ use tokio::sync::watch;
 
 use super::Session;
 use crate::store::{self, Tx, EVENTS};
+use crate::wire;
 
 /// What an event reports (its `phase`, the SSE `event:` name).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -86,15 +87,62 @@ fn key(session: &str, seq: u64) -> String {
     crate::key!(session, seq)
 }
 
+/// An event's phase with its data, typed per phase (the shapes are in
+/// `wire::events`).
+#[derive(Debug, Clone)]
+pub enum EventData {
+    TurnStarted(wire::TurnStarted),
+    ExtractionStarted(wire::ExtractionStarted),
+    RefreshStarted(wire::RefreshStarted),
+    Parsed(wire::Parsed),
+    Proposal(wire::ProposalMade),
+    Source(wire::SourceRead),
+    /// `page`, `skipped`, `fetch_failed` or `extract_failed`.
+    Unbilled(Phase, wire::PageUnbilled),
+    /// `skipped`: pages left unread as unrelated.
+    NotRead(wire::PagesNotRead),
+    /// One of the terminal phases.
+    Ended(Phase, wire::TurnEnded),
+}
+
+impl EventData {
+    pub fn phase(&self) -> Phase {
+        match self {
+            EventData::TurnStarted(_)
+            | EventData::ExtractionStarted(_)
+            | EventData::RefreshStarted(_) => Phase::Started,
+            EventData::Parsed(_) => Phase::Parsed,
+            EventData::Proposal(_) => Phase::Proposal,
+            EventData::Source(_) => Phase::Source,
+            EventData::NotRead(_) => Phase::Skipped,
+            EventData::Unbilled(phase, _) | EventData::Ended(phase, _) => *phase,
+        }
+    }
+
+    fn to_json(&self) -> serde_json::Result<Value> {
+        match self {
+            EventData::TurnStarted(d) => serde_json::to_value(d),
+            EventData::ExtractionStarted(d) => serde_json::to_value(d),
+            EventData::RefreshStarted(d) => serde_json::to_value(d),
+            EventData::Parsed(d) => serde_json::to_value(d),
+            EventData::Proposal(d) => serde_json::to_value(d),
+            EventData::Source(d) => serde_json::to_value(d),
+            EventData::Unbilled(_, d) => serde_json::to_value(d),
+            EventData::NotRead(d) => serde_json::to_value(d),
+            EventData::Ended(_, d) => serde_json::to_value(d),
+        }
+    }
+}
+
 /// Append an event in the caller's transaction; the session's `last_seq`
 /// is advanced (the caller stores the session in the same transaction).
-pub fn append(tx: &Tx, session: &mut Session, phase: Phase, data: Value) -> anyhow::Result<Event> {
+pub fn append(tx: &Tx, session: &mut Session, data: EventData) -> anyhow::Result<Event> {
     session.last_seq += 1;
     let event = Event {
         seq: session.last_seq,
-        phase: phase.as_str().to_string(),
+        phase: data.phase().as_str().to_string(),
         at: crate::time::now(),
-        data,
+        data: data.to_json()?,
     };
     store::put_json(tx, EVENTS, &key(&session.id, event.seq), &event)?;
     Ok(event)

@@ -17,9 +17,8 @@
 use std::sync::Arc;
 
 use axum::http::StatusCode;
-use serde_json::{json, Value};
 
-use super::events::{self, Phase};
+use super::events::{self, EventData, Phase};
 use super::runs::RunClaim;
 use super::{run, Kind, Session, Status, StopReason};
 use crate::auth::Caller;
@@ -62,7 +61,7 @@ impl From<SlotsFull> for Refused {
 /// its opening events, `started` first.
 pub(crate) struct Opening {
     pub session: Session,
-    pub events: Vec<(Phase, Value)>,
+    pub events: Vec<EventData>,
 }
 
 /// Runs that opened and committed, not yet started: `start` spawns them,
@@ -222,16 +221,11 @@ impl Opener {
     /// Open a turn in the caller's transaction: the caps, the reservation
     /// of `s.max_spend` (with balance.low), `events` in order (the first is
     /// `started`), and the stored session.
-    fn open_turn(
-        &self,
-        tx: &Tx,
-        s: &mut Session,
-        events: Vec<(Phase, Value)>,
-    ) -> Result<(), Refused> {
+    fn open_turn(&self, tx: &Tx, s: &mut Session, events: Vec<EventData>) -> Result<(), Refused> {
         self.check_caps(tx, s.max_spend)?;
         s.reservation = self.reserve(tx, s.max_spend, &s.id)?.id;
-        for (phase, data) in events {
-            events::append(tx, s, phase, data)?;
+        for data in events {
+            events::append(tx, s, data)?;
         }
         super::put(tx, s)?;
         Ok(())
@@ -391,16 +385,23 @@ pub fn end_in(tx: &Tx, s: &mut Session, outcome: Outcome, public_url: &str) -> a
     tx.remove(crate::store::STOP_REQUESTS, &s.id)?;
     s.ended_at = Some(crate::time::now());
     s.updated_at = crate::time::now();
-    let mut data = json!({
-        "session_id": s.id,
-        "turn": s.turn,
-        "settled_usd": r.settled.to_json(),
-        "released_usd": r.released.to_json(),
-        "records": s.records,
-        "qualified": s.qualified,
-        "sources": s.sources,
-        "receipts_signed": s.receipts_signed,
-    });
+    let mut data = wire::TurnEnded {
+        status: "",
+        session_id: Some(s.id.clone()),
+        turn: Some(s.turn),
+        served_from: None,
+        settled_usd: r.settled.into(),
+        released_usd: r.released.into(),
+        records: s.records,
+        qualified: Some(s.qualified),
+        sources: Some(s.sources),
+        receipts_signed: Some(s.receipts_signed),
+        reason: None,
+        code: None,
+        message: None,
+        phase: None,
+        stop: None,
+    };
     match outcome {
         Outcome::Answered => {
             s.status = Status::Answered;
@@ -411,29 +412,29 @@ pub fn end_in(tx: &Tx, s: &mut Session, outcome: Outcome, public_url: &str) -> a
         }
         Outcome::Abstained { reason } => {
             s.status = Status::Abstained;
-            data["reason"] = json!(reason);
+            data.reason = Some(reason.clone());
             s.reason = Some(reason);
         }
         Outcome::Error { code, message } => {
             s.status = Status::Error;
             s.error = Some((code.as_str().to_string(), message.clone()));
-            data["code"] = json!(code.as_str());
-            data["message"] = json!(message);
-            data["reason"] = json!(message);
-            data["phase"] = json!("error");
+            data.code = Some(code.as_str());
+            data.message = Some(message.clone());
+            data.reason = Some(message.clone());
+            data.phase = Some("error");
             s.reason = Some(message);
         }
         Outcome::Stopped { stop, reason } => {
             s.status = Status::Stopped;
             s.stop = Some(stop);
-            data["stop"] = json!(stop.as_str());
-            data["reason"] = json!(reason);
+            data.stop = Some(stop.as_str());
+            data.reason = Some(reason.clone());
             s.reason = Some(reason);
         }
     }
-    data["status"] = json!(s.status_str());
+    data.status = s.status_str();
     let (phase, webhook) = s.kind.terminal(s.status);
-    events::append(tx, s, phase, data)?;
+    events::append(tx, s, EventData::Ended(phase, data))?;
     super::put(tx, s)?;
     // The notification carries summaries and ids, never rows.
     let own_url = s.webhook_url.as_deref();

@@ -25,7 +25,7 @@ pub mod testmode;
 pub mod watchdog;
 
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use crate::accounts::Mode;
 use crate::money::Micros;
@@ -100,7 +100,7 @@ pub struct Session {
     /// A refresh's rows against the delivery it refreshes: counts `added`,
     /// `removed`, `changed` (and `price_moves`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub diff: Option<Value>,
+    pub diff: Option<crate::wire::DiffCounts>,
     /// The delivery a refresh's diff is computed against.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub diff_base: Option<String>,
@@ -416,16 +416,14 @@ pub fn running_in(tx: &Tx, account: &str, mode: Mode) -> anyhow::Result<u64> {
 /// (0 for the first), at most `limit`.
 pub fn rows(tx: &Tx, id: &str, after: u64, limit: usize) -> anyhow::Result<Vec<crate::wire::Row>> {
     let start = progress::row_key(id, after);
-    let stored: Vec<(String, Value)> =
+    let stored: Vec<(String, crate::wire::Row)> =
         tx.scan_json(ROWS, &crate::prefix!(id), Some(&start), limit, false)?;
-    stored
-        .into_iter()
-        .map(|(key, mut row)| {
-            // Rows stored by earlier versions do not hold their id.
-            row["id"] = json!(row_id(&key));
-            Ok(serde_json::from_value(row)?)
-        })
-        .collect()
+    let rows = stored.into_iter().map(|(key, mut row)| {
+        // Rows stored by earlier versions do not hold their id.
+        row.id = row_id(&key);
+        row
+    });
+    Ok(rows.collect())
 }
 
 /// A row's id: `row_<n>`, its place in the run, from its storage key.
@@ -441,11 +439,11 @@ pub fn row_id(key: &str) -> String {
 /// Copy the rows of run `from` to run `to` (a refresh served from an
 /// earlier delivery): the same rows, numbered from 1. Returns how many.
 pub fn copy_rows(tx: &Tx, from: &str, to: &str) -> anyhow::Result<u64> {
-    let rows: Vec<(String, Value)> =
+    let rows: Vec<(String, crate::wire::Row)> =
         tx.scan_json(ROWS, &crate::prefix!(from), None, usize::MAX, false)?;
     for (n, (_, mut row)) in rows.iter().cloned().enumerate() {
         let key = progress::row_key(to, n as u64 + 1);
-        row["id"] = json!(row_id(&key));
+        row.id = row_id(&key);
         store::put_json(tx, ROWS, &key, &row)?;
     }
     Ok(rows.len() as u64)

@@ -3,9 +3,9 @@
 //! answer), then the run, or the end at once when the planner declines.
 //! Sessions from the API and from monitors open here.
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
-use super::events::Phase;
+use super::events::EventData;
 use super::lifecycle::{self, Opening, Refused};
 use super::{Kind, Session};
 use crate::accounts::Mode;
@@ -13,6 +13,7 @@ use crate::auth::Caller;
 use crate::idempotency::Idem;
 use crate::money::Micros;
 use crate::state::AppState;
+use crate::wire;
 
 /// The planner's reading of a query, with the host's judgement added: test
 /// sentinels, and a search provider that can supply missing sources.
@@ -92,15 +93,19 @@ pub(crate) async fn open_session(
         .as_ref()
         .map(|e| e.parsed.clone())
         .unwrap_or(Value::Null);
-    let mut events = vec![(
-        Phase::Started,
-        json!({ "turn": 1, "query": query, "reserved_usd": max_spend.to_json() }),
-    )];
+    let mut events = vec![EventData::TurnStarted(wire::TurnStarted {
+        turn: 1,
+        query: query.clone(),
+        reserved_usd: max_spend.into(),
+        proposal: None,
+    })];
     if let Some(e) = &estimate {
-        events.push((
-            Phase::Parsed,
-            json!({ "would_run": e.would_run, "parsed": e.parsed, "missing": e.missing, "reason": e.reason }),
-        ));
+        events.push(EventData::Parsed(wire::Parsed {
+            would_run: e.would_run,
+            parsed: e.parsed.clone(),
+            missing: e.missing.clone(),
+            reason: e.reason.clone(),
+        }));
     }
     let public_url = state.config.public_url();
     let ids = [session.id.clone()];

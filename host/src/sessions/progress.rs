@@ -15,7 +15,7 @@ use std::mem;
 
 use serde_json::Value;
 
-use super::events::{self, EventBus, Phase};
+use super::events::{self, EventBus, EventData};
 use crate::money::Micros;
 use crate::store::{self, Queued, Scope, Store, Tx, ROWS, SESSION_RECEIPTS};
 
@@ -27,7 +27,7 @@ const MAX_PENDING: usize = 32;
 /// What a run adds to its session.
 pub(super) enum Effect {
     /// An event of the run (a skipped or failed page).
-    Event { phase: Phase, data: Value },
+    Event(EventData),
     /// A receipted page with its rows and its `source` event.
     Page(PageCommit),
     /// The page answered 304 Not Modified: the rows of the earlier delivery
@@ -49,15 +49,15 @@ pub(super) struct PageCommit {
     pub receipt: Value,
     pub cost: Micros,
     pub rows: Vec<RowWrite>,
-    /// The data of the page's `source` event.
-    pub event: Value,
+    /// The page's `source` event.
+    pub event: crate::wire::SourceRead,
 }
 
 /// A row stored under `key`: a new one, or one the run wrote before,
 /// replaced in place.
 pub(super) struct RowWrite {
     pub key: String,
-    pub row: Value,
+    pub row: crate::wire::Row,
     pub new: bool,
     /// The change this write makes to the session's qualified count (-1, 0
     /// or 1, a replaced row's own mark undone).
@@ -151,8 +151,8 @@ fn apply(tx: &Tx, id: &str, effects: Vec<Effect>) -> anyhow::Result<()> {
     }
     for effect in effects {
         match effect {
-            Effect::Event { phase, data } => {
-                events::append(tx, &mut s, phase, data)?;
+            Effect::Event(data) => {
+                events::append(tx, &mut s, data)?;
             }
             Effect::Page(page) => {
                 s.receipts_signed += 1;
@@ -181,7 +181,7 @@ fn apply(tx: &Tx, id: &str, effects: Vec<Effect>) -> anyhow::Result<()> {
                     s.unchecked = adjust(s.unchecked, row.unchecked_delta)?;
                     store::put_json(tx, ROWS, &row.key, &row.row)?;
                 }
-                events::append(tx, &mut s, Phase::Source, page.event)?;
+                events::append(tx, &mut s, EventData::Source(page.event))?;
             }
             Effect::Unchanged { from } => {
                 let earlier = super::get(tx, &from)?
@@ -253,14 +253,36 @@ mod tests {
             receipt: json!({ "id": format!("rct_{n}") }),
             cost: Micros(2000),
             rows,
-            event: json!({ "page": n }),
+            event: crate::wire::SourceRead {
+                url: format!("https://a.example/{n}"),
+                via: "seed",
+                outcome: "ok",
+                receipt_id: format!("rct_{n}"),
+                records: 1,
+                qualified: 0,
+                claim: String::new(),
+                cost_usd: Micros(1000).into(),
+                rendered: false,
+            },
         })
     }
 
     fn new_row(n: u64, qualified: bool) -> RowWrite {
         RowWrite {
             key: row_key("ses_t", n),
-            row: json!({ "n": n, "qualified": qualified }),
+            row: crate::wire::Row {
+                id: crate::sessions::row_id(&row_key("ses_t", n)),
+                turn: 1,
+                source: crate::wire::RowSource {
+                    domain: "a.example".into(),
+                    url: format!("https://a.example/{n}"),
+                    receipt_id: format!("rct_{n}"),
+                },
+                record: Default::default(),
+                fulfillment: Default::default(),
+                qualified,
+                unchecked: None,
+            },
             new: true,
             qualified_delta: i64::from(qualified),
             unchecked_delta: 0,
@@ -295,12 +317,13 @@ mod tests {
                 .await
                 .unwrap();
             if n == 5 {
-                let data = json!({ "url": "https://a.example/private/" });
+                let data = crate::wire::PagesNotRead {
+                    reason: "unrelated",
+                    pages: 1,
+                    examples: vec!["https://a.example/private/".into()],
+                };
                 progress
-                    .push(Effect::Event {
-                        phase: Phase::Skipped,
-                        data,
-                    })
+                    .push(Effect::Event(EventData::NotRead(data)))
                     .await
                     .unwrap();
             }
@@ -329,9 +352,10 @@ mod tests {
         let pages: Vec<Value> = events
             .iter()
             .filter(|e| e.1 == "source")
-            .map(|e| e.2["page"].clone())
+            .map(|e| e.2["receipt_id"].clone())
             .collect();
-        assert_eq!(pages, (1..=11).map(|n| json!(n)).collect::<Vec<_>>());
+        let receipts = (1..=11).map(|n| json!(format!("rct_{n}")));
+        assert_eq!(pages, receipts.collect::<Vec<_>>());
         let row2: Value = store
             .read(|tx| tx.get_json(ROWS, &row_key("ses_t", 2)))
             .unwrap()

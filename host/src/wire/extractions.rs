@@ -52,8 +52,7 @@ pub struct Extraction {
     pub served_from: Option<String>,
     /// Refreshes: rows added, removed, changed (and price_moves) against the refreshed-from delivery.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<Object>)]
-    pub diff: Option<Value>,
+    pub diff: Option<super::DiffCounts>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub redacted: Option<bool>,
     /// spend-budget or stopped; only when status is stopped.

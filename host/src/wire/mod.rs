@@ -8,6 +8,8 @@
 
 mod changes;
 mod discover;
+mod errors;
+mod events;
 mod extractions;
 mod monitors;
 mod pages;
@@ -20,6 +22,8 @@ mod webhooks;
 
 pub use changes::*;
 pub use discover::*;
+pub use errors::*;
+pub use events::*;
 pub use extractions::*;
 pub use monitors::*;
 pub use pages::*;

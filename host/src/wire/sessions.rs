@@ -105,8 +105,7 @@ pub struct Session {
     /// After a refresh turn (preview): rows added, removed and changed
     /// against the turn before.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<Object>)]
-    pub diff: Option<Value>,
+    pub diff: Option<super::DiffCounts>,
     /// True once redacted (preview).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub redacted: Option<bool>,
@@ -154,11 +153,17 @@ pub struct RowSource {
     pub receipt_id: String,
 }
 
+/// Each constraint of a query by name, and whether a row meets it.
+pub type Fulfillment = std::collections::BTreeMap<String, bool>;
+
 // Stored as written here; its `id` comes from its place in the run.
 /// One row: a record, where it came from, and how it meets the query.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct Row {
     /// `row_<n>`, in the order rows were first seen.
+    // Rows stored by earlier versions do not hold their id (see `sessions::rows`).
+    #[serde(default)]
+    #[schema(required = true)]
     pub id: String,
     pub turn: u32,
     pub source: RowSource,
@@ -168,7 +173,7 @@ pub struct Row {
     /// Each constraint of the query (entity, price_min, price_max, brand,
     /// keywords, condition, in_stock) with true or false.
     #[schema(value_type = HashMap<String, bool>)]
-    pub fulfillment: Value,
+    pub fulfillment: Fulfillment,
     pub qualified: bool,
     /// Why the row could not be checked; only on unchecked rows.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -4,7 +4,7 @@ use crate::auth::Caller;
 use crate::http::{ApiError, Body};
 use crate::idempotency::{self, Idempotent, SessionsWrite};
 use crate::money::Micros;
-use crate::sessions::events::{self, Phase};
+use crate::sessions::events::{self, EventData};
 use crate::sessions::{Session, Status};
 use crate::state::AppState;
 use crate::store::{self, Scope, Tx, PROPOSALS};
@@ -12,7 +12,7 @@ use crate::wire;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::create::price;
 use super::{own, PROPOSAL_TTL_MIN};
@@ -156,12 +156,11 @@ pub(super) async fn add_turn(
                     store::put_json(tx, PROPOSALS, &p.id, &p)?;
                     let mut s = crate::sessions::get(tx, &sid)?
                         .ok_or_else(|| anyhow::anyhow!("session vanished"))?;
-                    events::append(
-                        tx,
-                        &mut s,
-                        Phase::Proposal,
-                        json!({ "turn": p.turn, "proposal": p.to_wire() }),
-                    )?;
+                    let made = wire::ProposalMade {
+                        turn: p.turn,
+                        proposal: p.to_wire(),
+                    };
+                    events::append(tx, &mut s, EventData::Proposal(made))?;
                     crate::sessions::put(tx, &s)?;
                     crate::webhooks::emit(
                         tx,
@@ -247,10 +246,15 @@ pub(super) async fn add_turn(
         s.diff_base = refresh.then(|| format!("turn:{}", s.turn - 1));
         s.refresh_of = refresh.then(|| s.id.clone());
         s.updated_at = crate::time::now();
-        let started = json!({ "turn": s.turn, "query": s.query, "reserved_usd": max_spend.to_json(), "proposal": p.id });
+        let started = wire::TurnStarted {
+            turn: s.turn,
+            query: s.query.clone(),
+            reserved_usd: max_spend.into(),
+            proposal: Some(p.id.clone()),
+        };
         Ok(vec![Opening {
             session: s,
-            events: vec![(Phase::Started, started)],
+            events: vec![EventData::TurnStarted(started)],
         }])
     };
     let opened = lifecycle::open(

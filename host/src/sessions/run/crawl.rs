@@ -148,11 +148,12 @@ impl Run {
                         })
                         .await?;
                     let reason = format!("not modified since {earlier}: its rows are served again");
-                    self.event(
-                        Phase::Page,
-                        json!({ "url": page.url, "outcome": PageOutcome::Ok.as_str(), "reason": reason, "not_modified": true, "records": 0, "cost_usd": 0 }),
-                    )
-                    .await?;
+                    let data = wire::PageUnbilled {
+                        via: None,
+                        not_modified: true,
+                        ..self.unbilled_data(&page.url, PageOutcome::Ok, &reason)
+                    };
+                    self.event(EventData::Unbilled(Phase::Page, data)).await?;
                     self.unchanged = true;
                     let fresh = page.validators();
                     self.last_page = Some(PageEnd {
@@ -389,11 +390,11 @@ impl Run {
         if left.is_empty() {
             return Ok(());
         }
-        let examples: Vec<&String> = left.iter().take(10).collect();
-        self.event(
-            Phase::Skipped,
-            json!({ "reason": "unrelated to the query: its anchor text, title and path do not name what was asked for, and related pages answered it", "pages": left.len(), "examples": examples }),
-        )
+        self.event(EventData::NotRead(crate::wire::PagesNotRead {
+            reason: "unrelated to the query: its anchor text, title and path do not name what was asked for, and related pages answered it",
+            pages: left.len(),
+            examples: left.iter().take(10).cloned().collect(),
+        }))
         .await
     }
 

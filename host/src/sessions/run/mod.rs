@@ -16,7 +16,7 @@ use tokio::sync::watch;
 use url::Url;
 
 use super::constraints::{self, Check};
-use super::events::Phase;
+use super::events::{EventData, Phase};
 use super::intent::{Intent, Source};
 use super::lifecycle::{finish_own, Outcome, StreamCode};
 use super::progress::{row_key, Effect, PageCommit, Progress, RowWrite};
@@ -154,8 +154,21 @@ impl Run {
         self.session.qualified + here as u64
     }
 
-    async fn event(&mut self, phase: Phase, data: Value) -> anyhow::Result<()> {
-        self.progress.push(Effect::Event { phase, data }).await
+    async fn event(&mut self, data: EventData) -> anyhow::Result<()> {
+        self.progress.push(Effect::Event(data)).await
+    }
+
+    /// The data of a page's event at $0: nothing billable came of it.
+    fn unbilled_data(&self, url: &str, outcome: PageOutcome, reason: &str) -> wire::PageUnbilled {
+        wire::PageUnbilled {
+            url: url.to_string(),
+            via: Some(self.via),
+            outcome: outcome.as_str(),
+            reason: reason.to_string(),
+            not_modified: false,
+            records: 0,
+            cost_usd: Micros::ZERO.into(),
+        }
     }
 
     async fn execute(&mut self) -> Outcome {
@@ -242,12 +255,7 @@ impl Run {
             })
             .await?;
         let d = self.state.plugins.diff(before, after).await?;
-        let diff = json!({
-            "added": d.added.len(),
-            "removed": d.removed.len(),
-            "changed": d.changed.len(),
-            "price_moves": d.price_moves.len(),
-        });
+        let diff = d.counts();
         let id = self.session.id.clone();
         self.state
             .store
@@ -451,11 +459,8 @@ impl Run {
         if (listing_page || first_unread) && self.reading.lost.is_none() {
             self.reading.lost = Some(named);
         }
-        self.event(
-            phase,
-            json!({ "url": url, "via": self.via, "outcome": named.as_str(), "reason": reason, "records": 0, "cost_usd": 0 }),
-        )
-        .await?;
+        let data = self.unbilled_data(url, named, &reason);
+        self.event(EventData::Unbilled(phase, data)).await?;
         self.last_page = Some(PageEnd {
             outcome,
             reason,

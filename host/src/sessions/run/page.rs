@@ -97,13 +97,23 @@ impl Run {
             let delta = |now: bool, before: bool| i64::from(now) - i64::from(before);
             writes.push(RowWrite {
                 key,
-                row: serde_json::to_value(&row)?,
+                row,
                 new,
                 qualified_delta: delta(qualified, before.0),
                 unchecked_delta: delta(unchecked, before.1),
             });
         }
-        let event = json!({ "url": page.url, "via": self.via, "outcome": PageOutcome::Ok.as_str(), "receipt_id": receipt_id, "records": rows.len(), "qualified": page_qualified, "claim": claim, "cost_usd": cost.to_json(), "rendered": self.render_use.this_page });
+        let event = crate::wire::SourceRead {
+            url: page.url.clone(),
+            via: self.via,
+            outcome: PageOutcome::Ok.as_str(),
+            receipt_id: receipt_id.clone(),
+            records: rows.len(),
+            qualified: page_qualified,
+            claim: claim.to_string(),
+            cost_usd: cost.into(),
+            rendered: self.render_use.this_page,
+        };
         self.progress
             .push(Effect::Page(PageCommit {
                 receipt_id,

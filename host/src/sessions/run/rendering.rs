@@ -8,10 +8,9 @@ use crate::accounts::Mode;
 use crate::fetch::outcome::PageOutcome;
 use crate::fetch::Fetched;
 use crate::render::RenderMode;
+use crate::wire;
 
-use serde_json::json;
-
-use super::{PageEnd, Phase, Run};
+use super::{EventData, PageEnd, Phase, Run};
 use crate::plugins::{ExtractRequest, Extraction, Page};
 
 /// Render time spent by one run.
@@ -79,11 +78,12 @@ impl Run {
         {
             Ok(x) => Ok(Some(x)),
             Err(e) => {
-                self.event(
-                    Phase::ExtractFailed,
-                    json!({ "url": page.url, "outcome": PageOutcome::NotACatalog.as_str(), "reason": e.to_string(), "records": 0, "cost_usd": 0 }),
-                )
-                .await?;
+                let data = wire::PageUnbilled {
+                    via: None,
+                    ..self.unbilled_data(&page.url, PageOutcome::NotACatalog, &e.to_string())
+                };
+                self.event(EventData::Unbilled(Phase::ExtractFailed, data))
+                    .await?;
                 self.last_page = Some(PageEnd {
                     outcome: Some(PageOutcome::NotACatalog),
                     reason: format!("the extractor failed: {e}"),
