@@ -306,8 +306,7 @@ pub async fn respond<T: serde::Serialize>(
         }
         Err(e) => Some((
             e.status(),
-            serde_json::to_value(e.envelope(&idem.request_id, &state.config.docs_url()))
-                .expect("an envelope is plain JSON"),
+            e.envelope_json(&idem.request_id, &state.config.docs_url()),
         )),
     };
     let outcome = store_outcome(&state.store, &idem, stored.clone()).await;

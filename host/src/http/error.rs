@@ -206,6 +206,13 @@ impl ApiError {
         }
     }
 
+    /// The envelope as JSON, its members in name order: what a response
+    /// carries and what an Idempotency-Key replays, byte for byte.
+    pub fn envelope_json(&self, request_id: &str, docs_url: &str) -> serde_json::Value {
+        serde_json::to_value(self.envelope(request_id, docs_url))
+            .expect("an envelope is plain JSON")
+    }
+
     /// The envelope body, given the request id and the docs base URL.
     pub fn envelope(&self, request_id: &str, docs_url: &str) -> ErrorEnvelope {
         ErrorEnvelope {

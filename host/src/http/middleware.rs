@@ -37,7 +37,7 @@ pub async fn conventions(State(state): State<AppState>, mut req: Request, next: 
         response = ApiError::NotFound.into_response();
     }
     if let Some(PendingError(err)) = response.extensions_mut().remove::<PendingError>() {
-        let body = err.envelope(&request_id, &state.config.docs_url());
+        let body = err.envelope_json(&request_id, &state.config.docs_url());
         let mut rendered = (err.status(), axum::Json(body)).into_response();
         for name in ["retry-after"] {
             if let Some(v) = response.headers().get(name) {
