@@ -8,13 +8,14 @@ use std::path::Path;
 
 use anyhow::Context;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::accounts::{Account, Mode};
 use crate::keys;
 use crate::ledger;
 use crate::money::Micros;
 use crate::store::{Store, Tx};
+use crate::wire::{self, Usd};
 
 /// One admin operation: the command line (`fnhost admin <op> --flags`,
 /// derived from this type) and the admin socket's JSON (`{"op": ...}`)
@@ -101,6 +102,54 @@ fn account_of(tx: &Tx, id: &str) -> anyhow::Result<Account> {
 }
 
 /// Carry out an operation on the database.
+/// `account create`: the account and its two keys' secrets (shown once).
+#[derive(Serialize)]
+struct AccountCreated {
+    account_id: String,
+    balance_usd: Usd,
+    live_key: String,
+    live_key_id: String,
+    test_key: String,
+    test_key_id: String,
+}
+
+/// `key create`: the key, with its secret (shown once).
+#[derive(Serialize)]
+struct KeyCreated {
+    #[serde(flatten)]
+    key: wire::Key,
+    #[serde(rename = "key")]
+    secret: String,
+}
+
+/// `caps set`: the account's monthly cap, and the key's when one was named.
+#[derive(Serialize)]
+struct CapsSet {
+    account_id: String,
+    monthly_cap_usd: Option<Usd>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    key: Option<wire::Key>,
+}
+
+/// `threshold set`: the account's low-balance threshold.
+#[derive(Serialize)]
+struct ThresholdSet {
+    account_id: String,
+    low_balance_threshold_usd: Usd,
+}
+
+/// One line the admin socket answers: `{"ok": …}` or `{"error": "…"}`.
+#[derive(Serialize)]
+#[serde(rename_all = "lowercase")]
+enum SocketAnswer {
+    Ok(Value),
+    Error(String),
+}
+
+fn answer(x: impl Serialize) -> anyhow::Result<Value> {
+    Ok(serde_json::to_value(x)?)
+}
+
 pub fn execute(store: &Store, op: AdminOp) -> anyhow::Result<Value> {
     ledger::adopt_account_sequences(store)?;
     if let AdminOp::Audit = op {
@@ -117,51 +166,91 @@ pub fn execute(store: &Store, op: AdminOp) -> anyhow::Result<Value> {
                     ledger::top_up(tx, &account.id, Mode::Live, amount, "starting balance")?;
                     ledger::top_up(tx, &account.id, Mode::Test, amount, "starting balance")?;
                 }
-                let (live, live_secret) = keys::create(tx, &account.id, Mode::Live, "live key", None, None)?;
-                let (test, test_secret) = keys::create(tx, &account.id, Mode::Test, "test key", None, None)?;
-                Ok(json!({
-                    "account_id": account.id,
-                    "balance_usd": amount.to_json(),
-                    "live_key": live_secret, "live_key_id": live.id,
-                    "test_key": test_secret, "test_key_id": test.id,
-                }))
+                let (live, live_secret) =
+                    keys::create(tx, &account.id, Mode::Live, "live key", None, None)?;
+                let (test, test_secret) =
+                    keys::create(tx, &account.id, Mode::Test, "test key", None, None)?;
+                answer(AccountCreated {
+                    account_id: account.id,
+                    balance_usd: amount.into(),
+                    live_key: live_secret,
+                    live_key_id: live.id,
+                    test_key: test_secret,
+                    test_key_id: test.id,
+                })
             }
-            AdminOp::CreateKey { account, mode, name, scopes, session_cap_usd } => {
+            AdminOp::CreateKey {
+                account,
+                mode,
+                name,
+                scopes,
+                session_cap_usd,
+            } => {
                 account_of(tx, &account)?;
                 let cap = optional_cap("session_cap_usd", &session_cap_usd)?.flatten();
                 let (key, secret) = keys::create(tx, &account, mode, &name, scopes, cap)?;
-                let mut v = serde_json::to_value(key.to_wire())?;
-                v["key"] = secret.into();
-                Ok(v)
+                answer(KeyCreated {
+                    key: key.to_wire(),
+                    secret,
+                })
             }
-            AdminOp::TopUp { account, mode, amount_usd } => {
+            AdminOp::TopUp {
+                account,
+                mode,
+                amount_usd,
+            } => {
                 let acct = account_of(tx, &account)?;
-                let b = ledger::top_up(tx, &account, mode, usd("amount_usd", &amount_usd)?, "top-up")
-                    .map_err(|e| anyhow::anyhow!("{e}"))?;
-                Ok(serde_json::to_value(crate::platform::balance_wire(&acct, mode, &b))?)
+                let b = ledger::top_up(
+                    tx,
+                    &account,
+                    mode,
+                    usd("amount_usd", &amount_usd)?,
+                    "top-up",
+                )
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+                Ok(serde_json::to_value(crate::platform::balance_wire(
+                    &acct, mode, &b,
+                ))?)
             }
-            AdminOp::SetCaps { account, monthly_cap_usd, key, session_cap_usd } => {
+            AdminOp::SetCaps {
+                account,
+                monthly_cap_usd,
+                key,
+                session_cap_usd,
+            } => {
                 let mut acct = account_of(tx, &account)?;
                 if let Some(cap) = optional_cap("monthly_cap_usd", &monthly_cap_usd)? {
                     acct.monthly_cap = cap;
                     crate::accounts::put(tx, &acct)?;
                 }
-                let mut out = json!({ "account_id": acct.id, "monthly_cap_usd": acct.monthly_cap.map(Micros::to_json) });
+                let mut out = CapsSet {
+                    monthly_cap_usd: acct.monthly_cap.map(Usd),
+                    account_id: acct.id.clone(),
+                    key: None,
+                };
                 if let Some(key_id) = key {
-                    let mut k = keys::get(tx, &key_id)?.filter(|k| k.account == acct.id).with_context(|| format!("no key {key_id} in {}", acct.id))?;
+                    let mut k = keys::get(tx, &key_id)?
+                        .filter(|k| k.account == acct.id)
+                        .with_context(|| format!("no key {key_id} in {}", acct.id))?;
                     if let Some(cap) = optional_cap("session_cap_usd", &session_cap_usd)? {
                         k.session_cap = cap;
                         keys::put(tx, &k)?;
                     }
-                    out["key"] = serde_json::to_value(k.to_wire())?;
+                    out.key = Some(k.to_wire());
                 }
-                Ok(out)
+                answer(out)
             }
-            AdminOp::SetThreshold { account, threshold_usd } => {
+            AdminOp::SetThreshold {
+                account,
+                threshold_usd,
+            } => {
                 let mut acct = account_of(tx, &account)?;
                 acct.low_balance_threshold = usd("threshold_usd", &threshold_usd)?;
                 crate::accounts::put(tx, &acct)?;
-                Ok(json!({ "account_id": acct.id, "low_balance_threshold_usd": acct.low_balance_threshold.to_json() }))
+                answer(ThresholdSet {
+                    account_id: acct.id,
+                    low_balance_threshold_usd: acct.low_balance_threshold.into(),
+                })
             }
             AdminOp::Audit => unreachable!("handled above"),
         }
@@ -225,19 +314,20 @@ pub async fn serve_socket(store: Store, listener: tokio::net::UnixListener) -> a
             let (read, mut write) = stream.into_split();
             let mut lines = tokio::io::BufReader::new(read).lines();
             while let Ok(Some(line)) = lines.next_line().await {
-                let answer = match serde_json::from_str::<AdminOp>(&line) {
-                    Err(e) => json!({ "error": format!("bad admin request: {e}") }),
+                let reply = match serde_json::from_str::<AdminOp>(&line) {
+                    Err(e) => SocketAnswer::Error(format!("bad admin request: {e}")),
                     Ok(op) => {
                         let store = store.clone();
                         match tokio::task::spawn_blocking(move || execute(&store, op)).await {
-                            Ok(Ok(v)) => json!({ "ok": v }),
-                            Ok(Err(e)) => json!({ "error": format!("{e:#}") }),
-                            Err(e) => json!({ "error": format!("{e}") }),
+                            Ok(Ok(v)) => SocketAnswer::Ok(v),
+                            Ok(Err(e)) => SocketAnswer::Error(format!("{e:#}")),
+                            Err(e) => SocketAnswer::Error(format!("{e}")),
                         }
                     }
                 };
+                let line = serde_json::to_string(&reply).expect("an answer is plain JSON");
                 if write
-                    .write_all(format!("{answer}\n").as_bytes())
+                    .write_all(format!("{line}\n").as_bytes())
                     .await
                     .is_err()
                 {

@@ -91,7 +91,7 @@ pub async fn run(plugins: &Plugins, dir: &Path, out: &Path, shape: Shape) -> any
             eprintln!("page {id}: extraction failed: {e:#}");
             match shape {
                 Shape::MainProduct => empty_row(),
-                Shape::List => serde_json::json!({ "kind": "other", "records": [] }),
+                Shape::List => list_prediction("other", Vec::new()),
             }
         });
         predictions.insert(id, row);
@@ -174,7 +174,7 @@ async fn predict(
             .iter()
             .map(|r| row_of(r, &LIST_ATTRIBUTES))
             .collect();
-        return Ok(serde_json::json!({ "kind": extraction.kind.as_str(), "records": records }));
+        return Ok(list_prediction(extraction.kind.as_str(), records));
     }
     Ok(extraction
         .records
@@ -235,6 +235,16 @@ fn schema_org_name(value: &str) -> String {
         Some((prefix, name)) if prefix.contains("schema.org") => name.to_owned(),
         _ => trimmed.to_owned(),
     }
+}
+
+/// A listing page's prediction as the list scorers read it.
+fn list_prediction(kind: &str, records: Vec<Value>) -> Value {
+    #[derive(serde::Serialize)]
+    struct ListPrediction<'a> {
+        kind: &'a str,
+        records: Vec<Value>,
+    }
+    serde_json::to_value(ListPrediction { kind, records }).expect("a prediction is plain JSON")
 }
 
 #[cfg(test)]

@@ -30,8 +30,8 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{tool, tool_handler, tool_router, ErrorData as McpError, RoleServer, ServerHandler};
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{json, Value};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use tower::ServiceExt;
 
 use crate::auth::Caller;
@@ -87,19 +87,20 @@ type Parts = axum::http::request::Parts;
 
 // ---- tool inputs ----
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 pub struct EstimateArgs {
     /// The natural-language query, e.g. "tents under $200 from outdoor-gear.example".
     pub query: String,
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 pub struct StartSessionArgs {
     /// The natural-language query (data for the planner, never instructions).
     pub query: String,
     /// The most this session may spend, in USD: reserved now, only receipts settle.
     pub max_spend_usd: f64,
     /// Optional extraction guidance (data for the extractor), at most 2000 characters.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub guidance: Option<String>,
 }
 
@@ -121,7 +122,7 @@ pub struct SessionResultArgs {
     pub starting_after: Option<String>,
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 pub struct ExtractArgs {
     /// The catalog or product page to read.
     pub url: String,
@@ -130,6 +131,7 @@ pub struct ExtractArgs {
     /// The most this extraction may spend, in USD: reserved now, only its receipt settles.
     pub max_spend_usd: f64,
     /// Optional guidance (data for the extractor), at most 2000 characters.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub guidance: Option<String>,
 }
 
@@ -150,8 +152,11 @@ const MAX_TOOL_ROWS: u32 = 100;
 
 /// A row id's number (`row_12` → 12).
 fn row_number(id: &Value) -> u64 {
-    id.as_str()
-        .and_then(|s| s.strip_prefix("row_"))
+    id.as_str().map_or(0, row_number_of)
+}
+
+fn row_number_of(id: &str) -> u64 {
+    id.strip_prefix("row_")
         .and_then(|n| n.parse().ok())
         .unwrap_or(0)
 }
@@ -168,7 +173,7 @@ fn receipts_of(rows: &[Value]) -> Vec<Value> {
     out
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 pub struct DiscoverArgs {
     /// A page of the site, usually its home page.
     pub url: String,
@@ -189,15 +194,71 @@ pub struct CreateMonitorArgs {
     pub name: Option<String>,
 }
 
-/// `Some(x)` members only.
-fn object(pairs: &[(&str, Value)]) -> Value {
-    Value::Object(
-        pairs
-            .iter()
-            .filter(|(_, v)| !v.is_null())
-            .map(|(k, v)| (k.to_string(), v.clone()))
-            .collect(),
-    )
+/// The body of POST /v1/monitors from the tool's arguments.
+#[derive(Serialize)]
+struct MonitorBody<'a> {
+    watch: MonitorWatchBody<'a>,
+    cadence_s: u64,
+    max_spend_usd_per_run: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    name: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+struct MonitorWatchBody<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    urls: Option<&'a [String]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    entity: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    query: Option<&'a str>,
+}
+
+// ---- tool outputs (the REST answers they carry stay as the API wrote them) ----
+
+/// A long-poll that ran out of time: the object, still running.
+#[derive(Serialize)]
+struct StillRunning {
+    still_running: bool,
+    object: Value,
+}
+
+/// `session_result`: the session's summary and a page of its rows.
+#[derive(Serialize)]
+struct SessionResultPage {
+    session_id: String,
+    status: Value,
+    still_running: bool,
+    rows: Vec<Value>,
+    has_more: Value,
+    next_starting_after: Value,
+    receipt_ids: Vec<Value>,
+    spend_usd: Value,
+    /// Reading a result is free.
+    cost_usd: u8,
+}
+
+/// `extraction_result`: the extraction's summary and a page of its rows.
+#[derive(Serialize)]
+struct ExtractionResultPage {
+    extraction_id: String,
+    status: Value,
+    still_running: bool,
+    claim: Value,
+    outcome: Value,
+    records: Value,
+    rows: Vec<Value>,
+    has_more: bool,
+    next_starting_after: Option<Value>,
+    receipt_ids: Value,
+    spend_usd: Value,
+    /// Reading a result is free.
+    cost_usd: u8,
+}
+
+/// A tool's output or a request body as JSON.
+fn json_of(x: &impl Serialize) -> Value {
+    serde_json::to_value(x).expect("tool shapes are plain JSON")
 }
 
 #[tool_router]
@@ -251,7 +312,10 @@ impl Tools {
             let mut value = value;
             if status == StatusCode::ACCEPTED {
                 // A long-poll that ran out of time: the object, still running.
-                value = json!({ "still_running": true, "object": value });
+                value = json_of(&StillRunning {
+                    still_running: true,
+                    object: value,
+                });
             }
             Ok(CallToolResult::structured(value))
         } else {
@@ -271,7 +335,7 @@ impl Tools {
             &parts,
             Method::POST,
             "/sessions/estimate",
-            Some(json!({ "query": a.query })),
+            Some(json_of(&a)),
         )
         .await
     }
@@ -284,12 +348,7 @@ impl Tools {
         Parameters(a): Parameters<StartSessionArgs>,
         Extension(parts): Extension<Parts>,
     ) -> Result<CallToolResult, McpError> {
-        let body = object(&[
-            ("query", json!(a.query)),
-            ("max_spend_usd", json!(a.max_spend_usd)),
-            ("guidance", json!(a.guidance)),
-        ]);
-        self.rest(&parts, Method::POST, "/sessions", Some(body))
+        self.rest(&parts, Method::POST, "/sessions", Some(json_of(&a)))
             .await
     }
 
@@ -358,16 +417,16 @@ impl Tools {
             (Some(true), Some(last)) => last["id"].clone(),
             _ => Value::Null,
         };
-        Ok(CallToolResult::structured(json!({
-            "session_id": a.session_id,
-            "status": status,
-            "still_running": still_running,
-            "rows": data,
-            "has_more": page["has_more"],
-            "next_starting_after": next,
-            "receipt_ids": receipts_of(&data),
-            "spend_usd": spend,
-            "cost_usd": 0,
+        Ok(CallToolResult::structured(json_of(&SessionResultPage {
+            session_id: a.session_id,
+            status,
+            still_running,
+            receipt_ids: receipts_of(&data),
+            rows: data,
+            has_more: page["has_more"].clone(),
+            next_starting_after: next,
+            spend_usd: spend,
+            cost_usd: 0,
         })))
     }
 
@@ -383,7 +442,7 @@ impl Tools {
             &parts,
             Method::POST,
             &format!("/sessions/{}/stop", enc(&a.session_id)),
-            Some(json!({})),
+            Some(Value::Object(Default::default())),
         )
         .await
     }
@@ -404,13 +463,7 @@ impl Tools {
         Parameters(a): Parameters<ExtractArgs>,
         Extension(parts): Extension<Parts>,
     ) -> Result<CallToolResult, McpError> {
-        let body = object(&[
-            ("url", json!(a.url)),
-            ("entity", json!(a.entity)),
-            ("max_spend_usd", json!(a.max_spend_usd)),
-            ("guidance", json!(a.guidance)),
-        ]);
-        self.rest(&parts, Method::POST, "/extractions", Some(body))
+        self.rest(&parts, Method::POST, "/extractions", Some(json_of(&a)))
             .await
     }
 
@@ -434,18 +487,14 @@ impl Tools {
         let result = waited.structured_content.unwrap_or(Value::Null);
         if result.get("still_running").is_some() {
             let mut r = result;
-            r["cost_usd"] = json!(0);
+            r["cost_usd"] = 0.into();
             return Ok(CallToolResult::structured(r));
         }
         // A bounded page of its rows (checked, then unchecked), in order.
         let mut all: Vec<Value> = result["rows"].as_array().cloned().unwrap_or_default();
         all.extend(result["unchecked"].as_array().cloned().unwrap_or_default());
         all.sort_by_key(|r| row_number(&r["id"]));
-        let after = a
-            .starting_after
-            .as_ref()
-            .map(|s| row_number(&json!(s)))
-            .unwrap_or(0);
+        let after = a.starting_after.as_deref().map_or(0, row_number_of);
         let limit = a.limit.unwrap_or(20).clamp(1, MAX_TOOL_ROWS) as usize;
         let rest: Vec<Value> = all
             .into_iter()
@@ -458,19 +507,19 @@ impl Tools {
         } else {
             None
         };
-        Ok(CallToolResult::structured(json!({
-            "extraction_id": a.extraction_id,
-            "status": result["status"],
-            "still_running": false,
-            "claim": result["claim"],
-            "outcome": result["outcome"],
-            "records": result["records"],
-            "rows": data,
-            "has_more": has_more,
-            "next_starting_after": next,
-            "receipt_ids": result["receipts"],
-            "spend_usd": result["spend_usd"],
-            "cost_usd": 0,
+        Ok(CallToolResult::structured(json_of(&ExtractionResultPage {
+            extraction_id: a.extraction_id,
+            status: result["status"].clone(),
+            still_running: false,
+            claim: result["claim"].clone(),
+            outcome: result["outcome"].clone(),
+            records: result["records"].clone(),
+            rows: data,
+            has_more,
+            next_starting_after: next,
+            receipt_ids: result["receipts"].clone(),
+            spend_usd: result["spend_usd"].clone(),
+            cost_usd: 0,
         })))
     }
 
@@ -482,13 +531,8 @@ impl Tools {
         Parameters(a): Parameters<DiscoverArgs>,
         Extension(parts): Extension<Parts>,
     ) -> Result<CallToolResult, McpError> {
-        self.rest(
-            &parts,
-            Method::POST,
-            "/discover",
-            Some(json!({ "url": a.url })),
-        )
-        .await
+        self.rest(&parts, Method::POST, "/discover", Some(json_of(&a)))
+            .await
     }
 
     #[tool(
@@ -499,18 +543,17 @@ impl Tools {
         Parameters(a): Parameters<CreateMonitorArgs>,
         Extension(parts): Extension<Parts>,
     ) -> Result<CallToolResult, McpError> {
-        let watch = object(&[
-            ("urls", json!(a.urls)),
-            ("entity", json!(a.entity)),
-            ("query", json!(a.query)),
-        ]);
-        let body = object(&[
-            ("watch", watch),
-            ("cadence_s", json!(a.cadence_s)),
-            ("max_spend_usd_per_run", json!(a.max_spend_usd_per_run)),
-            ("name", json!(a.name)),
-        ]);
-        self.rest(&parts, Method::POST, "/monitors", Some(body))
+        let body = MonitorBody {
+            watch: MonitorWatchBody {
+                urls: a.urls.as_deref(),
+                entity: a.entity.as_deref(),
+                query: a.query.as_deref(),
+            },
+            cadence_s: a.cadence_s,
+            max_spend_usd_per_run: a.max_spend_usd_per_run,
+            name: a.name.as_deref(),
+        };
+        self.rest(&parts, Method::POST, "/monitors", Some(json_of(&body)))
             .await
     }
 
@@ -522,6 +565,15 @@ impl Tools {
         self.rest(&parts, Method::GET, "/monitors?limit=100", None)
             .await
     }
+}
+
+/// The data of a resource error: the URI asked for.
+fn uri_data(uri: &str) -> Value {
+    #[derive(Serialize)]
+    struct Uri<'a> {
+        uri: &'a str,
+    }
+    json_of(&Uri { uri })
 }
 
 /// A path segment, percent-encoded.
@@ -581,8 +633,7 @@ impl ServerHandler for Tools {
             .extensions
             .get::<Parts>()
             .ok_or_else(|| McpError::internal_error("no request", None))?;
-        let not_found =
-            || McpError::resource_not_found("resource_not_found", Some(json!({ "uri": uri })));
+        let not_found = || McpError::resource_not_found("resource_not_found", Some(uri_data(&uri)));
         let path = if let Some(id) = uri
             .strip_prefix("fnhost://sessions/")
             .and_then(|s| s.strip_suffix("/result"))

@@ -148,7 +148,7 @@ async fn smoke_extract(plugins: &Plugins, file: &Path, expect: &Expect, report: 
     let request = ExtractRequest {
         entity: "lamp".into(),
         guidance: None,
-        hints: serde_json::json!({}),
+        hints: serde_json::Value::Object(Default::default()),
     };
     let started = Instant::now();
     let result = plugins.extract(page, request).await;

@@ -12,13 +12,47 @@ use std::time::Duration;
 
 use anyhow::Context;
 use axum::body::Body as HttpBody;
-use serde_json::{json, Value};
+use serde::Serialize;
+use serde_json::Value;
 use tower::ServiceExt;
 
 use crate::admin::{self, AdminOp};
 use crate::config::Config;
 use crate::state::AppState;
 use crate::store::Store;
+
+/// The session the recorder runs.
+#[derive(Serialize)]
+struct SessionBody<'a> {
+    query: &'a str,
+    max_spend_usd: u32,
+}
+
+/// A recording file, as the replay plugin reads it.
+#[derive(Serialize)]
+struct Recording<'a> {
+    name: &'a str,
+    recorded_at: String,
+    query: &'a str,
+    pages: Vec<RecordedPage>,
+}
+
+#[derive(Serialize)]
+struct RecordedPage {
+    url: String,
+    status: u16,
+    content_type: Option<String>,
+    body: String,
+}
+
+/// What `fnhost record` prints.
+#[derive(Serialize)]
+struct Recorded {
+    recording: String,
+    pages: usize,
+    session_status: &'static str,
+    records: u64,
+}
 
 /// Record the pages a live run of `query` fetches into `out`. With
 /// `as_origin`, the seed's origin (for example a site served on loopback)
@@ -51,9 +85,10 @@ pub async fn record(
     let request = axum::http::Request::post("/v1/sessions")
         .header("authorization", format!("Bearer {key}"))
         .header("content-type", "application/json")
-        .body(HttpBody::from(
-            json!({ "query": query, "max_spend_usd": 100 }).to_string(),
-        ))?;
+        .body(HttpBody::from(serde_json::to_string(&SessionBody {
+            query,
+            max_spend_usd: 100,
+        })?))?;
     let response = app.clone().oneshot(request).await?;
     let body = axum::body::to_bytes(response.into_body(), 1 << 20).await?;
     let session: Value = serde_json::from_slice(&body)?;
@@ -75,20 +110,29 @@ pub async fn record(
         (Some(from), Some(to)) => text.replace(from.as_str(), to.trim_end_matches('/')),
         _ => text.to_string(),
     };
-    let pages: Vec<Value> = pages
+    let pages: Vec<RecordedPage> = pages
         .lock()
         .expect("recorder lock")
         .iter()
-        .map(|p| json!({ "url": rewrite(&p.url), "status": p.status, "content_type": p.content_type, "body": rewrite(&p.body) }))
+        .map(|p| RecordedPage {
+            url: rewrite(&p.url),
+            status: p.status,
+            content_type: p.content_type.clone(),
+            body: rewrite(&p.body),
+        })
         .collect();
-    let recording =
-        json!({ "name": name, "recorded_at": crate::time::now(), "query": query, "pages": pages });
+    let recording = Recording {
+        name,
+        recorded_at: crate::time::now(),
+        query,
+        pages,
+    };
     std::fs::write(out, serde_json::to_vec_pretty(&recording)?)
         .with_context(|| format!("failed to write {}", out.display()))?;
-    Ok(json!({
-        "recording": out.display().to_string(),
-        "pages": recording["pages"].as_array().map(|a| a.len()).unwrap_or(0),
-        "session_status": ended.status.as_str(),
-        "records": ended.records,
-    }))
+    Ok(serde_json::to_value(Recorded {
+        recording: out.display().to_string(),
+        pages: recording.pages.len(),
+        session_status: ended.status.as_str(),
+        records: ended.records,
+    })?)
 }

@@ -9,8 +9,8 @@ use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use serde::Deserialize;
-use serde_json::{json, Value};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use super::auth::Dash;
 use super::frame::{self, Nav};
@@ -372,6 +372,29 @@ pub struct EventsQuery {
     after: Option<u64>,
 }
 
+/// What the live events page's script reads.
+#[derive(Serialize)]
+struct NewEvents {
+    events: Vec<EventCells>,
+    next_after: u64,
+    running: bool,
+    status: &'static str,
+}
+
+/// One event as the cells of its table row (text, never markup).
+#[derive(Serialize)]
+struct EventCells {
+    seq: u64,
+    phase: String,
+    at: String,
+    data: String,
+}
+
+#[derive(Serialize)]
+struct DashError {
+    error: &'static str,
+}
+
 /// New events after `after`, for the live events page.
 pub async fn events_json(
     State(state): State<AppState>,
@@ -383,7 +406,9 @@ pub async fn events_json(
         return html::secure(
             (
                 StatusCode::FORBIDDEN,
-                Json(json!({ "error": "missing scope sessions:read" })),
+                Json(DashError {
+                    error: "missing scope sessions:read",
+                }),
             )
                 .into_response(),
         );
@@ -392,7 +417,11 @@ pub async fn events_json(
         Ok(Some(s)) => s,
         Ok(None) => {
             return html::secure(
-                (StatusCode::NOT_FOUND, Json(json!({ "error": "not found" }))).into_response(),
+                (
+                    StatusCode::NOT_FOUND,
+                    Json(DashError { error: "not found" }),
+                )
+                    .into_response(),
             )
         }
         Err(r) => return r,
@@ -408,17 +437,22 @@ pub async fn events_json(
     };
     let next = list.last().map(|e| e.seq).unwrap_or(after);
     // The browser builds table cells from these with textContent.
-    let events: Vec<Value> = list
+    let events: Vec<EventCells> = list
         .iter()
-        .map(|e| json!({ "seq": e.seq, "phase": e.phase, "at": when(&e.at), "data": e.data.to_string() }))
+        .map(|e| EventCells {
+            seq: e.seq,
+            phase: e.phase.clone(),
+            at: when(&e.at),
+            data: e.data.to_string(),
+        })
         .collect();
     html::secure(
-        Json(json!({
-            "events": events,
-            "next_after": next,
-            "running": s.is_running() || next < s.last_seq,
-            "status": s.status.as_str(),
-        }))
+        Json(NewEvents {
+            events,
+            next_after: next,
+            running: s.is_running() || next < s.last_seq,
+            status: s.status.as_str(),
+        })
         .into_response(),
     )
 }

@@ -11,7 +11,7 @@
 
 pub mod api;
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use crate::auth::Caller;
 use crate::idempotency::Idem;
@@ -47,13 +47,34 @@ pub fn new_extraction(caller: &Caller, url: &str, entity: &str, spec: Spec) -> S
     e.guidance = spec.guidance;
     e.metadata = spec.metadata;
     e.webhook_url = spec.webhook_url;
-    e.parsed = json!({
-        "entity": entity,
-        "constraints": {},
-        "sources": [{ "kind": "url", "value": url }],
-    });
+    e.parsed = parsed_of(url, entity);
     e.render = spec.render;
     e
+}
+
+/// An extraction's intent, written as a planner writes its `parsed`
+/// object: the entity, no constraints, the one URL as the source.
+fn parsed_of(url: &str, entity: &str) -> Value {
+    #[derive(serde::Serialize)]
+    struct Parsed<'a> {
+        entity: &'a str,
+        constraints: Map<String, Value>,
+        sources: [UrlSource<'a>; 1],
+    }
+    #[derive(serde::Serialize)]
+    struct UrlSource<'a> {
+        kind: &'static str,
+        value: &'a str,
+    }
+    let parsed = Parsed {
+        entity,
+        constraints: Default::default(),
+        sources: [UrlSource {
+            kind: "url",
+            value: url,
+        }],
+    };
+    serde_json::to_value(parsed).expect("an intent is plain JSON")
 }
 
 /// Opens extractions: one run in flight for the lot (a batch shares one

@@ -2,7 +2,8 @@
 //! or Microsoft Teams message (each in that service's incoming-webhook
 //! format), and the monitor's Atom feed of the runs that notified.
 
-use serde_json::{json, Value};
+use serde::Serialize;
+use serde_json::Value;
 
 use super::{Monitor, MonitorRun};
 use crate::wire::MonitorChange;
@@ -62,7 +63,8 @@ pub fn message(
     } else {
         String::new()
     };
-    match kind {
+    let footer = format!("fnhost monitor {} · run {}", m.id, run.id);
+    let message = match kind {
         "slack" => {
             // Slack mrkdwn: <url|text>; & < > escaped.
             let esc = |s: &str| {
@@ -80,13 +82,20 @@ pub fn message(
             if more > 0 {
                 lines.push(format!("• <{runs_url}|{more_text}>"));
             }
-            json!({
-                "text": title,
-                "blocks": [
-                    { "type": "header", "text": { "type": "plain_text", "text": truncate(&title, 150) } },
-                    { "type": "section", "text": { "type": "mrkdwn", "text": truncate(&lines.join("\n"), 3000) } },
-                    { "type": "context", "elements": [ { "type": "mrkdwn", "text": format!("fnhost monitor {} · run {}", m.id, run.id) } ] }
-                ]
+            let text = |kind, text| SlackText { kind, text };
+            serde_json::to_value(SlackMessage {
+                blocks: [
+                    SlackBlock::Header {
+                        text: text("plain_text", truncate(&title, 150)),
+                    },
+                    SlackBlock::Section {
+                        text: text("mrkdwn", truncate(&lines.join("\n"), 3000)),
+                    },
+                    SlackBlock::Context {
+                        elements: [text("mrkdwn", footer)],
+                    },
+                ],
+                text: title,
             })
         }
         "discord" => {
@@ -100,45 +109,149 @@ pub fn message(
             if more > 0 {
                 lines.push(format!("• [{more_text}]({runs_url})"));
             }
-            json!({
-                "content": truncate(&title, 2000),
-                "embeds": [{
-                    "title": truncate(&m.name, 256),
-                    "description": truncate(&lines.join("\n"), 4096),
-                    "url": runs_url,
-                    "footer": { "text": format!("fnhost monitor {} · run {}", m.id, run.id) }
+            serde_json::to_value(DiscordMessage {
+                content: truncate(&title, 2000),
+                embeds: [DiscordEmbed {
+                    title: truncate(&m.name, 256),
+                    description: truncate(&lines.join("\n"), 4096),
+                    url: runs_url.to_string(),
+                    footer: DiscordFooter { text: footer },
                 }],
-                "allowed_mentions": { "parse": [] }
+                // Nobody is pinged by a change's name.
+                allowed_mentions: DiscordMentions { parse: [] },
             })
         }
         _ => {
             // Microsoft Teams: an Adaptive Card in a message attachment.
-            let mut body = vec![
-                json!({ "type": "TextBlock", "text": title, "weight": "Bolder", "size": "Medium", "wrap": true }),
-            ];
+            let mut body = vec![TeamsTextBlock {
+                weight: Some("Bolder"),
+                size: Some("Medium"),
+                ..TeamsTextBlock::new(title)
+            }];
             for c in &shown {
                 let text = match &c.url {
                     Some(u) => format!("[{}]({})", line(c).replace(['[', ']'], ""), u),
                     None => line(c),
                 };
-                body.push(json!({ "type": "TextBlock", "text": text, "wrap": true }));
+                body.push(TeamsTextBlock::new(text));
             }
             if more > 0 {
-                body.push(json!({ "type": "TextBlock", "text": format!("[{more_text}]({runs_url})"), "wrap": true }));
+                body.push(TeamsTextBlock::new(format!("[{more_text}]({runs_url})")));
             }
-            json!({
-                "type": "message",
-                "attachments": [{
-                    "contentType": "application/vnd.microsoft.card.adaptive",
-                    "contentUrl": null,
-                    "content": {
-                        "$schema": "http://adaptivecards.io/schemas/adaptive-card.json",
-                        "type": "AdaptiveCard",
-                        "version": "1.4",
-                        "body": body
-                    }
-                }]
+            serde_json::to_value(TeamsMessage {
+                kind: "message",
+                attachments: [TeamsAttachment {
+                    content_type: "application/vnd.microsoft.card.adaptive",
+                    content_url: None,
+                    content: AdaptiveCard {
+                        schema: "http://adaptivecards.io/schemas/adaptive-card.json",
+                        kind: "AdaptiveCard",
+                        version: "1.4",
+                        body,
+                    },
+                }],
             })
+        }
+    };
+    message.expect("a chat message is plain JSON")
+}
+
+// ---- the services' incoming-webhook formats, as far as they are used ----
+
+/// Slack: a fallback `text` and Block Kit blocks.
+#[derive(Serialize)]
+struct SlackMessage {
+    text: String,
+    blocks: [SlackBlock; 3],
+}
+
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+enum SlackBlock {
+    Header { text: SlackText },
+    Section { text: SlackText },
+    Context { elements: [SlackText; 1] },
+}
+
+#[derive(Serialize)]
+struct SlackText {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    text: String,
+}
+
+/// Discord: the content line and one embed.
+#[derive(Serialize)]
+struct DiscordMessage {
+    content: String,
+    embeds: [DiscordEmbed; 1],
+    allowed_mentions: DiscordMentions,
+}
+
+#[derive(Serialize)]
+struct DiscordEmbed {
+    title: String,
+    description: String,
+    url: String,
+    footer: DiscordFooter,
+}
+
+#[derive(Serialize)]
+struct DiscordFooter {
+    text: String,
+}
+
+#[derive(Serialize)]
+struct DiscordMentions {
+    parse: [&'static str; 0],
+}
+
+/// Microsoft Teams: an Adaptive Card in a message attachment.
+#[derive(Serialize)]
+struct TeamsMessage {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    attachments: [TeamsAttachment; 1],
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct TeamsAttachment {
+    content_type: &'static str,
+    content_url: Option<String>,
+    content: AdaptiveCard,
+}
+
+#[derive(Serialize)]
+struct AdaptiveCard {
+    #[serde(rename = "$schema")]
+    schema: &'static str,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    version: &'static str,
+    body: Vec<TeamsTextBlock>,
+}
+
+#[derive(Serialize)]
+struct TeamsTextBlock {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    text: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    weight: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    size: Option<&'static str>,
+    wrap: bool,
+}
+
+impl TeamsTextBlock {
+    fn new(text: String) -> TeamsTextBlock {
+        TeamsTextBlock {
+            kind: "TextBlock",
+            text,
+            weight: None,
+            size: None,
+            wrap: true,
         }
     }
 }

@@ -49,7 +49,9 @@ use wasmtime::{Engine, Store};
 pub use cache::CacheUse;
 pub use loading::{fingerprint, watch};
 pub use memo::MemoStats;
-pub use types::{Estimate, ExtractRequest, Extraction, Page, PageKind, PriceMove, RowDiff};
+pub use types::{
+    Estimate, ExtractHints, ExtractRequest, Extraction, Page, PageKind, PriceMove, RowDiff,
+};
 
 use bindings::{
     differ::DifferPre, extractor::ExtractorPre, extractor_v2::ExtractorPre as ExtractorV2Pre,

@@ -78,6 +78,14 @@ pub struct Extraction {
     pub plugin: String,
 }
 
+/// What the host tells the extractor of the query, as its `hints`.
+#[derive(Debug, Clone, Serialize)]
+pub struct ExtractHints {
+    pub currency: Option<String>,
+    pub keywords: Vec<String>,
+    pub brand: Option<String>,
+}
+
 /// The difference between two row sets, rows keyed by identity.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct RowDiff {

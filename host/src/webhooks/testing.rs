@@ -12,7 +12,7 @@
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::Json;
-use serde_json::{json, Value};
+use serde_json::Value;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
@@ -113,7 +113,7 @@ pub fn sample(event_type: &str) -> Value {
             open_reserves_usd: usd(500_000),
             auto_recharge: wire::AutoRecharge::DISABLED,
         }),
-        _ => Ok(json!({})),
+        _ => Ok(Value::Object(Default::default())),
     };
     data.expect("a sample serializes")
 }

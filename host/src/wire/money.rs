@@ -67,11 +67,11 @@ impl Micros {
         // The decimal text is exact; a number with at most 15 significant
         // digits survives the trip through a double and back to text.
         if self.0 % MICROS_PER_USD == 0 {
-            return serde_json::json!(self.0 / MICROS_PER_USD);
+            return serde_json::Value::from(self.0 / MICROS_PER_USD);
         }
         let text = self.to_string();
         let n: f64 = text.parse().expect("decimal text parses");
-        serde_json::json!(n)
+        serde_json::Value::from(n)
     }
 
     pub fn checked_add(self, other: Micros) -> Option<Micros> {

@@ -173,11 +173,11 @@ impl Run {
             let request = ExtractRequest {
                 entity: entity.clone(),
                 guidance: self.session.guidance.clone(),
-                hints: json!({
-                    "currency": intent.constraints.currency,
-                    "keywords": intent.constraints.keywords,
-                    "brand": intent.constraints.brand,
-                }),
+                hints: serde_json::to_value(crate::plugins::ExtractHints {
+                    currency: intent.constraints.currency.clone(),
+                    keywords: intent.constraints.keywords.clone(),
+                    brand: intent.constraints.brand.clone(),
+                })?,
             };
             // A script application's page is read as the browser shows it:
             // first (`always`) or when its plain read gave nothing (`auto`).

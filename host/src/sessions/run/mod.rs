@@ -11,7 +11,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 use tokio::sync::watch;
 use url::Url;
 
@@ -526,6 +526,7 @@ fn identity_of(record: &Map<String, Value>, page_url: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn record(v: Value) -> Map<String, Value> {
         v.as_object().unwrap().clone()
