@@ -4,9 +4,12 @@
 use serde::{Deserialize, Serialize};
 
 use crate::money::Micros;
-use crate::store::{self, Tx, ACCOUNTS};
+use crate::store::{self, Tx};
 
 pub use crate::wire::CURRENT_VERSION;
+
+/// `accounts`, read and written through this module only.
+const ACCOUNTS: store::Table<Account> = store::ACCOUNTS.holding();
 
 /// Test mode or live mode. Objects and balances of one mode are invisible to
 /// keys of the other.
@@ -69,7 +72,5 @@ pub fn put(tx: &Tx, account: &Account) -> anyhow::Result<()> {
 
 /// Whether any account exists (a fresh installation has none).
 pub fn any(tx: &Tx) -> anyhow::Result<bool> {
-    Ok(!tx
-        .scan_json::<serde_json::Value>(ACCOUNTS, "", None, 1, false)?
-        .is_empty())
+    Ok(!tx.scan_json(ACCOUNTS, "", None, 1, false)?.is_empty())
 }

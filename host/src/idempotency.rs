@@ -19,7 +19,10 @@ use sha2::{Digest, Sha256};
 use crate::auth::Caller;
 use crate::http::{ApiError, Body};
 use crate::state::AppState;
-use crate::store::{self, Scope, Tx, IDEMPOTENCY, PENDING_CLAIMS};
+use crate::store::{self, Scope, Tx, PENDING_CLAIMS};
+
+/// `idempotency`, read and written through this module only.
+const IDEMPOTENCY: store::Table<Record> = store::IDEMPOTENCY.holding();
 
 /// Keys are kept this long.
 pub const REPLAY_WINDOW_HOURS: i64 = 24;

@@ -5,7 +5,10 @@ use sha2::{Digest, Sha256};
 
 use crate::accounts::Mode;
 use crate::money::Micros;
-use crate::store::{self, Tx, KEYS, KEY_HASHES};
+use crate::store::{self, Tx, KEY_HASHES};
+
+/// `keys`, read and written through this module only.
+const KEYS: store::Table<Key> = store::KEYS.holding();
 
 /// Every scope, and what it allows.
 pub const SCOPES: &[(&str, &str)] = &[

@@ -23,7 +23,19 @@ use serde::{Deserialize, Serialize};
 
 use crate::accounts::Mode;
 use crate::money::Micros;
-use crate::store::{self, Store, Tx, BALANCES, GLOBAL_LEDGER, LEDGER, RESERVATIONS, SPEND_BY_DAY};
+use crate::store::{self, Seq, Store, Table, Tx, SPEND_BY_DAY};
+
+/// The ledger as databases written before per-account numbering kept it.
+const GLOBAL_LEDGER: Table<Seq<Entry>> = store::GLOBAL_LEDGER.holding();
+
+/// `ledger`, read and written through this module only.
+const LEDGER: store::Table<Entry> = store::LEDGER.holding();
+
+/// `balances`, read and written through this module only.
+const BALANCES: store::Table<Balance> = store::BALANCES.holding();
+
+/// `reservations`, read and written through this module only.
+const RESERVATIONS: store::Table<Reservation> = store::RESERVATIONS.holding();
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -27,7 +27,13 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use crate::store::{Tx, LEASES, NODES, PENDING_CLAIMS};
+use crate::store::{self, Tx, PENDING_CLAIMS};
+
+/// `nodes`, read and written through this module only.
+const NODES: store::Table<Node> = store::NODES.holding();
+
+/// `leases`, read and written through this module only.
+const LEASES: store::Table<Lease> = store::LEASES.holding();
 
 /// How often a node says it is alive.
 pub const HEARTBEAT: Duration = Duration::from_secs(1);

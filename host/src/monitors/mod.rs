@@ -18,10 +18,16 @@ use serde::{Deserialize, Serialize};
 
 use crate::accounts::Mode;
 use crate::money::Micros;
-use crate::store::{self, Tx, MONITORS, MONITOR_RUNS};
+use crate::store::{self, Tx};
 use crate::wire::Usd;
 
 pub use crate::wire::{MAX_CADENCE_S, MAX_WATCH_URLS, MIN_CADENCE_S};
+
+/// `monitors`, read and written through this module only.
+const MONITORS: store::Table<Monitor> = store::MONITORS.holding();
+
+/// `monitor_runs`, read and written through this module only.
+const MONITOR_RUNS: store::Table<MonitorRun> = store::MONITOR_RUNS.holding();
 /// Consecutive failed runs after which a monitor pauses itself (SPEC §8).
 pub const AUTO_PAUSE_AFTER: u32 = 3;
 

@@ -11,7 +11,15 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::money::Micros;
-use crate::store::{self, META};
+use crate::store::{self, Table};
+
+/// Signed receipts by id, kept as the JSON that was signed: the signature
+/// covers its canonical text, which a typed round trip could rewrite (a
+/// number's digits), so the stored record is that JSON itself.
+const RECEIPTS: Table<Value> = store::RECEIPTS.holding();
+
+/// The signing key, a singleton of META.
+const SIGNING_KEY: Table<StoredKey> = store::META.holding();
 
 mod api;
 use crate::wire;
@@ -38,7 +46,7 @@ impl ReceiptSigner {
     /// Load the signing key, creating it on first start.
     pub fn load_or_create(store: &store::Store) -> anyhow::Result<ReceiptSigner> {
         store.write(|tx| -> anyhow::Result<ReceiptSigner> {
-            let stored: StoredKey = match tx.get_json(META, "receipt_signing_key")? {
+            let stored: StoredKey = match tx.get_json(SIGNING_KEY, "receipt_signing_key")? {
                 Some(k) => k,
                 None => {
                     let key = SigningKey::generate(&mut rand::rngs::OsRng);
@@ -47,7 +55,7 @@ impl ReceiptSigner {
                         secret: B64.encode(key.to_bytes()),
                         created_at: crate::time::now(),
                     };
-                    store::put_json(tx, META, "receipt_signing_key", &k)?;
+                    store::put_json(tx, SIGNING_KEY, "receipt_signing_key", &k)?;
                     k
                 }
             };
@@ -169,11 +177,11 @@ pub fn issue(signer: &ReceiptSigner, facts: &Facts) -> Value {
 /// Store a signed receipt (in the transaction of the page it states).
 pub fn put(tx: &crate::store::Tx, receipt: &Value) -> anyhow::Result<()> {
     let id = receipt["id"].as_str().unwrap_or_default();
-    store::put_json(tx, store::RECEIPTS, id, receipt)
+    store::put_json(tx, RECEIPTS, id, receipt)
 }
 
 pub fn get(tx: &crate::store::Tx, id: &str) -> anyhow::Result<Option<Value>> {
-    tx.get_json(store::RECEIPTS, id)
+    tx.get_json(RECEIPTS, id)
 }
 
 /// The stored receipts of `ids` that exist, in that order.

@@ -16,6 +16,7 @@ pub mod intent;
 pub mod lifecycle;
 pub mod opening;
 mod progress;
+pub(crate) mod proposals;
 mod reading;
 pub mod redaction;
 pub mod run;
@@ -30,8 +31,11 @@ use serde_json::{Map, Value};
 use crate::accounts::Mode;
 use crate::money::Micros;
 use crate::store::{
-    self, Tx, ROWS, RUNNING_BY_SCOPE, RUNNING_SESSIONS, SESSIONS, SESSION_INDEX, SESSION_RECEIPTS,
+    self, Tx, ROWS, RUNNING_BY_SCOPE, RUNNING_SESSIONS, SESSION_INDEX, SESSION_RECEIPTS,
 };
+
+/// `sessions`, read and written through this module only.
+const SESSIONS: store::Table<Session> = store::SESSIONS.holding();
 
 /// The states of SPEC §3.2.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -17,7 +17,7 @@
 use serde_json::Value;
 
 use super::{events, Session};
-use crate::store::{self, Scope, Tx, EVENTS, PROPOSALS, ROWS};
+use crate::store::{self, Scope, Tx, EVENTS, ROWS};
 
 /// Erase a finished run's customer data in the caller's transaction.
 pub fn redact(tx: &Tx, s: &mut Session) -> anyhow::Result<()> {
@@ -31,7 +31,8 @@ pub fn redact(tx: &Tx, s: &mut Session) -> anyhow::Result<()> {
     s.redacted = true;
     s.updated_at = crate::time::now();
     let prefix = crate::prefix!(s.id);
-    let rows: Vec<(String, Value)> = tx.scan_json(ROWS, &prefix, None, usize::MAX, false)?;
+    let rows: Vec<(String, crate::wire::Row)> =
+        tx.scan_json(ROWS, &prefix, None, usize::MAX, false)?;
     for (key, _) in rows {
         tx.remove(ROWS, &key)?;
     }
@@ -41,12 +42,7 @@ pub fn redact(tx: &Tx, s: &mut Session) -> anyhow::Result<()> {
         event.data = Value::Object(Default::default());
         store::put_json(tx, EVENTS, &key, &event)?;
     }
-    let proposals: Vec<(String, Value)> = tx.scan_json(PROPOSALS, "", None, usize::MAX, false)?;
-    for (key, p) in proposals {
-        if p.get("session").and_then(Value::as_str) == Some(s.id.as_str()) {
-            tx.remove(PROPOSALS, &key)?;
-        }
-    }
+    super::proposals::remove_of(tx, &s.id)?;
     super::put(tx, s)
 }
 

@@ -8,7 +8,7 @@ use std::ops::Bound;
 
 use serde::{de::DeserializeOwned, Serialize};
 
-use super::{decode, encode, Kind, Table, ACCOUNTS, KEYS};
+use super::{decode, encode, Counter, Index, Kind, Seq, Table, ACCOUNTS, KEYS};
 
 /// What the engine of a transaction does with raw keys and values.
 pub(super) trait Engine {
@@ -63,7 +63,7 @@ impl<'a> Tx<'a> {
         self.keys_touched.get()
     }
 
-    fn check_write(&self, table: Table) -> anyhow::Result<()> {
+    fn check_write<V>(&self, table: Table<V>) -> anyhow::Result<()> {
         anyhow::ensure!(
             self.writable,
             "a read transaction cannot write {}",
@@ -75,61 +75,43 @@ impl<'a> Tx<'a> {
         Ok(())
     }
 
-    fn expect(table: Table, kind: Kind) {
-        debug_assert!(
-            table.kind == kind,
-            "table {} is {:?}, not {kind:?}",
-            table.name,
-            table.kind
-        );
-    }
-
     // JSON values by string key.
 
     /// One value by key.
     pub fn get_json<T: DeserializeOwned>(
         &self,
-        table: Table,
+        table: Table<T>,
         key: &str,
     ) -> anyhow::Result<Option<T>> {
-        Self::expect(table, Kind::Json);
-        match self.engine.get(table, key.as_bytes())? {
+        match self.engine.get(table.erase(), key.as_bytes())? {
             Some(v) => Ok(Some(decode(&v)?)),
             None => Ok(None),
         }
     }
 
     /// Encode and insert one value.
-    pub fn put_json<T: Serialize>(&self, table: Table, key: &str, value: &T) -> anyhow::Result<()> {
-        Self::expect(table, Kind::Json);
+    pub fn put_json<T: Serialize>(
+        &self,
+        table: Table<T>,
+        key: &str,
+        value: &T,
+    ) -> anyhow::Result<()> {
         self.check_write(table)?;
-        self.engine.put(table, key.as_bytes(), &encode(value))
-    }
-
-    /// A value's stored bytes (for singletons that are not JSON).
-    pub fn get_bytes(&self, table: Table, key: &str) -> anyhow::Result<Option<Vec<u8>>> {
-        Self::expect(table, Kind::Json);
-        self.engine.get(table, key.as_bytes())
-    }
-
-    pub fn put_bytes(&self, table: Table, key: &str, value: &[u8]) -> anyhow::Result<()> {
-        Self::expect(table, Kind::Json);
-        self.check_write(table)?;
-        self.engine.put(table, key.as_bytes(), value)
+        self.engine
+            .put(table.erase(), key.as_bytes(), &encode(value))
     }
 
     /// Values whose keys start with `prefix`, in key order, starting after
     /// `after` (a full key) when given, at most `limit`; `rev` walks backwards.
     pub fn scan_json<T: DeserializeOwned>(
         &self,
-        table: Table,
+        table: Table<T>,
         prefix: &str,
         after: Option<&str>,
         limit: usize,
         rev: bool,
     ) -> anyhow::Result<Vec<(String, T)>> {
-        Self::expect(table, Kind::Json);
-        self.scan_raw(table, prefix, after, limit, rev)?
+        self.scan_raw(table.erase(), prefix, after, limit, rev)?
             .into_iter()
             .map(|(k, v)| Ok((k, decode(&v)?)))
             .collect()
@@ -174,39 +156,41 @@ impl<'a> Tx<'a> {
     }
 
     /// Remove a key from any string-keyed table; true if it was there.
-    pub fn remove(&self, table: Table, key: &str) -> anyhow::Result<bool> {
-        debug_assert!(table.kind != Kind::Seq);
+    pub fn remove<V>(&self, table: Table<V>, key: &str) -> anyhow::Result<bool> {
+        anyhow::ensure!(
+            table.kind != Kind::Seq,
+            "{} is keyed by numbers",
+            table.name
+        );
         self.check_write(table)?;
-        self.engine.remove(table, key.as_bytes())
+        self.engine.remove(table.erase(), key.as_bytes())
     }
 
     // Index tables: string → string.
 
-    pub fn get_str(&self, table: Table, key: &str) -> anyhow::Result<Option<String>> {
-        Self::expect(table, Kind::Index);
-        match self.engine.get(table, key.as_bytes())? {
+    pub fn get_str(&self, table: Table<Index>, key: &str) -> anyhow::Result<Option<String>> {
+        match self.engine.get(table.erase(), key.as_bytes())? {
             Some(v) => Ok(Some(String::from_utf8(v)?)),
             None => Ok(None),
         }
     }
 
-    pub fn put_str(&self, table: Table, key: &str, value: &str) -> anyhow::Result<()> {
-        Self::expect(table, Kind::Index);
+    pub fn put_str(&self, table: Table<Index>, key: &str, value: &str) -> anyhow::Result<()> {
         self.check_write(table)?;
-        self.engine.put(table, key.as_bytes(), value.as_bytes())
+        self.engine
+            .put(table.erase(), key.as_bytes(), value.as_bytes())
     }
 
     /// Like [`Tx::scan_json`], for an index table.
     pub fn scan_str(
         &self,
-        table: Table,
+        table: Table<Index>,
         prefix: &str,
         after: Option<&str>,
         limit: usize,
         rev: bool,
     ) -> anyhow::Result<Vec<(String, String)>> {
-        Self::expect(table, Kind::Index);
-        self.scan_raw(table, prefix, after, limit, rev)?
+        self.scan_raw(table.erase(), prefix, after, limit, rev)?
             .into_iter()
             .map(|(k, v)| Ok((k, String::from_utf8(v)?)))
             .collect()
@@ -214,27 +198,26 @@ impl<'a> Tx<'a> {
 
     // Counter tables: string → i64.
 
-    pub fn get_i64(&self, table: Table, key: &str) -> anyhow::Result<Option<i64>> {
-        Self::expect(table, Kind::Counter);
-        Ok(self.engine.get(table, key.as_bytes())?.map(|v| counter(&v)))
+    pub fn get_i64(&self, table: Table<Counter>, key: &str) -> anyhow::Result<Option<i64>> {
+        let v = self.engine.get(table.erase(), key.as_bytes())?;
+        Ok(v.map(|v| counter(&v)))
     }
 
-    pub fn put_i64(&self, table: Table, key: &str, value: i64) -> anyhow::Result<()> {
-        Self::expect(table, Kind::Counter);
+    pub fn put_i64(&self, table: Table<Counter>, key: &str, value: i64) -> anyhow::Result<()> {
         self.check_write(table)?;
-        self.engine.put(table, key.as_bytes(), &value.to_be_bytes())
+        self.engine
+            .put(table.erase(), key.as_bytes(), &value.to_be_bytes())
     }
 
     /// Counters with keys from `lo` to `hi`, both included, in key order.
     pub fn range_i64(
         &self,
-        table: Table,
+        table: Table<Counter>,
         lo: &str,
         hi: &str,
     ) -> anyhow::Result<Vec<(String, i64)>> {
-        Self::expect(table, Kind::Counter);
         self.range_str(
-            table,
+            table.erase(),
             Bound::Included(lo),
             Bound::Included(hi),
             false,
@@ -246,9 +229,12 @@ impl<'a> Tx<'a> {
     }
 
     /// Counters whose keys start with `prefix`.
-    pub fn scan_i64(&self, table: Table, prefix: &str) -> anyhow::Result<Vec<(String, i64)>> {
-        Self::expect(table, Kind::Counter);
-        self.scan_raw(table, prefix, None, usize::MAX, false)?
+    pub fn scan_i64(
+        &self,
+        table: Table<Counter>,
+        prefix: &str,
+    ) -> anyhow::Result<Vec<(String, i64)>> {
+        self.scan_raw(table.erase(), prefix, None, usize::MAX, false)?
             .into_iter()
             .map(|(k, v)| Ok((k, counter(&v))))
             .collect()
@@ -257,38 +243,40 @@ impl<'a> Tx<'a> {
     // Sequence tables: u64 → JSON, appended in order.
 
     /// The highest sequence number written, if any.
-    pub fn last_seq(&self, table: Table) -> anyhow::Result<Option<u64>> {
-        Self::expect(table, Kind::Seq);
+    pub fn last_seq<T>(&self, table: Table<Seq<T>>) -> anyhow::Result<Option<u64>> {
         let last = self
             .engine
-            .range(table, Bound::Unbounded, Bound::Unbounded, true, 1)?;
+            .range(table.erase(), Bound::Unbounded, Bound::Unbounded, true, 1)?;
         Ok(last.first().map(|(k, _)| seq(k)))
     }
 
-    pub fn put_seq<T: Serialize>(&self, table: Table, n: u64, value: &T) -> anyhow::Result<()> {
-        Self::expect(table, Kind::Seq);
+    pub fn put_seq<T: Serialize>(
+        &self,
+        table: Table<Seq<T>>,
+        n: u64,
+        value: &T,
+    ) -> anyhow::Result<()> {
         self.check_write(table)?;
-        self.engine.put(table, &n.to_be_bytes(), &encode(value))
+        self.engine
+            .put(table.erase(), &n.to_be_bytes(), &encode(value))
     }
 
-    pub fn remove_seq(&self, table: Table, n: u64) -> anyhow::Result<bool> {
-        Self::expect(table, Kind::Seq);
+    pub fn remove_seq<T>(&self, table: Table<Seq<T>>, n: u64) -> anyhow::Result<bool> {
         self.check_write(table)?;
-        self.engine.remove(table, &n.to_be_bytes())
+        self.engine.remove(table.erase(), &n.to_be_bytes())
     }
 
     /// Values after sequence number `after` (exclusive), in order, at most `limit`.
     pub fn scan_seq<T: DeserializeOwned>(
         &self,
-        table: Table,
+        table: Table<Seq<T>>,
         after: u64,
         limit: usize,
     ) -> anyhow::Result<Vec<(u64, T)>> {
-        Self::expect(table, Kind::Seq);
         let from = after.to_be_bytes();
         self.engine
             .range(
-                table,
+                table.erase(),
                 Bound::Excluded(&from),
                 Bound::Unbounded,
                 false,
@@ -309,6 +297,11 @@ fn seq(k: &[u8]) -> u64 {
 }
 
 /// Encode and insert one JSON value (the free-function form).
-pub fn put_json<T: Serialize>(tx: &Tx, table: Table, key: &str, value: &T) -> anyhow::Result<()> {
+pub fn put_json<T: Serialize>(
+    tx: &Tx,
+    table: Table<T>,
+    key: &str,
+    value: &T,
+) -> anyhow::Result<()> {
     tx.put_json(table, key, value)
 }

@@ -9,11 +9,12 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::{signing, Attempt, Endpoint};
+use super::{ATTEMPTS, WEBHOOKS};
 use crate::auth::Caller;
 use crate::http::{ApiError, Body, Page, Query};
 use crate::idempotency::{self, Idempotent, WebhooksWrite};
 use crate::state::AppState;
-use crate::store::{self, ATTEMPTS, ATTEMPT_KEYS, WEBHOOKS, WEBHOOK_INDEX};
+use crate::store::{self, ATTEMPT_KEYS, WEBHOOK_INDEX};
 use crate::wire;
 
 pub fn routes() -> OpenApiRouter<AppState> {
@@ -146,7 +147,7 @@ async fn list(
             let ids = super::index_ids(tx, &prefix, after.as_deref(), limit, true)?;
             let mut out = Vec::new();
             for id in ids {
-                if let Some(ep) = tx.get_json::<Endpoint>(crate::store::WEBHOOKS, &id)? {
+                if let Some(ep) = tx.get_json(WEBHOOKS, &id)? {
                     out.push(ep);
                 }
             }

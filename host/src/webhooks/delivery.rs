@@ -17,9 +17,13 @@ use anyhow::Context;
 use tokio::sync::{Notify, Semaphore};
 
 use super::{log_attempt, signing, Attempt, Endpoint, LastDelivery, OutboxEntry, Target};
+use super::{DEAD_LETTERS, OUTBOX, WEBHOOKS};
 use crate::state::AppState;
-use crate::store::{self, Tx, DEAD_LETTERS, OUTBOX, OUTBOX_CLAIMS, WEBHOOKS};
+use crate::store::{self, Tx};
 use crate::targets::{Policy, Purpose};
+
+/// `outbox_claims`, read and written through this module only.
+const OUTBOX_CLAIMS: store::Table<Claim> = store::OUTBOX_CLAIMS.holding();
 
 /// How long a claim outlives its attempt's timeout.
 const CLAIM_MARGIN_MS: i64 = 5_000;

@@ -32,7 +32,7 @@ use tokio::sync::Notify;
 
 use crate::accounts::{Mode, CURRENT_VERSION};
 use crate::ledger::Balance;
-use crate::store::{self, Tx, ATTEMPTS, ATTEMPT_KEYS, OUTBOX, WEBHOOKS, WEBHOOK_INDEX};
+use crate::store::{self, Tx, ATTEMPT_KEYS, WEBHOOK_INDEX};
 use crate::wire::Usd;
 
 pub use api::routes;
@@ -42,6 +42,21 @@ pub use secrets::{
 };
 
 pub use crate::wire::{is_known_event, EMITTED_EVENTS, KNOWN_VERSIONS, PLANNED_EVENTS};
+
+/// `webhooks`, read and written through this module only.
+const WEBHOOKS: store::Table<Endpoint> = store::WEBHOOKS.holding();
+
+/// `outbox`, read and written through this module only.
+const OUTBOX: store::Table<OutboxEntry> = store::OUTBOX.holding();
+
+/// `attempts`, read and written through this module only.
+const ATTEMPTS: store::Table<Attempt> = store::ATTEMPTS.holding();
+
+/// `messages`, read and written through this module only.
+const MESSAGES: store::Table<OutboxEntry> = store::MESSAGES.holding();
+
+/// `dead_letters`, read and written through this module only.
+const DEAD_LETTERS: store::Table<OutboxEntry> = store::DEAD_LETTERS.holding();
 
 /// A handle on the delivery worker.
 #[derive(Clone, Default)]
@@ -411,12 +426,7 @@ pub fn post_to_channel(
 /// Queue a message for an endpoint, and keep it for a manual redelivery.
 pub fn enqueue(tx: &Tx, e: &OutboxEntry) -> anyhow::Result<()> {
     store::put_json(tx, OUTBOX, &e.key(), e)?;
-    store::put_json(
-        tx,
-        store::MESSAGES,
-        &crate::key!(e.log_target(), e.msg_id),
-        e,
-    )
+    store::put_json(tx, MESSAGES, &crate::key!(e.log_target(), e.msg_id), e)
 }
 
 /// Emit balance.low when available crosses below the account's threshold.

@@ -5,7 +5,10 @@ use serde::{Deserialize, Serialize};
 
 use super::signing;
 use crate::accounts::Mode;
-use crate::store::{self, Tx, META};
+use crate::store::{self, Table, Tx};
+
+/// The account default secrets, in META (`webhook_secret:<account>:<mode>`).
+const SECRETS: Table<DefaultSecret> = store::META.holding();
 
 /// The account default secret of one mode.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -56,7 +59,7 @@ pub fn read_default_secret(
     account: &str,
     mode: Mode,
 ) -> anyhow::Result<Option<DefaultSecret>> {
-    tx.get_json(META, &secret_key(account, mode))
+    tx.get_json(SECRETS, &secret_key(account, mode))
 }
 
 /// The account default secret, created on first use.
@@ -70,7 +73,7 @@ pub fn default_secret(tx: &Tx, account: &str, mode: Mode) -> anyhow::Result<Defa
         previous: None,
         previous_until: None,
     };
-    store::put_json(tx, META, &secret_key(account, mode), &s)?;
+    store::put_json(tx, SECRETS, &secret_key(account, mode), &s)?;
     Ok(s)
 }
 
@@ -86,6 +89,6 @@ pub fn rotate_default_secret(tx: &Tx, account: &str, mode: Mode) -> anyhow::Resu
             chrono::Utc::now() + chrono::Duration::hours(ROTATION_OVERLAP_HOURS),
         )),
     };
-    store::put_json(tx, META, &secret_key(account, mode), &s)?;
+    store::put_json(tx, SECRETS, &secret_key(account, mode), &s)?;
     Ok(s)
 }

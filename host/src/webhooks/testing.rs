@@ -17,10 +17,11 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::{enqueue, serialize_for_version, Endpoint, Envelope, OutboxEntry, Target};
+use super::{DEAD_LETTERS, MESSAGES, OUTBOX};
 use crate::auth::Caller;
 use crate::http::ApiError;
 use crate::state::AppState;
-use crate::store::{self, DEAD_LETTERS, MESSAGES, OUTBOX};
+use crate::store;
 use crate::wire;
 
 pub fn routes() -> OpenApiRouter<AppState> {

@@ -3,11 +3,11 @@
 use crate::auth::Caller;
 use crate::http::{ApiError, Body};
 use crate::idempotency::{self, Idempotent, SessionsWrite};
-use crate::money::Micros;
 use crate::sessions::events::{self, EventData};
+use crate::sessions::proposals::{Proposal, PROPOSALS};
 use crate::sessions::{Session, Status};
 use crate::state::AppState;
-use crate::store::{self, Scope, Tx, PROPOSALS};
+use crate::store::{self, Scope, Tx};
 use crate::wire;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -19,35 +19,6 @@ use super::{own, PROPOSAL_TTL_MIN};
 use crate::sessions::intent::Intent;
 use crate::sessions::lifecycle::{self, Opening};
 use crate::sessions::opening::plan;
-
-/// A priced follow-up turn, waiting for confirmation.
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
-pub(super) struct Proposal {
-    id: String,
-    session: String,
-    turn: u32,
-    query: String,
-    parsed: Value,
-    estimated: Micros,
-    passes: u32,
-    expires_at: String,
-    used: bool,
-    /// A refresh: the same query and intent read again, diffed against the
-    /// turn before (confirmed only through the refresh route).
-    #[serde(default)]
-    refresh: bool,
-}
-
-impl Proposal {
-    fn to_wire(&self) -> wire::Proposal {
-        wire::Proposal {
-            id: self.id.clone(),
-            estimated_usd: wire::Usd(self.estimated),
-            passes: self.passes,
-            expires_at: self.expires_at.clone(),
-        }
-    }
-}
 
 /// A follow-up turn keeps the earlier turn's sources and entity unless it names its own.
 pub(super) fn merge_turn(previous: &Value, next: &Value) -> Value {

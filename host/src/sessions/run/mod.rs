@@ -218,17 +218,17 @@ impl Run {
     async fn record_diff(&mut self) -> anyhow::Result<()> {
         let base = self.session.diff_base.clone().unwrap_or_default();
         let (id, turn) = (self.session.id.clone(), self.session.turn);
-        let records = |rows: Vec<(String, Value)>, keep: &dyn Fn(&Value) -> bool| -> Vec<String> {
+        let records = |rows: Vec<(String, wire::Row)>, keep: &dyn Fn(&wire::Row) -> bool| {
             rows.into_iter()
                 .filter(|(_, r)| keep(r))
-                .map(|(_, r)| r["record"].to_string())
-                .collect()
+                .map(|(_, r)| Value::Object(r.record).to_string())
+                .collect::<Vec<String>>()
         };
         let (before, after) = self
             .state
             .store
             .read_async(move |tx| -> anyhow::Result<(Vec<String>, Vec<String>)> {
-                let scan = |owner: &str| -> anyhow::Result<Vec<(String, Value)>> {
+                let scan = |owner: &str| -> anyhow::Result<Vec<(String, wire::Row)>> {
                     crate::store::Tx::scan_json(
                         tx,
                         crate::store::ROWS,
@@ -243,8 +243,8 @@ impl Run {
                         let prev: u64 = n.parse().unwrap_or(0);
                         let rows = scan(&id)?;
                         (
-                            records(rows.clone(), &|r| r["turn"].as_u64() == Some(prev)),
-                            records(rows, &|r| r["turn"].as_u64() == Some(u64::from(turn))),
+                            records(rows.clone(), &|r| u64::from(r.turn) == prev),
+                            records(rows, &|r| r.turn == turn),
                         )
                     }
                     None => (
