@@ -7,7 +7,12 @@ use std::sync::Arc;
 use fnhost::accounts::Mode;
 use fnhost::ledger::{self, LedgerError};
 use fnhost::money::Micros;
-use fnhost::store::Store;
+use fnhost::store::{Seq, Store, Table};
+
+/// The legacy ledger as older versions wrote it (raw JSON entries), and the
+/// balances, as this test writes them directly.
+const LEGACY_LEDGER: Table<Seq<serde_json::Value>> = fnhost::store::GLOBAL_LEDGER.holding();
+const BALANCES: Table<ledger::Balance> = fnhost::store::BALANCES.holding();
 use proptest::prelude::*;
 
 #[derive(Debug, Clone)]
@@ -322,14 +327,14 @@ fn entries_of_one_installation_sequence_are_renumbered_per_account_with_their_ba
                     "seq": n + 1, "kind": kind, "account": account, "mode": "live",
                     "amount": amount, "reservation": null, "memo": "", "at": "2026-01-01T00:00:00Z",
                 });
-                tx.put_seq(fnhost::store::GLOBAL_LEDGER, n as u64 + 1, &entry)?;
+                tx.put_seq(LEGACY_LEDGER, n as u64 + 1, &entry)?;
             }
             for (account, total) in [("acct_a", 6_250_000), ("acct_b", 2_500_000)] {
                 let b = ledger::Balance {
                     balance: Micros(total),
                     open_reserves: Micros::ZERO,
                 };
-                tx.put_json(fnhost::store::BALANCES, &format!("{account}:live"), &b)?;
+                tx.put_json(BALANCES, &format!("{account}:live"), &b)?;
             }
             Ok(())
         })

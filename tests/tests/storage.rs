@@ -9,7 +9,13 @@ use std::sync::Arc;
 use fnhost::accounts::Mode;
 use fnhost::ledger::{self, LedgerError};
 use fnhost::money::Micros;
-use fnhost::store::{Location, Store, Tx, COUNTERS, GLOBAL_LEDGER, KEY_HASHES, META, SPEND_BY_DAY};
+use fnhost::store::{Location, Seq, Store, Table, Tx, COUNTERS, KEY_HASHES, META, SPEND_BY_DAY};
+
+/// META read as text and as numbers, for these tests (the host binds each
+/// of its META singletons to its own type).
+const TEXT: Table<String> = META.holding();
+const NUMBERS: Table<i64> = META.holding();
+const LEDGER_NUMBERS: Table<Seq<u64>> = fnhost::store::GLOBAL_LEDGER.holding();
 use fnhost_tests::postgres;
 
 fn engines() -> Vec<(&'static str, Location, tempfile::TempDir)> {
@@ -30,32 +36,32 @@ fn keys_sort_by_their_bytes_and_scans_page_both_ways() {
         store
             .write(|tx| -> anyhow::Result<()> {
                 for k in keys {
-                    tx.put_json(META, k, &k.to_string())?;
+                    tx.put_json(TEXT, k, &k.to_string())?;
                 }
                 Ok(())
             })
             .unwrap();
         store
             .read(|tx| -> anyhow::Result<()> {
-                let all: Vec<(String, String)> = tx.scan_json(META, "a:", None, 100, false)?;
+                let all: Vec<(String, String)> = tx.scan_json(TEXT, "a:", None, 100, false)?;
                 let got: Vec<&str> = all.iter().map(|(k, _)| k.as_str()).collect();
                 assert_eq!(got, ["a:1", "a:10", "a:2", "a:é", "a:\u{10000}"], "{name}");
                 let page: Vec<(String, String)> =
-                    tx.scan_json(META, "a:", Some("a:10"), 2, false)?;
+                    tx.scan_json(TEXT, "a:", Some("a:10"), 2, false)?;
                 assert_eq!(page[0].0, "a:2", "{name}");
                 assert_eq!(page.len(), 2, "{name}");
                 let back: Vec<(String, String)> =
-                    tx.scan_json(META, "a:", Some("a:é"), 10, true)?;
+                    tx.scan_json(TEXT, "a:", Some("a:é"), 10, true)?;
                 let got: Vec<&str> = back.iter().map(|(k, _)| k.as_str()).collect();
                 assert_eq!(got, ["a:2", "a:10", "a:1"], "{name}");
-                let newest: Vec<(String, String)> = tx.scan_json(META, "a:", None, 1, true)?;
+                let newest: Vec<(String, String)> = tx.scan_json(TEXT, "a:", None, 1, true)?;
                 assert_eq!(newest[0].0, "a:\u{10000}", "{name}");
                 assert_eq!(
-                    tx.get_json::<String>(META, "ab")?,
+                    tx.get_json::<String>(TEXT, "ab")?,
                     Some("ab".into()),
                     "{name}"
                 );
-                assert_eq!(tx.get_json::<String>(META, "zz")?, None, "{name}");
+                assert_eq!(tx.get_json::<String>(TEXT, "zz")?, None, "{name}");
                 Ok(())
             })
             .unwrap();
@@ -73,7 +79,7 @@ fn every_kind_of_table_round_trips() {
                 tx.put_i64(SPEND_BY_DAY, "acct:live:2026-11-02", 7)?;
                 tx.put_i64(COUNTERS, "x", i64::MAX)?;
                 for n in [1u64, 2, 300, 70_000] {
-                    tx.put_seq(GLOBAL_LEDGER, n, &n)?;
+                    tx.put_seq(LEDGER_NUMBERS, n, &n)?;
                 }
                 tx.put_bytes(META, "raw", &[0, 255, 1])?;
                 Ok(())
@@ -97,8 +103,8 @@ fn every_kind_of_table_round_trips() {
                     "{name}"
                 );
                 assert_eq!(tx.get_i64(COUNTERS, "x")?, Some(i64::MAX), "{name}");
-                assert_eq!(tx.last_seq(GLOBAL_LEDGER)?, Some(70_000), "{name}");
-                let after: Vec<(u64, u64)> = tx.scan_seq(GLOBAL_LEDGER, 2, 10)?;
+                assert_eq!(tx.last_seq(LEDGER_NUMBERS)?, Some(70_000), "{name}");
+                let after: Vec<(u64, u64)> = tx.scan_seq(LEDGER_NUMBERS, 2, 10)?;
                 assert_eq!(after, vec![(300, 300), (70_000, 70_000)], "{name}");
                 assert_eq!(tx.get_bytes(META, "raw")?, Some(vec![0, 255, 1]), "{name}");
                 Ok(())
@@ -120,26 +126,26 @@ fn a_refused_write_leaves_nothing_and_reads_cannot_write() {
     for (name, at, _dir) in engines() {
         let store = Store::open_at(&at).unwrap();
         let refused: anyhow::Result<()> = store.write(|tx| {
-            tx.put_json(META, "half", &1)?;
+            tx.put_json(NUMBERS, "half", &1)?;
             anyhow::bail!("refused")
         });
         assert!(refused.is_err(), "{name}");
         let queued: anyhow::Result<()> =
             futures::executor::block_on(store.write_async(|tx: &Tx| {
-                tx.put_json(META, "half-queued", &1)?;
+                tx.put_json(NUMBERS, "half-queued", &1)?;
                 anyhow::bail!("refused")
             }));
         assert!(queued.is_err(), "{name}");
         let seen = store
             .read(|tx| -> anyhow::Result<_> {
                 Ok((
-                    tx.get_json::<i64>(META, "half")?,
-                    tx.get_json::<i64>(META, "half-queued")?,
+                    tx.get_json::<i64>(NUMBERS, "half")?,
+                    tx.get_json::<i64>(NUMBERS, "half-queued")?,
                 ))
             })
             .unwrap();
         assert_eq!(seen, (None, None), "{name}");
-        let write_in_read: anyhow::Result<()> = store.read(|tx| tx.put_json(META, "x", &1));
+        let write_in_read: anyhow::Result<()> = store.read(|tx| tx.put_json(NUMBERS, "x", &1));
         assert!(write_in_read.is_err(), "{name}");
     }
 }
@@ -190,34 +196,36 @@ fn reservations_raced_from_several_handles_never_overdraw() {
 fn a_transaction_reads_its_own_writes() {
     for (name, at, _dir) in engines() {
         let store = Store::open_at(&at).unwrap();
-        store.write(|tx| tx.put_json(META, "w:kept", &0)).unwrap();
+        store
+            .write(|tx| tx.put_json(NUMBERS, "w:kept", &0))
+            .unwrap();
         store
             .write(|tx| -> anyhow::Result<()> {
-                tx.put_json(META, "w:a", &1)?;
-                tx.put_json(META, "w:a", &2)?;
-                assert_eq!(tx.get_json::<i64>(META, "w:a")?, Some(2), "{name}");
+                tx.put_json(NUMBERS, "w:a", &1)?;
+                tx.put_json(NUMBERS, "w:a", &2)?;
+                assert_eq!(tx.get_json::<i64>(NUMBERS, "w:a")?, Some(2), "{name}");
                 assert!(
                     tx.remove(META, "w:kept")?,
                     "{name}: removing a committed key"
                 );
                 assert!(!tx.remove(META, "w:kept")?, "{name}: removing it twice");
-                assert_eq!(tx.get_json::<i64>(META, "w:kept")?, None, "{name}");
-                tx.put_json(META, "w:b", &3)?;
+                assert_eq!(tx.get_json::<i64>(NUMBERS, "w:kept")?, None, "{name}");
+                tx.put_json(NUMBERS, "w:b", &3)?;
                 assert!(
                     tx.remove(META, "w:b")?,
                     "{name}: removing a key written here"
                 );
-                tx.put_json(META, "w:c", &4)?;
-                let seen: Vec<(String, i64)> = tx.scan_json(META, "w:", None, 10, false)?;
+                tx.put_json(NUMBERS, "w:c", &4)?;
+                let seen: Vec<(String, i64)> = tx.scan_json(NUMBERS, "w:", None, 10, false)?;
                 assert_eq!(seen, vec![("w:a".into(), 2), ("w:c".into(), 4)], "{name}");
-                let n = tx.last_seq(GLOBAL_LEDGER)?.unwrap_or(0);
-                tx.put_seq(GLOBAL_LEDGER, n + 1, &"x")?;
-                assert_eq!(tx.last_seq(GLOBAL_LEDGER)?, Some(n + 1), "{name}");
+                let n = tx.last_seq(LEDGER_NUMBERS)?.unwrap_or(0);
+                tx.put_seq(LEDGER_NUMBERS, n + 1, &(n + 1))?;
+                assert_eq!(tx.last_seq(LEDGER_NUMBERS)?, Some(n + 1), "{name}");
                 Ok(())
             })
             .unwrap();
         let after: Vec<(String, i64)> = store
-            .read(|tx| tx.scan_json(META, "w:", None, 10, false))
+            .read(|tx| tx.scan_json(NUMBERS, "w:", None, 10, false))
             .unwrap();
         assert_eq!(after, vec![("w:a".into(), 2), ("w:c".into(), 4)], "{name}");
     }
@@ -249,9 +257,11 @@ fn tls_to_postgres_checks_the_server_as_sslmode_says() {
 
     // verify-full: the chain and the name checked; the connection encrypted.
     let store = open(format!("{by_name}&sslmode=verify-full&sslrootcert={ca}")).unwrap();
-    store.write(|tx| tx.put_json(META, "tls", &"yes")).unwrap();
+    store
+        .write(|tx| tx.put_json(TEXT, "tls", &"yes".to_string()))
+        .unwrap();
     assert_eq!(
-        store.read(|tx| tx.get_json::<String>(META, "tls")).unwrap(),
+        store.read(|tx| tx.get_json::<String>(TEXT, "tls")).unwrap(),
         Some("yes".to_string())
     );
     assert_eq!(

@@ -18,7 +18,7 @@ use super::Spec;
 use crate::auth::Caller;
 use crate::http::{ApiError, Body, Page, Query};
 use crate::idempotency::{self, Idempotent, SessionsWrite};
-use crate::sessions::api::{event_page, long_poll, owned, sse};
+use crate::sessions::api::{event_page, list_of, long_poll, owned, sse};
 use crate::sessions::events::{self, EventData, Phase};
 use crate::sessions::lifecycle::{self, Opening};
 use crate::sessions::{Kind, Session, Status};
@@ -347,24 +347,8 @@ async fn list(
     caller: Caller,
     Query(q): Query<wire::PageParams>,
 ) -> Result<Json<wire::ExtractionList>, ApiError> {
-    caller.require("sessions:read")?;
     let page = Page::from_query(&q)?;
-    let after = match &page.starting_after {
-        Some(id) => Some(owned(&state, &caller, id, Kind::Extraction).map_err(|_| {
-            ApiError::invalid(
-                "starting_after",
-                "starting_after must be an extraction id of this account",
-            )
-        })?),
-        None => None,
-    };
-    let (acct, mode, limit) = (caller.account.id.clone(), caller.mode(), page.limit + 1);
-    let found = state
-        .store
-        .read_async(move |tx| {
-            crate::sessions::list(tx, Kind::Extraction, &acct, mode, after.as_ref(), limit)
-        })
-        .await?;
+    let found = list_of(&state, &caller, &page, Kind::Extraction).await?;
     let public_url = state.config.public_url();
     Ok(Json(wire::ExtractionList::cut(
         page.limit,

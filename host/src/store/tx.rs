@@ -101,6 +101,19 @@ impl<'a> Tx<'a> {
             .put(table.erase(), key.as_bytes(), &encode(value))
     }
 
+    /// A value's stored bytes, whatever the table holds (for singletons
+    /// that are not JSON, and for checking what an engine keeps).
+    pub fn get_bytes<V>(&self, table: Table<V>, key: &str) -> anyhow::Result<Option<Vec<u8>>> {
+        anyhow::ensure!(table.kind == Kind::Json, "{} holds no records", table.name);
+        self.engine.get(table.erase(), key.as_bytes())
+    }
+
+    pub fn put_bytes<V>(&self, table: Table<V>, key: &str, value: &[u8]) -> anyhow::Result<()> {
+        anyhow::ensure!(table.kind == Kind::Json, "{} holds no records", table.name);
+        self.check_write(table)?;
+        self.engine.put(table.erase(), key.as_bytes(), value)
+    }
+
     /// Values whose keys start with `prefix`, in key order, starting after
     /// `after` (a full key) when given, at most `limit`; `rev` walks backwards.
     pub fn scan_json<T: DeserializeOwned>(

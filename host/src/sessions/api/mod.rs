@@ -78,6 +78,36 @@ pub(crate) fn owned(
     Ok(s)
 }
 
+/// A page of the caller's runs of `kind`, newest first, with one more than
+/// the page holds (which only says whether more follow); `starting_after`
+/// must name a run of that kind of the caller's.
+pub(crate) async fn list_of(
+    state: &AppState,
+    caller: &Caller,
+    page: &crate::http::Page,
+    kind: Kind,
+) -> Result<Vec<Session>, ApiError> {
+    caller.require("sessions:read")?;
+    let after = match &page.starting_after {
+        Some(id) => Some(owned(state, caller, id, kind).map_err(|_| {
+            let what = match kind {
+                Kind::Session => "a session",
+                Kind::Extraction => "an extraction",
+            };
+            ApiError::invalid(
+                "starting_after",
+                format!("starting_after must be {what} id of this account"),
+            )
+        })?),
+        None => None,
+    };
+    let (acct, mode, limit) = (caller.account.id.clone(), caller.mode(), page.limit + 1);
+    Ok(state
+        .store
+        .read_async(move |tx| super::list(tx, kind, &acct, mode, after.as_ref(), limit))
+        .await?)
+}
+
 /// An event seq as clients send it back: a non-negative 64-bit signed
 /// integer, as the OpenAPI document states it.
 pub(crate) fn parse_seq(text: &str) -> Option<u64> {

@@ -28,24 +28,8 @@ pub(super) async fn list(
     caller: Caller,
     Query(q): Query<wire::PageParams>,
 ) -> Result<Json<wire::SessionList>, ApiError> {
-    caller.require("sessions:read")?;
     let page = Page::from_query(&q)?;
-    let after = match &page.starting_after {
-        Some(id) => Some(own(&state, &caller, id).map_err(|_| {
-            ApiError::invalid(
-                "starting_after",
-                "starting_after must be a session id of this account",
-            )
-        })?),
-        None => None,
-    };
-    let (acct, mode, limit) = (caller.account.id.clone(), caller.mode(), page.limit + 1);
-    let sessions = state
-        .store
-        .read_async(move |tx| {
-            crate::sessions::list(tx, Kind::Session, &acct, mode, after.as_ref(), limit)
-        })
-        .await?;
+    let sessions = super::list_of(&state, &caller, &page, Kind::Session).await?;
     let public_url = state.config.public_url();
     Ok(Json(wire::SessionList::cut(
         page.limit,
