@@ -147,10 +147,7 @@ async fn start(state: &AppState, id: &str) -> anyhow::Result<()> {
                     started_at: crate::time::now(),
                     fired_at: None,
                     rows: 0,
-                    added: 0,
-                    removed: 0,
-                    changed: 0,
-                    price_moves: 0,
+                    counts: Default::default(),
                     cost: Micros::ZERO,
                     receipt_id: None,
                     reason: None,
@@ -476,10 +473,7 @@ async fn end(state: &AppState, id: &str, failure: Option<String>) -> anyhow::Res
             let base = |run: &MonitorRun| crate::wire::MonitorRunData {
                 monitor_id: run.monitor_id.clone(),
                 run_id: run.id.clone(),
-                added: run.added,
-                removed: run.removed,
-                changed: run.changed,
-                price_moves: run.price_moves,
+                counts: run.counts,
                 rows: run.rows,
                 cost_usd: crate::wire::Usd(run.cost),
                 receipt_id: run.receipt_id.clone(),
@@ -498,15 +492,13 @@ async fn end(state: &AppState, id: &str, failure: Option<String>) -> anyhow::Res
                     run.rows = rows;
                     run.baseline = first;
                     if !first {
-                        run.added = d.added.len() as u64;
-                        run.removed = d.removed.len() as u64;
-                        run.changed = d.changed.len() as u64;
-                        run.price_moves = d.price_moves.len() as u64;
+                        run.counts = d.counts();
                         run.notified = changes.iter().filter(|c| c.notify).count() as u64;
                         run.changes = changes;
                         run.changes.truncate(super::changes::MAX_KEPT);
                     }
-                    let changed = run.added + run.removed + run.changed > 0;
+                    let c = run.counts;
+                    let changed = c.added + c.removed + c.changed > 0;
                     run.outcome = match (first, changed) {
                         (true, _) => "baseline",
                         (false, true) => "changed",

@@ -305,10 +305,7 @@ async fn attempts(
                 .collect())
         })
         .await?;
-    Ok(Json(wire::WebhookAttemptList::cut(
-        page.limit,
-        list.iter().map(Attempt::to_wire).collect(),
-    )))
+    Ok(Json(wire::WebhookAttemptList::cut(page.limit, list)))
 }
 
 /// The account default secret, which signs deliveries to a session's own

@@ -353,6 +353,7 @@ impl Worker {
                     let dead = !ok && retry_at.is_none() && !unwanted;
                     let attempt = Attempt {
                         id: crate::ids::new_id("att"),
+                        object: "webhook_attempt",
                         msg_id: entry.msg_id.clone(),
                         event_type: entry.event_type.clone(),
                         attempt: number,
@@ -521,6 +522,7 @@ impl Worker {
 fn drop_record(entry: &OutboxEntry, reason: &str) -> Attempt {
     Attempt {
         id: crate::ids::new_id("att"),
+        object: "webhook_attempt",
         msg_id: entry.msg_id.clone(),
         event_type: entry.event_type.clone(),
         attempt: 0,

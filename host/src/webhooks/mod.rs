@@ -196,48 +196,9 @@ pub fn outbox_key(due_ms: i64, msg_id: &str, target: &Target) -> String {
     crate::key!(due_ms, msg_id, t)
 }
 
-/// One delivery attempt (or the record of a message dropped unsent).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Attempt {
-    pub id: String,
-    pub msg_id: String,
-    pub event_type: String,
-    /// 1 for the first attempt; 0 on a record of a dropped message.
-    pub attempt: u32,
-    pub at: String,
-    /// Where it went (None on a drop record of an endpoint's message).
-    pub url: Option<String>,
-    pub duration_ms: u64,
-    /// The receiver's HTTP status, when it answered.
-    pub status: Option<u16>,
-    /// The network error, refusal or reason, when there was one.
-    pub error: Option<String>,
-    pub ok: bool,
-    pub next_attempt_at: Option<String>,
-    pub dead_lettered: bool,
-    pub dropped: bool,
-}
-
-impl Attempt {
-    pub fn to_wire(&self) -> crate::wire::WebhookAttempt {
-        crate::wire::WebhookAttempt {
-            id: self.id.clone(),
-            object: "webhook_attempt",
-            msg_id: self.msg_id.clone(),
-            event_type: self.event_type.clone(),
-            attempt: self.attempt,
-            at: self.at.clone(),
-            url: self.url.clone(),
-            duration_ms: self.duration_ms,
-            status: self.status,
-            error: self.error.clone(),
-            ok: self.ok,
-            next_attempt_at: self.next_attempt_at.clone(),
-            dead_lettered: self.dead_lettered,
-            dropped: self.dropped,
-        }
-    }
-}
+/// One delivery attempt (or the record of a message dropped unsent),
+/// stored as the API answers it.
+pub use crate::wire::WebhookAttempt as Attempt;
 
 /// Append an attempt to the log of `log_target`, after every record before it.
 pub fn log_attempt(tx: &Tx, log_target: &str, attempt: &Attempt) -> anyhow::Result<()> {
@@ -472,6 +433,23 @@ mod tests {
     use crate::money::Micros;
     use crate::store::Store;
     use serde_json::json;
+
+    #[test]
+    fn attempts_stored_by_earlier_versions_read_as_the_wire_shape() {
+        let old = json!({
+            "id": "att_1", "msg_id": "msg_1", "event_type": "session.answered", "attempt": 1,
+            "at": "2026-11-01T00:00:00Z", "url": "https://h.example/", "duration_ms": 12,
+            "status": 200, "error": null, "ok": true, "next_attempt_at": null,
+            "dead_lettered": false, "dropped": false,
+        });
+        let a: Attempt = serde_json::from_value(old).unwrap();
+        let answered = serde_json::to_value(&a).unwrap();
+        assert_eq!(answered["type"], "session.answered");
+        assert_eq!(answered["object"], "webhook_attempt");
+        assert!(answered.get("event_type").is_none());
+        let again: Attempt = serde_json::from_value(answered).unwrap();
+        assert_eq!(again.event_type, "session.answered");
+    }
 
     fn account(store: &Store, threshold_usd: i64) -> String {
         let mut a = crate::accounts::Account::new("t");

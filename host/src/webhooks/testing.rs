@@ -91,10 +91,12 @@ pub fn sample(event_type: &str) -> Value {
             serde_json::to_value(wire::MonitorRunData {
                 monitor_id: "mon_test".into(),
                 run_id: "run_test".into(),
-                added: 1,
-                removed: 0,
-                changed: 0,
-                price_moves: 2,
+                counts: wire::DiffCounts {
+                    added: 1,
+                    removed: 0,
+                    changed: 0,
+                    price_moves: 2,
+                },
                 rows: 24,
                 cost_usd: usd(14_000),
                 receipt_id: Some("rcpt_test".into()),

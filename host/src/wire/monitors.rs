@@ -21,10 +21,9 @@ pub struct MonitorRun {
     /// When it ended.
     pub fired_at: Option<String>,
     pub rows: u64,
-    pub added: u64,
-    pub removed: u64,
-    pub changed: u64,
-    pub price_moves: u64,
+    /// Rows added, removed, changed and repriced against the run before.
+    #[serde(flatten)]
+    pub counts: super::DiffCounts,
     /// Changes `notify_on` selected (GET /monitors/{id}/runs/{run_id}/changes lists them all).
     pub notified: u64,
     /// True for a monitor's first good run: the baseline, which notifies nothing.
@@ -100,10 +99,9 @@ pub struct MonitorDeleted {
 pub struct MonitorRunData {
     pub monitor_id: String,
     pub run_id: String,
-    pub added: u64,
-    pub removed: u64,
-    pub changed: u64,
-    pub price_moves: u64,
+    /// Rows added, removed, changed and repriced against the run before.
+    #[serde(flatten)]
+    pub counts: super::DiffCounts,
     pub rows: u64,
     #[schema(value_type = f64)]
     pub cost_usd: Usd,

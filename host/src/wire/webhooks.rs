@@ -80,17 +80,20 @@ pub struct WebhookEndpointDeleted {
     pub deleted: bool,
 }
 
+// Stored as written here (records of earlier versions have no `object` and
+// name the type `event_type`).
 /// One delivery attempt, or the record of a message dropped unsent.
-#[derive(Debug, Serialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize, ToSchema)]
 pub struct WebhookAttempt {
     pub id: String,
     /// `webhook_attempt`
     #[schema(value_type = String)]
+    #[serde(skip_deserializing, default = "attempt_object")]
     pub object: &'static str,
     /// The message id, equal to the `webhook-id` header.
     pub msg_id: String,
     /// The event type.
-    #[serde(rename = "type")]
+    #[serde(rename = "type", alias = "event_type")]
     #[schema(rename = "type")]
     pub event_type: String,
     /// 1 for the first attempt; 0 on a drop record.
@@ -232,3 +235,7 @@ pub fn is_known_event(name: &str) -> bool {
 
 /// The only dated API version, and so every account's pin.
 pub const CURRENT_VERSION: &str = "2026-08-26";
+
+fn attempt_object() -> &'static str {
+    "webhook_attempt"
+}
