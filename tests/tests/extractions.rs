@@ -636,6 +636,20 @@ fn an_extraction_refresh_reads_again_and_says_what_changed() {
         c.get("/balance").ok()["balance_usd"],
         balance["balance_usd"]
     );
+    // It opened and ended in one step: started from the record, delivered at $0.
+    let log = c
+        .get(&format!(
+            "/extractions/{}/events",
+            served["id"].as_str().unwrap()
+        ))
+        .ok();
+    let log = log["data"].as_array().unwrap();
+    let phases: Vec<&str> = log.iter().map(|e| e["phase"].as_str().unwrap()).collect();
+    assert_eq!(phases, ["started", "delivered"], "{log:?}");
+    assert_eq!(log[0]["data"]["served_from"], json!(id));
+    assert_eq!(log[1]["data"]["served_from"], "record");
+    assert_eq!(log[1]["data"]["settled_usd"], json!(0));
+    assert_eq!(log[1]["data"]["records"], json!(3));
 
     // The shop changed: one gone, one new, one repriced.
     *shop.page.lock().unwrap() = listing(&[

@@ -19,7 +19,7 @@ use crate::auth::Caller;
 use crate::http::{ApiError, Body, Page, Query};
 use crate::idempotency::{self, Idempotent, SessionsWrite};
 use crate::sessions::api::{event_page, list_of, long_poll, owned, sse};
-use crate::sessions::events::{self, EventData, Phase};
+use crate::sessions::events::EventData;
 use crate::sessions::lifecycle::{self, Opening};
 use crate::sessions::{Kind, Session, Status};
 use crate::state::AppState;
@@ -156,78 +156,34 @@ async fn refresh(
         max_age_s.is_some_and(|max| age.is_some_and(|a| a < max))
     };
     let public_url = state.config.public_url();
-    let idem = idem.cloned();
-    if let Some(record) = last.filter(young) {
-        // Served from the record: its rows copied, no fetch, no money.
-        let answer = state
-            .store
-            .write_async_in(
-                crate::store::Scope::account(&caller.account.id),
-                move |tx| -> Result<wire::Extraction, ApiError> {
-                    fresh.row_count = crate::sessions::copy_rows(tx, &record.id, &fresh.id)?;
-                    fresh.records = record.records;
-                    fresh.qualified = record.qualified;
-                    fresh.unchecked = record.unchecked;
-                    fresh.claim = record.claim.clone();
-                    fresh.receipt_id = record.receipt_id.clone();
-                    fresh.served_from = Some("record".into());
-                    fresh.outcome = record.outcome;
-                    fresh.completeness = record.completeness.clone();
-                    fresh.diff = Some(wire::DiffCounts::default());
-                    fresh.status = Status::Answered;
-                    fresh.reason = Some(format!("served from {} at $0", record.id));
-                    fresh.ended_at = Some(crate::time::now());
-                    let started = wire::RefreshStarted {
-                        url: fresh.url.clone().unwrap_or_default(),
-                        refresh_of: fresh.refresh_of.clone(),
-                        reserved_usd: None,
-                        served_from: Some(record.id.clone()),
-                    };
-                    events::append(tx, &mut fresh, EventData::RefreshStarted(started))?;
-                    let delivered = wire::TurnEnded::served_from_record(fresh.records);
-                    events::append(
-                        tx,
-                        &mut fresh,
-                        EventData::Ended(Phase::Delivered, delivered),
-                    )?;
-                    crate::sessions::put(tx, &fresh)?;
-                    crate::webhooks::emit(
-                        tx,
-                        &fresh.account,
-                        fresh.mode,
-                        "extraction.delivered",
-                        fresh.extraction_ended(),
-                        fresh.webhook_url.as_deref(),
-                    )?;
-                    let answer = fresh.to_extraction_wire(&public_url);
-                    if let Some(idem) = &idem {
-                        idem.complete_in(tx, StatusCode::CREATED, &answer)?;
-                    }
-                    Ok(answer)
-                },
-            )
-            .await?;
-        state.bus.publish();
-        state.webhooks.kick();
-        return Ok(answer);
-    }
-    // Read again: reserved, run and settled like any extraction.
     let ids = [fresh.id.clone()];
-    let started = wire::RefreshStarted {
-        url: fresh.url.clone().unwrap_or_default(),
-        refresh_of: fresh.refresh_of.clone(),
-        reserved_usd: Some(max_spend.into()),
-        served_from: None,
-    };
-    let opening = Opening {
-        session: fresh,
-        events: vec![EventData::RefreshStarted(started)],
+    let opening = match last.filter(young) {
+        // Served from the record: its rows, no fetch, no money.
+        Some(record) => {
+            let started = wire::RefreshStarted {
+                url: fresh.url.clone().unwrap_or_default(),
+                refresh_of: fresh.refresh_of.clone(),
+                reserved_usd: None,
+                served_from: Some(record.id.clone()),
+            };
+            Opening::served(fresh, vec![EventData::RefreshStarted(started)], record)
+        }
+        // Read again: reserved, run and settled like any extraction.
+        None => {
+            let started = wire::RefreshStarted {
+                url: fresh.url.clone().unwrap_or_default(),
+                refresh_of: fresh.refresh_of.clone(),
+                reserved_usd: Some(max_spend.into()),
+                served_from: None,
+            };
+            Opening::run(fresh, vec![EventData::RefreshStarted(started)])
+        }
     };
     let opened = lifecycle::open(
         state,
         caller,
         &ids,
-        idem.as_ref(),
+        idem,
         move |_| Ok::<_, ApiError>(vec![opening]),
         move |s: &[Session]| s[0].to_extraction_wire(&public_url),
     )

@@ -97,10 +97,7 @@ pub(crate) async fn open(
                 entity: e.entity.clone(),
                 reserved_usd: e.max_spend.into(),
             };
-            Opening {
-                session: e,
-                events: vec![EventData::ExtractionStarted(started)],
-            }
+            Opening::run(e, vec![EventData::ExtractionStarted(started)])
         });
         Ok::<_, Refused>(openings.collect())
     };

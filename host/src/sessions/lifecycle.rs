@@ -62,6 +62,29 @@ impl From<SlotsFull> for Refused {
 pub(crate) struct Opening {
     pub session: Session,
     pub events: Vec<EventData>,
+    /// A refresh served from this earlier delivery: its rows are the run's,
+    /// nothing is reserved or fetched, and it ends as it opens, at $0.
+    pub served_from: Option<Session>,
+}
+
+impl Opening {
+    /// A run that reserves its spend cap and then reads.
+    pub fn run(session: Session, events: Vec<EventData>) -> Opening {
+        Opening {
+            session,
+            events,
+            served_from: None,
+        }
+    }
+
+    /// A refresh served from `record`, an earlier delivery of its page.
+    pub fn served(session: Session, events: Vec<EventData>, record: Session) -> Opening {
+        Opening {
+            session,
+            events,
+            served_from: Some(record),
+        }
+    }
 }
 
 /// Runs that opened and committed, not yet started: `start` spawns them,
@@ -74,9 +97,15 @@ pub(crate) struct Opened<A> {
 }
 
 impl<A> Opened<A> {
+    /// Spawns the runs that opened running (a run served from the record
+    /// ended as it opened: its webhook is due now).
     pub(crate) fn start(self, state: &AppState) -> (Vec<Session>, A) {
         for (s, claim) in self.sessions.iter().zip(self.claims) {
-            run::spawn(state.clone(), s.clone(), self.slot.clone(), claim);
+            if s.is_running() {
+                run::spawn(state.clone(), s.clone(), self.slot.clone(), claim);
+            } else {
+                state.webhooks.kick();
+            }
         }
         (self.sessions, self.answer)
     }
@@ -119,6 +148,7 @@ where
     );
     let claims: Vec<RunClaim> = ids.iter().map(|id| state.runs.claim(id)).collect();
     let (opener, idem) = (Opener::new(state, caller), idem.cloned());
+    let public_url = state.config.public_url();
     let (sessions, answer) = state
         .store
         .write_async_in(Scope::account(&caller.account.id), move |tx| {
@@ -127,9 +157,17 @@ where
             for Opening {
                 mut session,
                 events,
+                served_from,
             } in prepare(tx)?
             {
-                opener.open_turn(tx, &mut session, events)?;
+                match served_from {
+                    None => opener.open_turn(tx, &mut session, events)?,
+                    Some(record) => {
+                        serve_in(tx, &mut session, &record, events)?;
+                        let from = record.id.clone();
+                        end_in(tx, &mut session, Outcome::Served { from }, &public_url)?;
+                    }
+                }
                 sessions.push(session);
             }
             let answer = answer(&sessions);
@@ -152,9 +190,21 @@ where
 #[derive(Debug, Clone, PartialEq)]
 pub enum Outcome {
     Answered,
-    Abstained { reason: String },
-    Error { code: StreamCode, message: String },
-    Stopped { stop: StopReason, reason: String },
+    /// Delivered from an earlier delivery (`from`) without reading, at $0.
+    Served {
+        from: String,
+    },
+    Abstained {
+        reason: String,
+    },
+    Error {
+        code: StreamCode,
+        message: String,
+    },
+    Stopped {
+        stop: StopReason,
+        reason: String,
+    },
 }
 
 /// The code of a run that ended in error (SPEC §7.5, stream-terminal codes).
@@ -366,6 +416,31 @@ impl Kind {
     }
 }
 
+/// Opens a refresh served from `record` in the caller's transaction: the
+/// record's rows and what it read become the run's, and its opening events
+/// are written; `end_in` ends it at $0.
+fn serve_in(
+    tx: &Tx,
+    s: &mut Session,
+    record: &Session,
+    events: Vec<EventData>,
+) -> anyhow::Result<()> {
+    s.row_count = super::copy_rows(tx, &record.id, &s.id)?;
+    s.records = record.records;
+    s.qualified = record.qualified;
+    s.unchecked = record.unchecked;
+    s.claim = record.claim.clone();
+    s.receipt_id = record.receipt_id.clone();
+    s.served_from = Some("record".into());
+    s.outcome = record.outcome;
+    s.completeness = record.completeness.clone();
+    s.diff = Some(wire::DiffCounts::default());
+    for data in events {
+        events::append(tx, s, data)?;
+    }
+    Ok(())
+}
+
 /// The terminal transition, inside the caller's transaction.
 pub fn end_in(tx: &Tx, s: &mut Session, outcome: Outcome, public_url: &str) -> anyhow::Result<()> {
     let before = crate::ledger::balance(tx, &s.account, s.mode)?;
@@ -377,10 +452,16 @@ pub fn end_in(tx: &Tx, s: &mut Session, outcome: Outcome, public_url: &str) -> a
             s.receipt_id = Some(id.clone());
         }
     }
-    let r = crate::ledger::resolve(tx, &s.reservation, &s.turn_receipts)
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
-    s.settled += r.settled;
-    s.released += r.released;
+    // A run served from the record reserved nothing.
+    let (settled, released) = if s.served_from.is_some() {
+        (Micros::ZERO, Micros::ZERO)
+    } else {
+        let r = crate::ledger::resolve(tx, &s.reservation, &s.turn_receipts)
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        (r.settled, r.released)
+    };
+    s.settled += settled;
+    s.released += released;
     s.turn_receipts.clear();
     tx.remove(crate::store::STOP_REQUESTS, &s.id)?;
     s.ended_at = Some(crate::time::now());
@@ -390,8 +471,8 @@ pub fn end_in(tx: &Tx, s: &mut Session, outcome: Outcome, public_url: &str) -> a
         session_id: Some(s.id.clone()),
         turn: Some(s.turn),
         served_from: None,
-        settled_usd: r.settled.into(),
-        released_usd: r.released.into(),
+        settled_usd: settled.into(),
+        released_usd: released.into(),
         records: s.records,
         qualified: Some(s.qualified),
         sources: Some(s.sources),
@@ -409,6 +490,11 @@ pub fn end_in(tx: &Tx, s: &mut Session, outcome: Outcome, public_url: &str) -> a
                 Kind::Extraction => "the page was read".into(),
                 Kind::Session => "the run read every source it found".into(),
             });
+        }
+        Outcome::Served { from } => {
+            s.status = Status::Answered;
+            s.reason = Some(format!("served from {from} at $0"));
+            data = wire::TurnEnded::served_from_record(s.records);
         }
         Outcome::Abstained { reason } => {
             s.status = Status::Abstained;
@@ -474,8 +560,8 @@ pub fn end_in(tx: &Tx, s: &mut Session, outcome: Outcome, public_url: &str) -> a
                 session_id: s.id.clone(),
                 status: s.status.as_str(),
                 reason: s.reason.clone().unwrap_or_default(),
-                settled_usd: Usd(r.settled),
-                released_usd: Usd(r.released),
+                settled_usd: Usd(settled),
+                released_usd: Usd(released),
                 records: s.records,
                 stop: s.stop.clone(),
             },

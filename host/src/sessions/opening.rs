@@ -114,7 +114,7 @@ pub(crate) async fn open_session(
         caller,
         &ids,
         idem,
-        move |_| Ok::<_, Refused>(vec![Opening { session, events }]),
+        move |_| Ok::<_, Refused>(vec![Opening::run(session, events)]),
         move |s: &[Session]| s[0].to_wire(&public_url),
     )
     .await?;

@@ -43,16 +43,22 @@ pub(super) async fn turn(
     Path(id): Path<String>,
     request: Idempotent<SessionsWrite>,
 ) -> Response {
+    answer_turn(&state, &id, request, false).await
+}
+
+/// A turn or a refresh (`refresh`), answered under its Idempotency-Key.
+async fn answer_turn(
+    state: &AppState,
+    id: &str,
+    request: Idempotent<SessionsWrite>,
+    refresh: bool,
+) -> Response {
     let Idempotent {
-        caller,
-        headers: _,
-        body,
-        idem,
-        ..
+        caller, body, idem, ..
     } = request;
-    let result = add_turn(&state, &caller, &id, &body, idem.as_ref(), false).await;
+    let result = add_turn(state, &caller, id, &body, idem.as_ref(), refresh).await;
     idempotency::respond(
-        &state,
+        state,
         idem,
         result.map(|s| (StatusCode::CREATED, s.to_wire(&state.config.public_url()))),
     )
@@ -223,10 +229,7 @@ pub(super) async fn add_turn(
             reserved_usd: max_spend.into(),
             proposal: Some(p.id.clone()),
         };
-        Ok(vec![Opening {
-            session: s,
-            events: vec![EventData::TurnStarted(started)],
-        }])
+        Ok(vec![Opening::run(s, vec![EventData::TurnStarted(started)])])
     };
     let opened = lifecycle::open(
         state,
@@ -252,18 +255,5 @@ pub(super) async fn refresh(
     Path(id): Path<String>,
     request: Idempotent<SessionsWrite>,
 ) -> Response {
-    let Idempotent {
-        caller,
-        headers: _,
-        body,
-        idem,
-        ..
-    } = request;
-    let result = add_turn(&state, &caller, &id, &body, idem.as_ref(), true).await;
-    idempotency::respond(
-        &state,
-        idem,
-        result.map(|s| (StatusCode::CREATED, s.to_wire(&state.config.public_url()))),
-    )
-    .await
+    answer_turn(&state, &id, request, true).await
 }
