@@ -26,6 +26,7 @@ use crate::plugins::{ExtractRequest, Page, PageKind};
 use crate::sessions::sources::{normalize, sitemap_urls, PageSource, Robots};
 use crate::state::AppState;
 use crate::wire;
+use crate::wire::KeyScope;
 
 /// The most candidates one answer lists.
 pub const MAX_CANDIDATES: usize = 50;
@@ -69,7 +70,7 @@ async fn discover(
     caller: Caller,
     body: Body,
 ) -> Result<Json<wire::DiscoverList>, ApiError> {
-    caller.require("sessions:write")?;
+    caller.require(KeyScope::SessionsWrite)?;
     let wire::DiscoverRequest { url } = wire::DiscoverRequest::parse(&body)?;
     let start = Url::parse(&url).map_err(|e| ApiError::invalid("url", e.to_string()))?;
     if caller.mode() == Mode::Live {

@@ -20,6 +20,7 @@ use crate::auth::Caller;
 use crate::http::{ApiError, Body};
 use crate::state::AppState;
 use crate::store::{self, Scope, Tx, PENDING_CLAIMS};
+use crate::wire::KeyScope;
 
 /// `idempotency`, read and written through this module only.
 const IDEMPOTENCY: store::Table<Record> = store::IDEMPOTENCY.holding();
@@ -139,7 +140,7 @@ pub async fn start(
 async fn begin(
     state: &AppState,
     caller: &Caller,
-    scope: &'static str,
+    scope: KeyScope,
     headers: &HeaderMap,
     request_id: &str,
     operation: &str,
@@ -155,19 +156,19 @@ async fn begin(
 
 /// A scope a create operation requires.
 pub trait WriteScope {
-    const NAME: &'static str;
+    const SCOPE: KeyScope;
 }
 
 /// `sessions:write`: sessions, turns, refreshes, extractions, monitors.
 pub struct SessionsWrite;
 impl WriteScope for SessionsWrite {
-    const NAME: &'static str = "sessions:write";
+    const SCOPE: KeyScope = KeyScope::SessionsWrite;
 }
 
 /// `webhooks:write`: webhook endpoints.
 pub struct WebhooksWrite;
 impl WriteScope for WebhooksWrite {
-    const NAME: &'static str = "webhooks:write";
+    const SCOPE: KeyScope = KeyScope::WebhooksWrite;
 }
 
 /// A create request, its Idempotency-Key handled once for every create
@@ -210,7 +211,7 @@ impl<S: WriteScope> axum::extract::FromRequest<AppState> for Idempotent<S> {
         let idem = begin(
             state,
             &caller,
-            S::NAME,
+            S::SCOPE,
             &headers,
             &request_id,
             &operation,

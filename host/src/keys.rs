@@ -6,24 +6,10 @@ use sha2::{Digest, Sha256};
 use crate::accounts::Mode;
 use crate::money::Micros;
 use crate::store::{self, Tx, KEY_HASHES};
+use crate::wire::KeyScope;
 
 /// `keys`, read and written through this module only.
 const KEYS: store::Table<Key> = store::KEYS.holding();
-
-/// Every scope, and what it allows.
-pub const SCOPES: &[(&str, &str)] = &[
-    ("sessions:read", "GET /sessions and everything under a session: events, stream, result, rows, receipts; GET /signing-keys"),
-    ("sessions:write", "POST /sessions/estimate, POST /sessions, POST /sessions/{id}/turns, POST /sessions/{id}/stop"),
-    ("account:read", "GET /me, GET /balance, GET /usage"),
-    ("keys:read", "GET /keys"),
-    ("keys:write", "PATCH /keys/{id}, POST /keys/{id}/revoke"),
-    ("webhooks:read", "GET /webhooks, GET /webhooks/{id}, GET /webhooks/{id}/attempts, GET /webhook-secret"),
-    ("webhooks:write", "POST /webhooks, PATCH /webhooks/{id}, DELETE /webhooks/{id}, POST /webhook-secret/rotate"),
-];
-
-pub fn is_scope(name: &str) -> bool {
-    SCOPES.iter().any(|(s, _)| *s == name)
-}
 
 /// A stored key. The key text itself is never stored, only its hash.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -42,8 +28,8 @@ pub struct Key {
 }
 
 impl Key {
-    pub fn has_scope(&self, scope: &str) -> bool {
-        self.scopes.iter().any(|s| s == scope)
+    pub fn has_scope(&self, scope: KeyScope) -> bool {
+        self.scopes.iter().any(|s| s == scope.as_str())
     }
 
     /// The key as the API shows it.
@@ -91,8 +77,14 @@ pub fn create(
 ) -> anyhow::Result<(Key, String)> {
     // 32 base-62 characters: about 190 random bits.
     let secret = format!("fn_{}_{}", mode.as_str(), crate::ids::random_text(32));
-    let scopes = scopes.unwrap_or_else(|| SCOPES.iter().map(|(s, _)| s.to_string()).collect());
-    if let Some(bad) = scopes.iter().find(|s| !is_scope(s)) {
+    let every = || {
+        KeyScope::ALL
+            .iter()
+            .map(|s| s.as_str().to_string())
+            .collect()
+    };
+    let scopes = scopes.unwrap_or_else(every);
+    if let Some(bad) = scopes.iter().find(|s| KeyScope::parse(s).is_none()) {
         anyhow::bail!("unknown scope {bad:?}");
     }
     let key = Key {

@@ -12,6 +12,7 @@ use crate::keys;
 use crate::ledger;
 use crate::money::Micros;
 use crate::state::AppState;
+use crate::wire::KeyScope;
 use crate::wire::{self, Usd};
 
 pub fn routes() -> OpenApiRouter<AppState> {
@@ -30,7 +31,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
     responses((status = 200, description = "The account", body = wire::Account)))]
 
 async fn me(State(_): State<AppState>, caller: Caller) -> Result<Json<wire::Account>, ApiError> {
-    caller.require("account:read")?;
+    caller.require(KeyScope::AccountRead)?;
     let a = &caller.account;
     Ok(Json(wire::Account {
         object: "account",
@@ -73,7 +74,7 @@ async fn balance(
     State(state): State<AppState>,
     caller: Caller,
 ) -> Result<Json<wire::Balance>, ApiError> {
-    caller.require("account:read")?;
+    caller.require(KeyScope::AccountRead)?;
     let (id, mode) = (caller.account.id.clone(), caller.mode());
     let b = state.store.read(|tx| ledger::balance(tx, &id, mode))?;
     Ok(Json(balance_wire(&caller.account, mode, &b)))
@@ -97,7 +98,7 @@ async fn usage(
     caller: Caller,
     Query(q): Query<wire::UsageParams>,
 ) -> Result<Json<wire::Usage>, ApiError> {
-    caller.require("account:read")?;
+    caller.require(KeyScope::AccountRead)?;
     let today = Utc::now().date_naive();
     let to = parse_date("to", &q.to, today)?;
     let from = parse_date("from", &q.from, to - Duration::days(29))?;
@@ -143,7 +144,7 @@ async fn list_keys(
     caller: Caller,
     Query(q): Query<wire::PageParams>,
 ) -> Result<Json<wire::KeyList>, ApiError> {
-    caller.require("keys:read")?;
+    caller.require(KeyScope::KeysRead)?;
     let page = Page::from_query(&q)?;
     let (id, mode) = (caller.account.id.clone(), caller.mode());
     let mut all = state.store.read(|tx| keys::of_account(tx, &id, mode))?;
@@ -176,7 +177,7 @@ async fn rename_key(
     Path(id): Path<String>,
     body: Body,
 ) -> Result<Json<wire::Key>, ApiError> {
-    caller.require("keys:write")?;
+    caller.require(KeyScope::KeysWrite)?;
     let wire::KeyRename { name } = wire::KeyRename::parse(&body)?;
     own_key(&state, &caller, &id)?;
     let key = state
@@ -201,7 +202,7 @@ async fn revoke_key(
     caller: Caller,
     Path(id): Path<String>,
 ) -> Result<Json<wire::Key>, ApiError> {
-    caller.require("keys:write")?;
+    caller.require(KeyScope::KeysWrite)?;
     own_key(&state, &caller, &id)?;
     let key = state
         .store

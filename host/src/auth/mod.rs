@@ -8,6 +8,7 @@ use crate::accounts::{Account, Mode};
 use crate::http::ApiError;
 use crate::keys::{self, Key};
 use crate::state::AppState;
+use crate::wire::KeyScope;
 
 pub mod cache;
 pub use cache::KeyCache;
@@ -30,12 +31,12 @@ impl Caller {
     }
 
     /// 403 missing_scope unless the key has `scope`.
-    pub fn require(&self, scope: &'static str) -> Result<(), ApiError> {
+    pub fn require(&self, scope: KeyScope) -> Result<(), ApiError> {
         if self.key.has_scope(scope) {
             Ok(())
         } else {
             Err(ApiError::MissingScope {
-                required_scope: scope,
+                required_scope: scope.as_str(),
             })
         }
     }

@@ -30,6 +30,7 @@ use crate::auth::Caller;
 use crate::http::ApiError;
 use crate::keys::{self, Key};
 use crate::state::AppState;
+use crate::wire::KeyScope;
 
 /// The cookie holding a dashboard session's token.
 pub const SESSION_COOKIE: &str = "fnhost_dash";
@@ -46,7 +47,6 @@ const LOGIN_FORM_S: u64 = 3600;
 
 /// The scopes that change something; a key with none of them sees a
 /// read-only dashboard.
-pub const WRITE_SCOPES: &[&str] = &["keys:write", "webhooks:write", "sessions:write"];
 
 struct Entry {
     key_id: String,
@@ -128,13 +128,13 @@ pub struct Dash {
 }
 
 impl Dash {
-    pub fn can(&self, scope: &str) -> bool {
+    pub fn can(&self, scope: KeyScope) -> bool {
         self.key.has_scope(scope)
     }
 
     /// No write scope at all.
     pub fn read_only(&self) -> bool {
-        !WRITE_SCOPES.iter().any(|s| self.can(s))
+        !KeyScope::WRITES.iter().any(|s| self.can(*s))
     }
 }
 

@@ -14,17 +14,18 @@ use crate::http::ApiError;
 use crate::ledger::{self};
 use crate::money::Micros;
 use crate::state::AppState;
+use crate::wire::KeyScope;
 
 /// Days the chart covers, today included.
 const DAYS: i64 = 30;
 
 pub async fn page(State(state): State<AppState>, dash: Dash) -> Response {
-    if !dash.can("account:read") {
+    if !dash.can(KeyScope::AccountRead) {
         return frame::page(
             &dash,
             Nav::Balance,
             "Balance",
-            &html::missing_scope("account:read"),
+            &html::missing_scope(KeyScope::AccountRead),
         );
     }
     let (account, mode) = (dash.account.id.clone(), dash.key.mode);

@@ -124,7 +124,7 @@ impl Dash {
     }
 
     /// Refuse an action the key has no scope for, with a page that says so.
-    pub fn require(&self, scope: &str, action: &str) -> Result<(), Response> {
+    pub fn require(&self, scope: crate::wire::KeyScope, action: &str) -> Result<(), Response> {
         if self.can(scope) {
             return Ok(());
         }
@@ -137,7 +137,7 @@ impl Dash {
                 &format!(
                     "This key is read-only here: it lacks the <code>{}</code> scope, so it cannot {}. Nothing was changed. \
                      Sign in with a key that has the scope.",
-                    E(scope),
+                    E(scope.as_str()),
                     E(action)
                 ),
             ),

@@ -164,12 +164,12 @@ pub fn notice(kind: &str, text_html: &str) -> String {
 }
 
 /// What a page shows when the key lacks the scope to read it.
-pub fn missing_scope(scope: &str) -> String {
+pub fn missing_scope(scope: crate::wire::KeyScope) -> String {
     notice(
         "error",
         &format!(
             "This key lacks the <code>{}</code> scope, so this page cannot be shown. Sign in with a key that has it.",
-            E(scope)
+            E(scope.as_str())
         ),
     )
 }

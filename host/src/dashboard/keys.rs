@@ -15,6 +15,7 @@ use super::html::{self, pill, when, E};
 use crate::http::ApiError;
 use crate::keys::{self, Key};
 use crate::state::AppState;
+use crate::wire::KeyScope;
 
 /// The longest key name (as the API).
 const MAX_NAME: usize = 100;
@@ -25,8 +26,13 @@ pub struct Done {
 }
 
 pub async fn page(State(state): State<AppState>, dash: Dash, Query(q): Query<Done>) -> Response {
-    if !dash.can("keys:read") {
-        return frame::page(&dash, Nav::Keys, "Keys", &html::missing_scope("keys:read"));
+    if !dash.can(KeyScope::KeysRead) {
+        return frame::page(
+            &dash,
+            Nav::Keys,
+            "Keys",
+            &html::missing_scope(KeyScope::KeysRead),
+        );
     }
     let (account, mode) = (dash.account.id.clone(), dash.key.mode);
     let mut list = match state
@@ -38,7 +44,7 @@ pub async fn page(State(state): State<AppState>, dash: Dash, Query(q): Query<Don
         Err(e) => return ApiError::internal(e).into_response(),
     };
     list.reverse();
-    let writable = dash.can("keys:write");
+    let writable = dash.can(KeyScope::KeysWrite);
     let mut main = String::new();
     match q.done.as_deref() {
         Some("renamed") => main.push_str(&html::notice("ok", "The key was renamed.")),
@@ -156,7 +162,7 @@ pub async fn rename(
     if let Err(r) = dash.check_csrf(&headers, &form.csrf) {
         return r;
     }
-    if let Err(r) = dash.require("keys:write", "rename keys") {
+    if let Err(r) = dash.require(KeyScope::KeysWrite, "rename keys") {
         return r;
     }
     let name = form.name.trim().to_string();
@@ -200,7 +206,7 @@ pub async fn revoke(
     if let Err(r) = dash.check_csrf(&headers, &form.csrf) {
         return r;
     }
-    if let Err(r) = dash.require("keys:write", "revoke keys") {
+    if let Err(r) = dash.require(KeyScope::KeysWrite, "revoke keys") {
         return r;
     }
     match own(&state, &dash, &id).await {

@@ -14,6 +14,7 @@ use super::html::{self, usd, E};
 use crate::http::ApiError;
 use crate::monitors::{self, changes::MAX_KEPT, Monitor, MonitorRun};
 use crate::state::AppState;
+use crate::wire::KeyScope;
 
 /// Runs read for the chart, newest first.
 const CHART_RUNS: usize = 30;
@@ -21,12 +22,12 @@ const CHART_RUNS: usize = 30;
 const CHART_PRODUCTS: usize = 12;
 
 pub async fn list(State(state): State<AppState>, dash: Dash) -> Response {
-    if !dash.can("sessions:read") {
+    if !dash.can(KeyScope::SessionsRead) {
         return frame::page(
             &dash,
             Nav::Monitors,
             "Monitors",
-            &html::missing_scope("sessions:read"),
+            &html::missing_scope(KeyScope::SessionsRead),
         );
     }
     let (account, mode) = (dash.account.id.clone(), dash.key.mode);
@@ -68,12 +69,12 @@ pub async fn list(State(state): State<AppState>, dash: Dash) -> Response {
 }
 
 pub async fn detail(State(state): State<AppState>, dash: Dash, Path(id): Path<String>) -> Response {
-    if !dash.can("sessions:read") {
+    if !dash.can(KeyScope::SessionsRead) {
         return frame::page(
             &dash,
             Nav::Monitors,
             "Monitor",
-            &html::missing_scope("sessions:read"),
+            &html::missing_scope(KeyScope::SessionsRead),
         );
     }
     let (account, mode) = (dash.account.id.clone(), dash.key.mode);

@@ -18,6 +18,7 @@ use super::html::{self, esc, esc_json, esc_value, pill, usd, usd_json, when, whe
 use crate::http::ApiError;
 use crate::sessions::{self, events, Session};
 use crate::state::AppState;
+use crate::wire::KeyScope;
 
 const PAGE: usize = 25;
 const ROWS_PAGE: usize = 50;
@@ -55,12 +56,12 @@ async fn own(state: &AppState, dash: &Dash, id: &str) -> Result<Option<Session>,
 }
 
 pub async fn list(State(state): State<AppState>, dash: Dash, Query(q): Query<After>) -> Response {
-    if !dash.can("sessions:read") {
+    if !dash.can(KeyScope::SessionsRead) {
         return frame::page(
             &dash,
             Nav::Sessions,
             "Sessions",
-            &html::missing_scope("sessions:read"),
+            &html::missing_scope(KeyScope::SessionsRead),
         );
     }
     let after = match &q.after {
@@ -225,12 +226,12 @@ pub async fn rows(
     Path(id): Path<String>,
     Query(q): Query<After>,
 ) -> Response {
-    if !dash.can("sessions:read") {
+    if !dash.can(KeyScope::SessionsRead) {
         return frame::page(
             &dash,
             Nav::Sessions,
             "Session",
-            &html::missing_scope("sessions:read"),
+            &html::missing_scope(KeyScope::SessionsRead),
         );
     }
     let s = match own(&state, &dash, &id).await {
@@ -321,12 +322,12 @@ fn event_row(e: &events::Event) -> String {
 }
 
 pub async fn events(State(state): State<AppState>, dash: Dash, Path(id): Path<String>) -> Response {
-    if !dash.can("sessions:read") {
+    if !dash.can(KeyScope::SessionsRead) {
         return frame::page(
             &dash,
             Nav::Sessions,
             "Session",
-            &html::missing_scope("sessions:read"),
+            &html::missing_scope(KeyScope::SessionsRead),
         );
     }
     let s = match own(&state, &dash, &id).await {
@@ -402,7 +403,7 @@ pub async fn events_json(
     Path(id): Path<String>,
     Query(q): Query<EventsQuery>,
 ) -> Response {
-    if !dash.can("sessions:read") {
+    if !dash.can(KeyScope::SessionsRead) {
         return html::secure(
             (
                 StatusCode::FORBIDDEN,
@@ -462,12 +463,12 @@ pub async fn receipts(
     dash: Dash,
     Path(id): Path<String>,
 ) -> Response {
-    if !dash.can("sessions:read") {
+    if !dash.can(KeyScope::SessionsRead) {
         return frame::page(
             &dash,
             Nav::Sessions,
             "Session",
-            &html::missing_scope("sessions:read"),
+            &html::missing_scope(KeyScope::SessionsRead),
         );
     }
     let s = match own(&state, &dash, &id).await {

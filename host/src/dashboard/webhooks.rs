@@ -18,6 +18,7 @@ use super::html::{self, esc, pill, when, when_opt, E};
 use crate::http::ApiError;
 use crate::state::AppState;
 use crate::webhooks::{self, Attempt, DefaultSecret, Endpoint};
+use crate::wire::KeyScope;
 
 /// Attempts shown on an endpoint's page.
 const ATTEMPTS_SHOWN: usize = 100;
@@ -27,12 +28,12 @@ fn internal(e: impl Into<anyhow::Error>) -> Response {
 }
 
 pub async fn endpoints(State(state): State<AppState>, dash: Dash) -> Response {
-    if !dash.can("webhooks:read") {
+    if !dash.can(KeyScope::WebhooksRead) {
         return frame::page(
             &dash,
             Nav::Webhooks,
             "Webhooks",
-            &html::missing_scope("webhooks:read"),
+            &html::missing_scope(KeyScope::WebhooksRead),
         );
     }
     let (account, mode) = (dash.account.id.clone(), dash.key.mode);
@@ -147,12 +148,12 @@ pub async fn attempts(
     dash: Dash,
     Path(id): Path<String>,
 ) -> Response {
-    if !dash.can("webhooks:read") {
+    if !dash.can(KeyScope::WebhooksRead) {
         return frame::page(
             &dash,
             Nav::Webhooks,
             "Webhook endpoint",
-            &html::missing_scope("webhooks:read"),
+            &html::missing_scope(KeyScope::WebhooksRead),
         );
     }
     let eid = id.clone();
@@ -285,7 +286,7 @@ async fn secret_page(
             csrf_field(dash)
         );
     }
-    if dash.can("webhooks:write") {
+    if dash.can(KeyScope::WebhooksWrite) {
         let _ = write!(
             main,
             "<form method=\"post\" action=\"/dashboard/webhook-secret/rotate\" class=\"inline\" \
@@ -302,12 +303,12 @@ async fn secret_page(
 }
 
 pub async fn secret(State(state): State<AppState>, dash: Dash, Query(q): Query<Done>) -> Response {
-    if !dash.can("webhooks:read") {
+    if !dash.can(KeyScope::WebhooksRead) {
         return frame::page(
             &dash,
             Nav::Secret,
             "Webhook secret",
-            &html::missing_scope("webhooks:read"),
+            &html::missing_scope(KeyScope::WebhooksRead),
         );
     }
     let message = match q.done.as_deref() {
@@ -329,7 +330,7 @@ pub async fn reveal(
     if let Err(r) = dash.check_csrf(&headers, &form.csrf) {
         return r;
     }
-    if let Err(r) = dash.require("webhooks:read", "read the webhook secret") {
+    if let Err(r) = dash.require(KeyScope::WebhooksRead, "read the webhook secret") {
         return r;
     }
     secret_page(&state, &dash, true, None).await
@@ -344,7 +345,7 @@ pub async fn rotate(
     if let Err(r) = dash.check_csrf(&headers, &form.csrf) {
         return r;
     }
-    if let Err(r) = dash.require("webhooks:write", "rotate the webhook secret") {
+    if let Err(r) = dash.require(KeyScope::WebhooksWrite, "rotate the webhook secret") {
         return r;
     }
     let (account, mode) = (dash.account.id.clone(), dash.key.mode);

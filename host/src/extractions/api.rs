@@ -23,6 +23,7 @@ use crate::sessions::events::EventData;
 use crate::sessions::lifecycle::{self, Opening};
 use crate::sessions::{Kind, Session, Status};
 use crate::state::AppState;
+use crate::wire::KeyScope;
 use crate::wire::{self, Usd};
 
 /// The extraction routes; `redaction` opens `DELETE /extractions/{id}`
@@ -325,7 +326,7 @@ async fn read(
     caller: Caller,
     Path(id): Path<String>,
 ) -> Result<Json<wire::Extraction>, ApiError> {
-    caller.require("sessions:read")?;
+    caller.require(KeyScope::SessionsRead)?;
     let e = owned(&state, &caller, &id, Kind::Extraction)?;
     Ok(Json(e.to_extraction_wire(&state.config.public_url())))
 }
@@ -341,7 +342,7 @@ async fn events_page(
     Path(id): Path<String>,
     Query(q): Query<wire::EventsParams>,
 ) -> Result<Json<wire::SessionEventList>, ApiError> {
-    caller.require("sessions:read")?;
+    caller.require(KeyScope::SessionsRead)?;
     owned(&state, &caller, &id, Kind::Extraction)?;
     event_page(&state, id, &q).await.map(Json)
 }
@@ -363,7 +364,7 @@ async fn result(
     Path(id): Path<String>,
     Query(q): Query<wire::ResultParams>,
 ) -> Result<Response, ApiError> {
-    caller.require("sessions:read")?;
+    caller.require(KeyScope::SessionsRead)?;
     owned(&state, &caller, &id, Kind::Extraction)?;
     let public_url = state.config.public_url();
     long_poll(

@@ -17,6 +17,7 @@ use crate::idempotency::{self, Idempotent, SessionsWrite};
 use crate::money::Micros;
 use crate::state::AppState;
 use crate::wire;
+use crate::wire::KeyScope;
 
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -202,7 +203,7 @@ async fn list(
     caller: Caller,
     Query(q): Query<wire::PageParams>,
 ) -> Result<Json<wire::MonitorList>, ApiError> {
-    caller.require("sessions:read")?;
+    caller.require(KeyScope::SessionsRead)?;
     let page = Page::from_query(&q)?;
     let mut mine: Vec<Monitor> = state
         .store
@@ -242,7 +243,7 @@ async fn read(
     caller: Caller,
     Path(id): Path<String>,
 ) -> Result<Json<wire::Monitor>, ApiError> {
-    caller.require("sessions:read")?;
+    caller.require(KeyScope::SessionsRead)?;
     Ok(Json(
         owned(&state, &caller, &id)?.to_wire(&state.config.public_url()),
     ))
@@ -260,7 +261,7 @@ async fn update(
     Path(id): Path<String>,
     body: Body,
 ) -> Result<Json<wire::Monitor>, ApiError> {
-    caller.require("sessions:write")?;
+    caller.require(KeyScope::SessionsWrite)?;
     let current = owned(&state, &caller, &id)?;
     let wire::MonitorUpdate {
         paused,
@@ -341,7 +342,7 @@ async fn remove(
     caller: Caller,
     Path(id): Path<String>,
 ) -> Result<Json<wire::MonitorDeleted>, ApiError> {
-    caller.require("sessions:write")?;
+    caller.require(KeyScope::SessionsWrite)?;
     owned(&state, &caller, &id)?;
     let id_c = id.clone();
     state
@@ -366,7 +367,7 @@ async fn runs(
     Path(id): Path<String>,
     Query(q): Query<wire::PageParams>,
 ) -> Result<Json<wire::MonitorRunList>, ApiError> {
-    caller.require("sessions:read")?;
+    caller.require(KeyScope::SessionsRead)?;
     let page = Page::from_query(&q)?;
     let m = owned(&state, &caller, &id)?;
     // The first page reads only itself; a later one finds its place by id.
@@ -409,7 +410,7 @@ async fn run_changes(
     caller: Caller,
     Path((id, run_id)): Path<(String, String)>,
 ) -> Result<Json<wire::MonitorChangeList>, ApiError> {
-    caller.require("sessions:read")?;
+    caller.require(KeyScope::SessionsRead)?;
     let m = owned(&state, &caller, &id)?;
     let runs = state
         .store
@@ -464,7 +465,7 @@ async fn feed(
             m
         }
         (None, Ok(caller)) => {
-            caller.require("sessions:read")?;
+            caller.require(KeyScope::SessionsRead)?;
             owned(&state, &caller, &id)?
         }
         (None, Err(e)) => return Err(e),
@@ -493,7 +494,7 @@ async fn revoke_feed(
     caller: Caller,
     Path(id): Path<String>,
 ) -> Result<Json<wire::Monitor>, ApiError> {
-    caller.require("sessions:write")?;
+    caller.require(KeyScope::SessionsWrite)?;
     owned(&state, &caller, &id)?;
     let updated = state
         .store

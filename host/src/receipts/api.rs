@@ -13,6 +13,7 @@ use crate::auth::Caller;
 use crate::http::ApiError;
 use crate::state::AppState;
 use crate::wire;
+use crate::wire::KeyScope;
 
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(signing_keys))
@@ -46,7 +47,7 @@ async fn lookup(
 /// A receipt of the caller's account and mode (a session's or an
 /// extraction's), or not found.
 pub fn find(state: &AppState, caller: &Caller, id: &str) -> Result<Value, ApiError> {
-    caller.require("sessions:read")?;
+    caller.require(KeyScope::SessionsRead)?;
     let (account, mode) = (caller.account.id.clone(), caller.mode());
     let receipt = state.store.read(|tx| -> anyhow::Result<Option<Value>> {
         let Some(receipt) = get(tx, id)? else {
@@ -78,7 +79,7 @@ async fn signing_keys(
     State(state): State<AppState>,
     caller: Caller,
 ) -> Result<Json<wire::SigningKeyList>, ApiError> {
-    caller.require("sessions:read")?;
+    caller.require(KeyScope::SessionsRead)?;
     let s = &state.signer;
     Ok(Json(wire::SigningKeyList {
         object: "list",

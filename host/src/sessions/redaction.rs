@@ -18,6 +18,7 @@ use serde_json::Value;
 
 use super::{events, Session};
 use crate::store::{self, Scope, Tx, EVENTS, ROWS};
+use crate::wire::KeyScope;
 
 /// Erase a finished run's customer data in the caller's transaction.
 pub fn redact(tx: &Tx, s: &mut Session) -> anyhow::Result<()> {
@@ -55,7 +56,7 @@ pub async fn delete(
     kind: super::Kind,
 ) -> Result<Session, crate::http::ApiError> {
     use crate::http::ApiError;
-    caller.require("sessions:write")?;
+    caller.require(KeyScope::SessionsWrite)?;
     let (id, scope, public_url) = (
         id.to_string(),
         caller.scope_key(),

@@ -16,6 +16,7 @@ use crate::idempotency::{self, Idempotent, WebhooksWrite};
 use crate::state::AppState;
 use crate::store::{self, ATTEMPT_KEYS, WEBHOOK_INDEX};
 use crate::wire;
+use crate::wire::KeyScope;
 
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -123,7 +124,7 @@ async fn list(
     caller: Caller,
     Query(q): Query<wire::PageParams>,
 ) -> Result<Json<wire::WebhookEndpointList>, ApiError> {
-    caller.require("webhooks:read")?;
+    caller.require(KeyScope::WebhooksRead)?;
     let page = Page::from_query(&q)?;
     let after = match &page.starting_after {
         Some(id) => Some(
@@ -170,7 +171,7 @@ async fn read(
     caller: Caller,
     Path(id): Path<String>,
 ) -> Result<Json<wire::WebhookEndpoint>, ApiError> {
-    caller.require("webhooks:read")?;
+    caller.require(KeyScope::WebhooksRead)?;
     Ok(Json(own(&state, &caller, &id).await?.to_wire()))
 }
 
@@ -187,7 +188,7 @@ async fn update(
     Path(id): Path<String>,
     body: Body,
 ) -> Result<Json<wire::WebhookEndpoint>, ApiError> {
-    caller.require("webhooks:write")?;
+    caller.require(KeyScope::WebhooksWrite)?;
     let current = own(&state, &caller, &id).await?;
     let wire::WebhookEndpointUpdate {
         url,
@@ -242,7 +243,7 @@ async fn remove(
     caller: Caller,
     Path(id): Path<String>,
 ) -> Result<Json<wire::WebhookEndpointDeleted>, ApiError> {
-    caller.require("webhooks:write")?;
+    caller.require(KeyScope::WebhooksWrite)?;
     let ep = own(&state, &caller, &id).await?;
     let key = ep.index_key();
     let id2 = id.clone();
@@ -273,7 +274,7 @@ async fn attempts(
     Path(id): Path<String>,
     Query(q): Query<wire::PageParams>,
 ) -> Result<Json<wire::WebhookAttemptList>, ApiError> {
-    caller.require("webhooks:read")?;
+    caller.require(KeyScope::WebhooksRead)?;
     let ep = own(&state, &caller, &id).await?;
     let page = Page::from_query(&q)?;
     let prefix = crate::prefix!(ep.id);
@@ -317,7 +318,7 @@ async fn read_secret(
     State(state): State<AppState>,
     caller: Caller,
 ) -> Result<Json<wire::WebhookSecret>, ApiError> {
-    caller.require("webhooks:read")?;
+    caller.require(KeyScope::WebhooksRead)?;
     let (acct, mode) = (caller.account.id.clone(), caller.mode());
     if let Some(s) = state
         .store
@@ -342,7 +343,7 @@ async fn rotate_secret(
     State(state): State<AppState>,
     caller: Caller,
 ) -> Result<Json<wire::WebhookSecret>, ApiError> {
-    caller.require("webhooks:write")?;
+    caller.require(KeyScope::WebhooksWrite)?;
     let (acct, mode) = (caller.account.id.clone(), caller.mode());
     let s = state
         .store

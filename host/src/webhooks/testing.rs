@@ -23,6 +23,7 @@ use crate::http::ApiError;
 use crate::state::AppState;
 use crate::store;
 use crate::wire;
+use crate::wire::KeyScope;
 
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -143,7 +144,7 @@ async fn test(
     caller: Caller,
     Path(id): Path<String>,
 ) -> Result<(StatusCode, Json<wire::WebhookTest>), ApiError> {
-    caller.require("webhooks:write")?;
+    caller.require(KeyScope::WebhooksWrite)?;
     let ep = own(&state, &caller, &id).await?;
     if ep.disabled {
         return Err(ApiError::invalid(
@@ -208,7 +209,7 @@ async fn redeliver(
     caller: Caller,
     Path((id, msg)): Path<(String, String)>,
 ) -> Result<(StatusCode, Json<wire::WebhookRedelivery>), ApiError> {
-    caller.require("webhooks:write")?;
+    caller.require(KeyScope::WebhooksWrite)?;
     let ep = own(&state, &caller, &id).await?;
     let key = crate::key!(ep.id, msg);
     let queued = state

@@ -17,6 +17,7 @@ mod params;
 mod platform;
 mod receipts;
 mod requests;
+mod scopes;
 mod sessions;
 mod webhooks;
 
@@ -31,6 +32,7 @@ pub use params::*;
 pub use platform::*;
 pub use receipts::*;
 pub use requests::*;
+pub use scopes::*;
 pub use sessions::*;
 pub use webhooks::*;
 

@@ -11,6 +11,7 @@ use crate::sessions::opening::{open_session, plan, NewSession};
 use crate::sessions::Session;
 use crate::state::AppState;
 use crate::wire;
+use crate::wire::KeyScope;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -57,7 +58,7 @@ pub(super) async fn estimate(
     caller: Caller,
     body: Body,
 ) -> Result<Json<wire::Estimate>, ApiError> {
-    caller.require("sessions:write")?;
+    caller.require(KeyScope::SessionsWrite)?;
     let wire::EstimateRequest { query } = wire::EstimateRequest::parse(&body)?;
     let e = plan(&state, caller.mode(), &query)
         .await

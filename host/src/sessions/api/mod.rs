@@ -16,6 +16,7 @@ use super::{Kind, Session};
 use crate::auth::Caller;
 use crate::http::ApiError;
 use crate::state::AppState;
+use crate::wire::KeyScope;
 use std::time::Duration;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -87,7 +88,7 @@ pub(crate) async fn list_of(
     page: &crate::http::Page,
     kind: Kind,
 ) -> Result<Vec<Session>, ApiError> {
-    caller.require("sessions:read")?;
+    caller.require(KeyScope::SessionsRead)?;
     let after = match &page.starting_after {
         Some(id) => Some(owned(state, caller, id, kind).map_err(|_| {
             let what = match kind {

@@ -7,6 +7,7 @@ use crate::http::{ApiError, Page, Query};
 use crate::sessions::events::{self, Event};
 use crate::sessions::{Kind, Session};
 use crate::state::AppState;
+use crate::wire::KeyScope;
 use crate::wire::{self, Usd};
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -47,7 +48,7 @@ pub(super) async fn read(
     caller: Caller,
     Path(id): Path<String>,
 ) -> Result<Json<wire::Session>, ApiError> {
-    caller.require("sessions:read")?;
+    caller.require(KeyScope::SessionsRead)?;
     Ok(Json(
         own(&state, &caller, &id)?.to_wire(&state.config.public_url()),
     ))
@@ -64,7 +65,7 @@ pub(super) async fn events_page(
     Path(id): Path<String>,
     Query(q): Query<wire::EventsParams>,
 ) -> Result<Json<wire::SessionEventList>, ApiError> {
-    caller.require("sessions:read")?;
+    caller.require(KeyScope::SessionsRead)?;
     own(&state, &caller, &id)?;
     event_page(&state, id, &q).await.map(Json)
 }
@@ -196,7 +197,7 @@ pub(super) async fn stream(
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    caller.require("sessions:read")?;
+    caller.require(KeyScope::SessionsRead)?;
     own(&state, &caller, &id)?;
     let after = match headers.get("last-event-id").and_then(|v| v.to_str().ok()) {
         None => 0,
@@ -224,7 +225,7 @@ pub(super) async fn result(
     Path(id): Path<String>,
     Query(q): Query<wire::ResultParams>,
 ) -> Result<Response, ApiError> {
-    caller.require("sessions:read")?;
+    caller.require(KeyScope::SessionsRead)?;
     own(&state, &caller, &id)?;
     let public_url = state.config.public_url();
     long_poll(
@@ -301,7 +302,7 @@ pub(super) async fn rows(
     Path(id): Path<String>,
     Query(q): Query<wire::PageParams>,
 ) -> Result<Json<wire::RowList>, ApiError> {
-    caller.require("sessions:read")?;
+    caller.require(KeyScope::SessionsRead)?;
     own(&state, &caller, &id)?;
     let page = Page::from_query(&q)?;
     let after = match &page.starting_after {
@@ -334,7 +335,7 @@ pub(super) async fn receipts(
     Path(id): Path<String>,
     Query(q): Query<wire::PageParams>,
 ) -> Result<Json<wire::ReceiptList>, ApiError> {
-    caller.require("sessions:read")?;
+    caller.require(KeyScope::SessionsRead)?;
     own(&state, &caller, &id)?;
     let page = Page::from_query(&q)?;
     let ids = receipt_ids(&state, &id)?;

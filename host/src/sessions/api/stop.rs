@@ -6,6 +6,7 @@ use crate::http::ApiError;
 use crate::sessions::Kind;
 use crate::state::AppState;
 use crate::wire;
+use crate::wire::KeyScope;
 use axum::extract::{Path, State};
 use axum::Json;
 use std::time::Duration;
@@ -34,7 +35,7 @@ pub(super) async fn stop(
     caller: Caller,
     Path(id): Path<String>,
 ) -> Result<Json<wire::Session>, ApiError> {
-    caller.require("sessions:write")?;
+    caller.require(KeyScope::SessionsWrite)?;
     let s = own(&state, &caller, &id)?;
     if !s.is_running() {
         return Err(ApiError::SessionTerminal {
