@@ -1,8 +1,10 @@
 //! A session's event log and the bus that wakes its readers.
 //!
 //! Each entry is `{seq, phase, at, data}`; `seq` counts from 1 per session
-//! and is the SSE `id:`. Terminal phases are `answered`, `abstain`,
-//! `error` and `stopped`; a stream ends after one of them.
+//! and is the SSE `id:`; `data` is written from its phase's type
+//! ([`EventData`]). Terminal phases are `answered` (`delivered` for an
+//! extraction), `abstain`, `error` and `stopped`; a stream ends after one
+//! of them.
 
 use serde_json::Value;
 use tokio::sync::watch;
