@@ -55,6 +55,19 @@ async fn own(state: &AppState, dash: &Dash, id: &str) -> Result<Option<Session>,
     }))
 }
 
+/// The session `id` for one of its pages: the page that says why not when
+/// the key lacks `sessions:read` or the session is not the account's.
+async fn readable(state: &AppState, dash: &Dash, id: &str) -> Result<Session, Response> {
+    if !dash.can(KeyScope::SessionsRead) {
+        let missing = html::missing_scope(KeyScope::SessionsRead);
+        return Err(frame::page(dash, Nav::Sessions, "Session", &missing));
+    }
+    match own(state, dash, id).await? {
+        Some(s) => Ok(s),
+        None => Err(not_found(dash)),
+    }
+}
+
 pub async fn list(State(state): State<AppState>, dash: Dash, Query(q): Query<After>) -> Response {
     if !dash.can(KeyScope::SessionsRead) {
         return frame::page(
@@ -226,18 +239,9 @@ pub async fn rows(
     Path(id): Path<String>,
     Query(q): Query<After>,
 ) -> Response {
-    if !dash.can(KeyScope::SessionsRead) {
-        return frame::page(
-            &dash,
-            Nav::Sessions,
-            "Session",
-            &html::missing_scope(KeyScope::SessionsRead),
-        );
-    }
-    let s = match own(&state, &dash, &id).await {
-        Ok(Some(s)) => s,
-        Ok(None) => return not_found(&dash),
-        Err(r) => return r,
+    let s = match readable(&state, &dash, &id).await {
+        Ok(s) => s,
+        Err(page) => return page,
     };
     let after_n: u64 = q
         .after
@@ -322,18 +326,9 @@ fn event_row(e: &events::Event) -> String {
 }
 
 pub async fn events(State(state): State<AppState>, dash: Dash, Path(id): Path<String>) -> Response {
-    if !dash.can(KeyScope::SessionsRead) {
-        return frame::page(
-            &dash,
-            Nav::Sessions,
-            "Session",
-            &html::missing_scope(KeyScope::SessionsRead),
-        );
-    }
-    let s = match own(&state, &dash, &id).await {
-        Ok(Some(s)) => s,
-        Ok(None) => return not_found(&dash),
-        Err(r) => return r,
+    let s = match readable(&state, &dash, &id).await {
+        Ok(s) => s,
+        Err(page) => return page,
     };
     let sid = s.id.clone();
     let list = match state
@@ -463,18 +458,9 @@ pub async fn receipts(
     dash: Dash,
     Path(id): Path<String>,
 ) -> Response {
-    if !dash.can(KeyScope::SessionsRead) {
-        return frame::page(
-            &dash,
-            Nav::Sessions,
-            "Session",
-            &html::missing_scope(KeyScope::SessionsRead),
-        );
-    }
-    let s = match own(&state, &dash, &id).await {
-        Ok(Some(s)) => s,
-        Ok(None) => return not_found(&dash),
-        Err(r) => return r,
+    let s = match readable(&state, &dash, &id).await {
+        Ok(s) => s,
+        Err(page) => return page,
     };
     let sid = s.id.clone();
     let list = state
