@@ -693,8 +693,14 @@ fn turns_are_priced_first_then_confirmed() {
     let second = confirmed.json();
     assert_eq!(second["turn"], json!(2));
     assert_eq!(second["status"], "running");
-    c.post(&format!("/sessions/{id}/turns"), json!({"query": "more"}))
-        .error(409, "session_busy");
+    let busy = c.post(&format!("/sessions/{id}/turns"), json!({"query": "more"}));
+    let code = busy.json()["error"]["code"].clone();
+    if code != "session_busy" {
+        // Test mode reads its recordings fast: the turn may have ended
+        // already, and then the next turn is priced, not refused.
+        assert_eq!(code, "proposal_required", "{}", busy.text);
+        assert_ne!(c.get(&format!("/sessions/{id}")).ok()["status"], "running");
+    }
     let done = ended(&c, id);
     assert_eq!(done["status"], "answered");
     c.post(
