@@ -7,7 +7,7 @@
 //! links, notes) as JSON, to check that a speed change left the results as
 //! they were.
 
-use fnhost_extractor::{extract, Page, Request};
+use fnhost_extractor::{extract, parse, Page, Request};
 use std::io::Read;
 use std::time::{Duration, Instant};
 
@@ -76,9 +76,43 @@ fn main() {
         let text = serde_json::to_string_pretty(&all).expect("json");
         std::fs::write(&out, text).expect("write the dump");
     }
+    // `--check-parse`: the fast tokenizer's tree against html5ever's own,
+    // page by page.
+    if args.iter().any(|a| a == "--check-parse") {
+        let (mut same, mut fell_back, mut differ) = (0, 0, 0);
+        for (url, body) in &pages {
+            let reference = parse::outline(&scraper::Html::parse_document(body));
+            match parse::fast(body) {
+                None => {
+                    fell_back += 1;
+                    println!("falls back to html5ever: {url}");
+                }
+                Some(tree) if parse::outline(&tree) == reference => same += 1,
+                Some(tree) => {
+                    differ += 1;
+                    let ours = parse::outline(&tree);
+                    let at = ours
+                        .lines()
+                        .zip(reference.lines())
+                        .position(|(a, b)| a != b)
+                        .unwrap_or(0);
+                    println!("DIFFERS {url} at node {at}:");
+                    for (a, b) in ours.lines().zip(reference.lines()).skip(at).take(3) {
+                        println!("  fast:      {}", a.chars().take(200).collect::<String>());
+                        println!("  html5ever: {}", b.chars().take(200).collect::<String>());
+                    }
+                }
+            }
+        }
+        println!("parse check: {same} same, {fell_back} fell back, {differ} differ");
+        if differ > 0 {
+            std::process::exit(1);
+        }
+        return;
+    }
     // `--extract-only` skips the parse-only timing (for profiling).
     let extract_only = args.iter().any(|a| a == "--extract-only");
-    let (mut parse, mut full) = (Duration::MAX, Duration::MAX);
+    let (mut parse, mut fast, mut full) = (Duration::MAX, Duration::MAX, Duration::MAX);
     for _ in 0..rounds {
         if !extract_only {
             let start = Instant::now();
@@ -86,6 +120,11 @@ fn main() {
                 std::hint::black_box(scraper::Html::parse_document(body));
             }
             parse = parse.min(start.elapsed());
+            let start = Instant::now();
+            for (_, body) in &pages {
+                std::hint::black_box(parse::document(body));
+            }
+            fast = fast.min(start.elapsed());
         }
         let start = Instant::now();
         for (url, body) in &pages {
@@ -102,7 +141,14 @@ fn main() {
     let n = pages.len() as f64;
     println!("{} pages, best of {} rounds", pages.len(), rounds);
     if !extract_only {
-        println!("parse only: {:.1} pages/s", n / parse.as_secs_f64());
+        println!(
+            "parse only (html5ever's tokenizer): {:.1} pages/s",
+            n / parse.as_secs_f64()
+        );
+        println!(
+            "parse only (the fast tokenizer):    {:.1} pages/s",
+            n / fast.as_secs_f64()
+        );
     }
     println!("extract:    {:.1} pages/s", n / full.as_secs_f64());
 }

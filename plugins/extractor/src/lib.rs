@@ -27,6 +27,7 @@ mod listing;
 mod locale;
 mod markup;
 pub mod money;
+pub mod parse;
 mod price;
 mod product;
 pub mod record;
@@ -47,6 +48,8 @@ mod class_tests;
 mod listing_tests;
 #[cfg(test)]
 mod page_tests;
+#[cfg(test)]
+mod parse_tests;
 #[cfg(test)]
 mod tests;
 
@@ -147,7 +150,7 @@ pub fn extract(page: &Page, request: &Request) -> Result<Extraction, String> {
     if is_json {
         return Ok(json_body(page, &hinted_currency));
     }
-    let html = scraper::Html::parse_document(page.body);
+    let html = parse::document(page.body);
     let mut doc = dom::Doc::build(&html);
     doc.locale = locale::Locale::of(&doc, page.url);
     let doc = doc;
@@ -264,7 +267,7 @@ fn json_body(page: &Page, hinted_currency: &Option<String>) -> Extraction {
 /// The visible price candidates of a page with their scores (for tuning).
 #[doc(hidden)]
 pub fn debug_price_candidates(body: &str) -> Vec<(String, String, i32)> {
-    let html = scraper::Html::parse_document(body);
+    let html = parse::document(body);
     let doc = dom::Doc::build(&html);
     price::page::price_candidates(&doc)
         .iter()
