@@ -145,7 +145,7 @@ pub fn read_page(path: &Path, url: Option<&str>) -> anyhow::Result<String> {
         .and_then(|u| url::Url::parse(u).ok())
         .and_then(|u| u.host_str().map(str::to_string));
     Ok(crate::fetch::decode::decode_at(
-        &bytes,
+        bytes,
         None,
         host.as_deref(),
     ))

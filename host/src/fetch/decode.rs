@@ -14,30 +14,31 @@ use encoding_rs::Encoding;
 const META_WINDOW: usize = 4096;
 
 pub fn decode(bytes: &[u8], content_type: Option<&str>) -> String {
-    decode_at(bytes, content_type, None)
+    decode_at(bytes.to_vec(), content_type, None)
 }
 
 /// `decode`, with the page's host to weigh the guess for undeclared bytes
 /// that are not UTF-8 (a `.fr` page is more likely windows-1252).
-pub fn decode_at(bytes: &[u8], content_type: Option<&str>, host: Option<&str>) -> String {
+pub fn decode_at(bytes: Vec<u8>, content_type: Option<&str>, host: Option<&str>) -> String {
     let declared = content_type
         .and_then(charset_of)
         .and_then(|c| Encoding::for_label(c.as_bytes()));
     let encoding = declared
-        .or_else(|| Encoding::for_bom(bytes).map(|(e, _)| e))
+        .or_else(|| Encoding::for_bom(&bytes).map(|(e, _)| e))
         .or_else(|| {
             // A page that calls itself UTF-8 and is not (a server that
             // converted it and said so in its header only) is guessed.
             meta_charset(&bytes[..bytes.len().min(META_WINDOW)])
-                .filter(|e| *e != encoding_rs::UTF_8 || std::str::from_utf8(bytes).is_ok())
+                .filter(|e| *e != encoding_rs::UTF_8 || std::str::from_utf8(&bytes).is_ok())
         })
-        .unwrap_or_else(|| guess(bytes, host));
-    // A page that says UTF-8 (or nothing) and is valid UTF-8 needs no copy
-    // through the decoder.
+        .unwrap_or_else(|| guess(&bytes, host));
+    // A page that says UTF-8 (or nothing) and is valid UTF-8 becomes the
+    // text without a copy.
     if encoding == encoding_rs::UTF_8 {
-        return String::from_utf8_lossy(bytes).into_owned();
+        return String::from_utf8(bytes)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
     }
-    encoding.decode(bytes).0.into_owned()
+    encoding.decode(&bytes).0.into_owned()
 }
 
 /// The character set of bytes that declare none: UTF-8 when they are
@@ -110,10 +111,12 @@ mod tests {
         assert_eq!(decode("déjà vu".as_bytes(), None), "déjà vu");
         // Nothing declared and not UTF-8: read as a browser guesses.
         let undeclared = page("");
-        assert!(decode_at(&undeclared, None, Some("moto.example.ua")).contains("Мотоцикл"));
+        assert!(decode_at(undeclared.to_vec(), None, Some("moto.example.ua")).contains("Мотоцикл"));
         // A page whose head says UTF-8 while its bytes are not.
         let mislabelled = page(r#"<meta charset="utf-8">"#);
-        assert!(decode_at(&mislabelled, None, Some("moto.example.ua")).contains("Мотоцикл"));
+        assert!(
+            decode_at(mislabelled.to_vec(), None, Some("moto.example.ua")).contains("Мотоцикл")
+        );
     }
 
     #[test]
@@ -123,12 +126,12 @@ mod tests {
             .chars()
             .map(|c| c as u32 as u8)
             .collect();
-        let text = decode_at(&latin1, Some("text/html"), Some("www.example.fr"));
+        let text = decode_at(latin1.to_vec(), Some("text/html"), Some("www.example.fr"));
         assert!(text.contains("Référence"), "{text}");
         // Valid UTF-8 stays as it is.
         let utf8 = "<p>Référence</p>".as_bytes();
         assert_eq!(
-            decode_at(utf8, None, Some("example.fr")),
+            decode_at(utf8.to_vec(), None, Some("example.fr")),
             "<p>Référence</p>"
         );
     }

@@ -261,14 +261,16 @@ impl Fetcher {
             body.extend_from_slice(&chunk);
         }
         let host = response_host;
-        let text = decode::decode_at(&body, content_type.as_deref(), host.as_deref());
+        let size = body.len();
+        let sha256 = hex::encode(Sha256::digest(&body));
+        let text = decode::decode_at(body, content_type.as_deref(), host.as_deref());
         Ok(Fetched {
             url: final_url,
             status,
             content_type,
             headers,
-            bytes: body.len(),
-            sha256: hex::encode(Sha256::digest(&body)),
+            bytes: size,
+            sha256,
             body: text,
             fetched_at: crate::time::now(),
         })
