@@ -452,23 +452,56 @@ fn currency_near(before: &str, after: &str) -> Option<String> {
 
 /// Whether a text carries a currency mark at all.
 pub fn has_currency_mark(text: &str) -> bool {
+    let marks = currency_marks();
     // Signs and non-ASCII marks ("$", "€", "руб", "元") as substrings, only
-    // when the text has such characters at all.
+    // when the text has such characters at all: the signs that occur, found
+    // in one pass, then each checked as it stands.
     if text.bytes().any(|b| b >= 0x80 || b == b'$' || b == b'/')
-        && SYMBOLS.iter().any(|(s, _)| {
-            s.chars().any(|c| !c.is_ascii_alphabetic() && c != '.') && mark_stands(text, s)
-        })
+        && marks
+            .signs
+            .find_overlapping_iter(text)
+            .any(|m| mark_stands(text, marks.sign_list[m.pattern().as_usize()]))
     {
         return true;
     }
     // Letter codes and abbreviations count only as whole words.
-    text.split(|c: char| !c.is_ascii_alphabetic()).any(|w| {
-        (2..=4).contains(&w.len())
-            && (ISO.contains(&w)
-                || SYMBOLS.iter().any(|(s, _)| {
-                    s.chars().all(|c| c.is_ascii_alphabetic() || c == '.')
-                        && s.trim_end_matches('.') == w
-                }))
+    text.split(|c: char| !c.is_ascii_alphabetic())
+        .any(|w| (2..=4).contains(&w.len()) && marks.words.binary_search(&w).is_ok())
+}
+
+/// The currency marks of `SYMBOLS` and `ISO`, arranged for
+/// `has_currency_mark`: the signs (marks with a character other than a
+/// letter or a dot) in one automaton, and the words (ISO codes, and letter
+/// abbreviations without their final dots) sorted.
+struct CurrencyMarks {
+    sign_list: Vec<&'static str>,
+    signs: aho_corasick::AhoCorasick,
+    words: Vec<&'static str>,
+}
+
+fn currency_marks() -> &'static CurrencyMarks {
+    static MARKS: std::sync::OnceLock<CurrencyMarks> = std::sync::OnceLock::new();
+    MARKS.get_or_init(|| {
+        let sign_list: Vec<&str> = SYMBOLS
+            .iter()
+            .map(|(s, _)| *s)
+            .filter(|s| s.chars().any(|c| !c.is_ascii_alphabetic() && c != '.'))
+            .collect();
+        let mut words: Vec<&str> = SYMBOLS
+            .iter()
+            .map(|(s, _)| *s)
+            .filter(|s| s.chars().all(|c| c.is_ascii_alphabetic() || c == '.'))
+            .map(|s| s.trim_end_matches('.'))
+            .chain(ISO.iter().copied())
+            .collect();
+        words.sort_unstable();
+        words.dedup();
+        CurrencyMarks {
+            signs: aho_corasick::AhoCorasick::new(&sign_list)
+                .expect("the currency signs build an automaton"),
+            sign_list,
+            words,
+        }
     })
 }
 

@@ -217,18 +217,26 @@ fn stock_phrase(text: &str) -> Option<(&'static str, bool, usize)> {
     if t.len() > 160 {
         return None;
     }
-    for p in OUT_PHRASES {
-        if contains_phrase(&t, p) {
+    // Which phrases occur at all, in one pass; only those are checked for
+    // word boundaries, in the lists' order.
+    let present = STOCK_PHRASES.present(&t);
+    if present == 0 {
+        return None;
+    }
+    let [out, pre, ..] = STOCK_PHRASES.offsets;
+    let occurs = |i: usize| present & (1 << i) != 0;
+    for (i, p) in OUT_PHRASES.iter().enumerate() {
+        if occurs(i) && contains_phrase(&t, p) {
             return Some(("OutOfStock", true, p.chars().count()));
         }
     }
-    for p in PRE_PHRASES {
-        if contains_phrase(&t, p) {
+    for (i, p) in PRE_PHRASES.iter().enumerate() {
+        if occurs(out + i) && contains_phrase(&t, p) {
             return Some(("PreOrder", false, p.chars().count()));
         }
     }
-    for p in IN_PHRASES {
-        if contains_phrase(&t, p) {
+    for (i, p) in IN_PHRASES.iter().enumerate() {
+        if occurs(out + pre + i) && contains_phrase(&t, p) {
             // "not in stock", "nicht auf Lager", "no disponible" handled above;
             // guard against a negation right before the phrase.
             let idx = t.find_str(p).unwrap_or(0);
@@ -244,6 +252,50 @@ fn stock_phrase(text: &str) -> Option<(&'static str, bool, usize)> {
     }
     None
 }
+
+/// Lists of phrases searched for in short texts, all at once: which
+/// phrases occur anywhere in a text, as bits (list after list, in order).
+pub(crate) struct Phrases<const N: usize> {
+    lists: [&'static [&'static str]; N],
+    /// Where each list's bits start after the previous lists' (the length
+    /// of each list).
+    offsets: [usize; N],
+    automaton: std::sync::OnceLock<aho_corasick::AhoCorasick>,
+}
+
+impl<const N: usize> Phrases<N> {
+    pub(crate) const fn new(lists: [&'static [&'static str]; N]) -> Self {
+        let mut offsets = [0; N];
+        let mut i = 0;
+        let mut total = 0;
+        while i < N {
+            offsets[i] = lists[i].len();
+            total += lists[i].len();
+            i += 1;
+        }
+        assert!(total <= 128, "at most 128 phrases: one bit each");
+        Phrases {
+            lists,
+            offsets,
+            automaton: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// Bit `i` set: the `i`-th phrase occurs in `hay` (not necessarily as
+    /// a word).
+    pub(crate) fn present(&self, hay: &str) -> u128 {
+        let automaton = self.automaton.get_or_init(|| {
+            aho_corasick::AhoCorasick::new(self.lists.iter().flat_map(|l| l.iter()))
+                .expect("the phrase lists build an automaton")
+        });
+        automaton
+            .find_overlapping_iter(hay)
+            .fold(0, |bits, m| bits | 1 << m.pattern().as_usize())
+    }
+}
+
+static STOCK_PHRASES: Phrases<3> = Phrases::new([OUT_PHRASES, PRE_PHRASES, IN_PHRASES]);
+static BUY: Phrases<1> = Phrases::new([BUY_PHRASES]);
 
 fn contains_phrase(hay: &str, needle: &str) -> bool {
     let mut start = 0;
@@ -276,7 +328,12 @@ pub fn is_buy_text(text: &str) -> bool {
     if t.len() > 60 {
         return false;
     }
-    BUY_PHRASES.iter().any(|p| contains_phrase(&t, p))
+    let present = BUY.present(&t);
+    present != 0
+        && BUY_PHRASES
+            .iter()
+            .enumerate()
+            .any(|(i, p)| present & (1 << i) != 0 && contains_phrase(&t, p))
 }
 
 /// Clean an identifier value: trim, drop a "sku:"-like prefix, reject blanks
