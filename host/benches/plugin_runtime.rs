@@ -5,8 +5,8 @@
 //!   many trivial calls, and the slot alone for comparison;
 //! - extraction throughput over the product-pages dataset (pages/s, MB/s of
 //!   HTML), the extractor as a plugin and the same extractor compiled
-//!   natively: wall-clock, each page's best pass, and per CPU-second (the
-//!   last two are less disturbed by other work on a shared machine).
+//!   natively, each page through both in turn: wall-clock and each page's
+//!   best pass (less disturbed by other work on a shared machine).
 //!
 //! `cargo bench -p fnhost --bench plugin_runtime [-- latency|extraction]`
 //! (after `cargo xtask plugins`). FNHOST_DATASET overrides the dataset
@@ -135,25 +135,6 @@ fn main() -> anyhow::Result<()> {
         bytes as f64 / 1e6
     );
 
-    let plugin = runtime.block_on(async {
-        for page in pages.iter().take(5) {
-            let _ = plugins
-                .extract(page.clone(), ExtractRequest::new("product"))
-                .await;
-        }
-        let mut timed = Timed::start(pages.len());
-        for _ in 0..PASSES {
-            for (i, page) in pages.iter().enumerate() {
-                // The copy is the bench's own (a caller hands over its page).
-                let page = page.clone();
-                let started = Instant::now();
-                let _ = plugins.extract(page, ExtractRequest::new("product")).await;
-                timed.page(i, started.elapsed());
-            }
-        }
-        timed.stop()
-    });
-
     let hints = serde_json::json!({});
     let native = |page: &Page| {
         let page = fnhost_extractor::Page {
@@ -169,32 +150,45 @@ fn main() -> anyhow::Result<()> {
         };
         let _ = std::hint::black_box(fnhost_extractor::extract(&page, &request));
     };
-    pages.iter().take(5).for_each(native);
-    let mut timed = Timed::start(pages.len());
-    for _ in 0..PASSES {
-        for (i, page) in pages.iter().enumerate() {
-            let started = Instant::now();
+    // Each page through the plugin, then natively, page after page: both
+    // meet the same moments of a shared machine's load.
+    let (plugin, native) = runtime.block_on(async {
+        for page in pages.iter().take(5) {
+            let _ = plugins
+                .extract(page.clone(), ExtractRequest::new("product"))
+                .await;
             native(page);
-            timed.page(i, started.elapsed());
         }
-    }
-    let native = timed.stop();
+        let mut plugin = Timed::start(pages.len());
+        let mut native_timed = Timed::start(pages.len());
+        for _ in 0..PASSES {
+            for (i, page) in pages.iter().enumerate() {
+                // The copy is the bench's own (a caller hands over its page).
+                let copy = page.clone();
+                let started = Instant::now();
+                let _ = plugins.extract(copy, ExtractRequest::new("product")).await;
+                plugin.page(i, started.elapsed());
+                let started = Instant::now();
+                native(page);
+                native_timed.page(i, started.elapsed());
+            }
+        }
+        (plugin, native_timed)
+    });
 
     for (what, t) in [("plugin", &plugin), ("native", &native)] {
         let secs = t.wall.as_secs_f64();
         println!(
-            "extraction, {what:>6}: {:8.1} pages/s {:8.2} MB/s (best pass per page: {:.1} pages/s; CPU: {:.1} pages per CPU-second)",
+            "extraction, {what:>6}: {:8.1} pages/s {:8.2} MB/s (best pass per page: {:.1} pages/s)",
             n / secs,
             mb / secs,
             pages.len() as f64 / t.best().as_secs_f64(),
-            n / t.cpu.as_secs_f64(),
         );
     }
     println!(
-        "extraction, plugin/native time: {:.2}x (best pass per page: {:.2}x; CPU time: {:.2}x)",
+        "extraction, plugin/native time: {:.2}x (best pass per page: {:.2}x), pages interleaved",
         plugin.wall.as_secs_f64() / native.wall.as_secs_f64(),
         plugin.best().as_secs_f64() / native.best().as_secs_f64(),
-        plugin.cpu.as_secs_f64() / native.cpu.as_secs_f64(),
     );
     Ok(())
 }
@@ -249,33 +243,29 @@ fn dataset() -> anyhow::Result<Vec<Page>> {
             continue;
         };
         let url = urls.get(id).cloned().unwrap_or_default();
+        let body = read_page(&path, Some(&url))?;
         pages.push(Page {
             url,
             status: 200,
             content_type: Some("text/html".into()),
-            body: read_page(&path)?,
+            body,
         });
     }
     Ok(pages)
 }
 
 /// The times of a run over the dataset: wall-clock (the sum of the calls'
-/// times), the process's CPU time (less disturbed than wall-clock by other
-/// work on a shared machine), and each page's fastest pass.
+/// times) and each page's fastest pass.
 struct Timed {
-    cpu_started: Duration,
     best: Vec<Duration>,
     wall: Duration,
-    cpu: Duration,
 }
 
 impl Timed {
     fn start(pages: usize) -> Timed {
         Timed {
-            cpu_started: process_cpu_time(),
             best: vec![Duration::MAX; pages],
             wall: Duration::ZERO,
-            cpu: Duration::ZERO,
         }
     }
 
@@ -284,36 +274,10 @@ impl Timed {
         self.wall += took;
     }
 
-    fn stop(mut self) -> Timed {
-        self.cpu = process_cpu_time().saturating_sub(self.cpu_started);
-        self
-    }
-
     /// One pass over the dataset, each page at its fastest.
     fn best(&self) -> Duration {
         self.best.iter().sum()
     }
-}
-
-/// User + system time of this process (all threads), from /proc (Linux);
-/// zero elsewhere.
-fn process_cpu_time() -> Duration {
-    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
-        return Duration::ZERO;
-    };
-    // Fields after the command name (which is in parentheses): utime and
-    // stime are the 12th and 13th, in clock ticks (100 per second on Linux).
-    let Some((_, rest)) = stat.rsplit_once(')') else {
-        return Duration::ZERO;
-    };
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    let ticks = |i: usize| {
-        fields
-            .get(i)
-            .and_then(|f| f.parse::<u64>().ok())
-            .unwrap_or(0)
-    };
-    Duration::from_millis((ticks(11) + ticks(12)) * 10)
 }
 
 fn us(d: Duration) -> f64 {
