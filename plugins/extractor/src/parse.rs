@@ -42,7 +42,7 @@ pub fn fast(body: &str) -> Option<Html> {
         return None;
     }
     let sink = HtmlTreeSink::new(Html::new_document());
-    let mut t = Tokenizer {
+    let t = Tokenizer {
         src,
         b: src.as_bytes(),
         input: StrTendril::from_slice(src),
@@ -237,7 +237,7 @@ impl<'a> Tokenizer<'a> {
 
     /// The whole input in the data state, with the raw text elements the
     /// tree builder switches to.
-    fn run(&mut self) -> Option<()> {
+    fn run(&self) -> Option<()> {
         let b = self.b;
         let mut pos = 0;
         let mut run = 0; // start of the pending text
@@ -263,11 +263,11 @@ impl<'a> Tokenizer<'a> {
             has_ref = false;
             let (after, then) = match next {
                 b'!' => (self.declaration(i)?, Next::Data),
-                b'?' => (self.bogus_comment(i + 1, i + 1)?, Next::Data),
+                b'?' => (self.bogus_comment(i + 1)?, Next::Data),
                 b'/' => match *b.get(i + 2)? {
                     c if c.is_ascii_alphabetic() => (self.tag(TagKind::EndTag, i + 2)?, Next::Data),
                     b'>' => (i + 3, Next::Data),
-                    _ => (self.bogus_comment(i + 2, i + 2)?, Next::Data),
+                    _ => (self.bogus_comment(i + 2)?, Next::Data),
                 },
                 _ => self.start_tag(i + 1)?,
             };
@@ -432,7 +432,7 @@ impl<'a> Tokenizer<'a> {
                 return Some(end + 3);
             }
         }
-        self.bogus_comment(lt + 2, lt + 2)
+        self.bogus_comment(lt + 2)
     }
 
     /// A comment's text from `start` (after `<!--`) to `-->` or `--!>`.
@@ -459,7 +459,7 @@ impl<'a> Tokenizer<'a> {
     }
 
     /// A bogus comment: its text runs from `start` to the next `>`.
-    fn bogus_comment(&self, _lt: usize, start: usize) -> Option<usize> {
+    fn bogus_comment(&self, start: usize) -> Option<usize> {
         let end = start + memchr::memchr(b'>', &self.b[start..])?;
         let _ = self.send(Token::CommentToken(self.slice(start, end)));
         Some(end + 1)
