@@ -421,16 +421,16 @@ impl<'a> Tokenizer<'a> {
         if rest.len() >= 7 && rest[..7].eq_ignore_ascii_case(b"doctype") {
             return self.doctype(lt + 9);
         }
-        if rest.starts_with(b"[CDATA[") {
-            if self
+        // A CDATA section is one in foreign content (SVG, MathML) only.
+        if rest.starts_with(b"[CDATA[")
+            && self
                 .tb
                 .adjusted_current_node_present_but_not_in_html_namespace()
-            {
-                let start = lt + 9;
-                let end = start + memchr::memmem::find(&b[start..], b"]]>")?;
-                self.text(start, end);
-                return Some(end + 3);
-            }
+        {
+            let start = lt + 9;
+            let end = start + memchr::memmem::find(&b[start..], b"]]>")?;
+            self.text(start, end);
+            return Some(end + 3);
         }
         self.bogus_comment(lt + 2)
     }

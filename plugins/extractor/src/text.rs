@@ -223,7 +223,7 @@ fn stock_phrase(text: &str) -> Option<(&'static str, bool, usize)> {
     if present == 0 {
         return None;
     }
-    let [out, pre, ..] = STOCK_PHRASES.offsets;
+    let [out, pre, ..] = STOCK_PHRASES.lengths;
     let occurs = |i: usize| present & (1 << i) != 0;
     for (i, p) in OUT_PHRASES.iter().enumerate() {
         if occurs(i) && contains_phrase(&t, p) {
@@ -257,26 +257,26 @@ fn stock_phrase(text: &str) -> Option<(&'static str, bool, usize)> {
 /// phrases occur anywhere in a text, as bits (list after list, in order).
 pub(crate) struct Phrases<const N: usize> {
     lists: [&'static [&'static str]; N],
-    /// Where each list's bits start after the previous lists' (the length
-    /// of each list).
-    offsets: [usize; N],
+    /// The length of each list: a list's bits start after the previous
+    /// lists' lengths.
+    lengths: [usize; N],
     automaton: std::sync::OnceLock<aho_corasick::AhoCorasick>,
 }
 
 impl<const N: usize> Phrases<N> {
     pub(crate) const fn new(lists: [&'static [&'static str]; N]) -> Self {
-        let mut offsets = [0; N];
+        let mut lengths = [0; N];
         let mut i = 0;
         let mut total = 0;
         while i < N {
-            offsets[i] = lists[i].len();
+            lengths[i] = lists[i].len();
             total += lists[i].len();
             i += 1;
         }
         assert!(total <= 128, "at most 128 phrases: one bit each");
         Phrases {
             lists,
-            offsets,
+            lengths,
             automaton: std::sync::OnceLock::new(),
         }
     }
