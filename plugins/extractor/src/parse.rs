@@ -614,60 +614,35 @@ impl<'a> Tokenizer<'a> {
     /// The escaped script data states from `i` (just after `<!--`, in the
     /// "escaped dash dash" state), byte by byte: rare text, kept exact.
     fn escaped(&self, mut i: usize) -> Option<Escape> {
-        #[derive(Clone, Copy, PartialEq)]
-        enum S {
-            Escaped,
-            Dash,
-            DashDash,
-            Double,
-            DoubleDash,
-            DoubleDashDash,
-        }
+        // The escaped states and the double-escaped ones differ only in
+        // what a '<' may start; both count the dashes seen last (two and a
+        // '>' go back to plain script data).
         let b = self.b;
-        let mut s = S::DashDash;
+        let mut double = false;
+        let mut dashes = 2;
         while i < b.len() {
-            let c = b[i];
-            match s {
-                S::Escaped | S::Dash | S::DashDash => match c {
-                    b'-' => {
-                        s = match s {
-                            S::Escaped => S::Dash,
-                            _ => S::DashDash,
-                        }
-                    }
-                    b'>' if s == S::DashDash => return Some(Escape::Back(i + 1)),
-                    b'<' => {
+            match b[i] {
+                b'-' => dashes = (dashes + 1).min(2),
+                b'>' if dashes == 2 => return Some(Escape::Back(i + 1)),
+                b'<' => {
+                    dashes = 0;
+                    if !double {
                         if self.end_tag_at(i, "script") {
                             return Some(Escape::End(i));
                         }
                         if self.script_word_at(i + 1) {
                             // `<script` + white space, '/' or '>'.
-                            s = S::Double;
+                            double = true;
                             i += 8;
                             continue;
                         }
-                        s = S::Escaped;
+                    } else if b.get(i + 1) == Some(&b'/') && self.script_word_at(i + 2) {
+                        double = false;
+                        i += 9;
+                        continue;
                     }
-                    _ => s = S::Escaped,
-                },
-                S::Double | S::DoubleDash | S::DoubleDashDash => match c {
-                    b'-' => {
-                        s = match s {
-                            S::Double => S::DoubleDash,
-                            _ => S::DoubleDashDash,
-                        }
-                    }
-                    b'>' if s == S::DoubleDashDash => return Some(Escape::Back(i + 1)),
-                    b'<' => {
-                        if b.get(i + 1) == Some(&b'/') && self.script_word_at(i + 2) {
-                            s = S::Escaped;
-                            i += 9;
-                            continue;
-                        }
-                        s = S::Double;
-                    }
-                    _ => s = S::Double,
-                },
+                }
+                _ => dashes = 0,
             }
             i += 1;
         }
