@@ -164,10 +164,14 @@ fn main() -> anyhow::Result<()> {
             plugin,
             truth,
         } => tokio::runtime::Runtime::new()?.block_on(async {
-            let (plugins, _) = fnhost::plugins::Plugins::load(
-                &config.plugin_config(),
-                &config.plugin_cache_root(),
-            )?;
+            // Every page is read once: a memo of results would only cost
+            // the hashing of every page.
+            let plugin_config = fnhost::plugins::PluginConfig {
+                memo_bytes: 0,
+                ..config.plugin_config()
+            };
+            let (plugins, _) =
+                fnhost::plugins::Plugins::load(&plugin_config, &config.plugin_cache_root())?;
             if let Some(file) = &plugin {
                 let info = plugins.load_extractor_file(file)?;
                 eprintln!("extractor: {} ({})", info.id(), file.display());

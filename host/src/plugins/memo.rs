@@ -83,6 +83,11 @@ impl Memo {
         }
     }
 
+    /// Whether results are kept at all (`plugins.memo_mib` above 0).
+    pub(crate) fn is_on(&self) -> bool {
+        self.cache.is_some()
+    }
+
     /// A kept result (kept with [`Memo::put`]).
     pub(crate) fn get<T: DeserializeOwned>(&self, key: &[u8; 32]) -> Option<T> {
         self.found(match self.cache.as_ref()?.get(key) {

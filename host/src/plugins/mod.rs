@@ -431,16 +431,20 @@ impl Plugins {
             .registry()
             .extractor_for(&page.url)
             .ok_or(PluginError::Unavailable)?;
-        let key = memo::Key::new("extract", &plugin.info.sha256)
-            .add(page.url.as_bytes())
-            .add(&page.status.to_le_bytes())
-            .add_opt(page.content_type.as_deref())
-            .add(page.body.as_bytes())
-            .add(request.entity.as_bytes())
-            .add_opt(request.guidance.as_deref())
-            .add(request.hints.to_string().as_bytes())
-            .finish();
-        if let Some(x) = self.inner.memo.get(&key) {
+        // Hashing a page of megabytes costs a few percent of its
+        // extraction: only when there is a memo to look in.
+        let key = self.inner.memo.is_on().then(|| {
+            memo::Key::new("extract", &plugin.info.sha256)
+                .add(page.url.as_bytes())
+                .add(&page.status.to_le_bytes())
+                .add_opt(page.content_type.as_deref())
+                .add(page.body.as_bytes())
+                .add(request.entity.as_bytes())
+                .add_opt(request.guidance.as_deref())
+                .add(request.hints.to_string().as_bytes())
+                .finish()
+        });
+        if let Some(x) = key.as_ref().and_then(|key| self.inner.memo.get(key)) {
             return Ok(x);
         }
         let extraction = self
@@ -448,7 +452,9 @@ impl Plugins {
                 calls::extract(store, plugin, limits, page, &request)
             })
             .await?;
-        self.inner.memo.put(key, &extraction);
+        if let Some(key) = key {
+            self.inner.memo.put(key, &extraction);
+        }
         Ok(extraction)
     }
 
