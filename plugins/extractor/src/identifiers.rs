@@ -257,15 +257,61 @@ pub struct Ids {
     pub single: bool,
 }
 
+/// The first `"sku": "VALUE"` in the page's scripts (the key also as
+/// `SKU`, `productSku`, `product_sku` or `skuId`, either quote, spaces
+/// around the colon; VALUE 2 to 40 letters, digits and `._/-`, starting with
+/// a letter or digit). Written out rather than as a regex: a regex would be
+/// compiled again for every page, each call having a fresh instance.
 fn script_sku(scripts: &str) -> Option<String> {
-    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
-    let re = RE.get_or_init(|| {
-        regex::Regex::new(r#"["'](?:sku|SKU|productSku|product_sku|skuId)["']\s*:\s*["']([A-Za-z0-9][A-Za-z0-9._/-]{1,39})["']"#)
-            .expect("sku pattern")
-    });
-    re.captures(scripts)
-        .and_then(|c| c.get(1))
-        .and_then(|m| id_token(m.as_str()))
+    // Every key holds one of these; (key, where the needle sits in it).
+    const KEYS: [(&str, &[(&str, usize)]); 3] = [
+        ("sku", &[("sku", 0), ("skuId", 0), ("product_sku", 8)]),
+        ("SKU", &[("SKU", 0)]),
+        ("Sku", &[("productSku", 7)]),
+    ];
+    let b = scripts.as_bytes();
+    let mut first: Option<(usize, &str)> = None;
+    for (needle, keys) in KEYS {
+        // Occurrences come in order and a key's quote sits a fixed distance
+        // before its needle, so the first that reads whole is this needle's
+        // earliest.
+        let found = memchr::memmem::find_iter(b, needle).find_map(|at| {
+            keys.iter().find_map(|(key, offset)| {
+                let quote = at.checked_sub(offset + 1)?;
+                sku_at(scripts, quote, key).map(|value| (quote, value))
+            })
+        });
+        if let Some((quote, value)) = found {
+            if first.is_none_or(|(q, _)| quote < q) {
+                first = Some((quote, value));
+            }
+        }
+    }
+    first.and_then(|(_, value)| id_token(value))
+}
+
+/// The value of `"KEY" : "VALUE"` when it starts at byte `quote`.
+fn sku_at<'a>(s: &'a str, quote: usize, key: &str) -> Option<&'a str> {
+    let is_quote = |c: u8| c == b'"' || c == b'\'';
+    let b = s.as_bytes();
+    let after_key = quote + 1 + key.len();
+    if !is_quote(b[quote]) || b.get(quote + 1..after_key)? != key.as_bytes() {
+        return None;
+    }
+    if !is_quote(*b.get(after_key)?) {
+        return None;
+    }
+    let rest = s.get(after_key + 1..)?.trim_start();
+    let rest = rest.strip_prefix(':')?.trim_start();
+    let rest = rest.strip_prefix(['"', '\''])?;
+    let len = rest
+        .bytes()
+        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'/' | b'-'))
+        .count();
+    let value = &rest[..len];
+    let starts_well = value.bytes().next().is_some_and(|c| c.is_ascii_alphanumeric());
+    let closed = rest[len..].starts_with(['"', '\'']);
+    (starts_well && (2..=40).contains(&len) && closed).then_some(value)
 }
 
 /// The product's identifier as written in its URL: the last path token with
@@ -315,4 +361,75 @@ pub fn url_identifier(page_url: &str, body: &str) -> Option<String> {
         }
     }
     None
+}
+
+#[cfg(test)]
+mod script_sku_tests {
+    use super::script_sku;
+
+    /// What `script_sku` replaces, as a regex.
+    fn by_regex(scripts: &str) -> Option<String> {
+        let re = regex::Regex::new(
+            r#"["'](?:sku|SKU|productSku|product_sku|skuId)["']\s*:\s*["']([A-Za-z0-9][A-Za-z0-9._/-]{1,39})["']"#,
+        )
+        .unwrap();
+        re.captures(scripts)
+            .and_then(|c| c.get(1))
+            .and_then(|m| super::id_token(m.as_str()))
+    }
+
+    #[test]
+    fn reads_the_first_sku_key() {
+        let cases = [
+            (r#"{"name":"x","sku":"AB-123","price":1}"#, Some("AB-123")),
+            (r#"{'productSku' : 'ZX9/44'}"#, Some("ZX9/44")),
+            (r#"{"product_sku":"1"} {"skuId": "77A"}"#, Some("77A")),
+            (r#"{"SKU":"-lead"} {"sku":"ok12"}"#, Some("ok12")),
+            (r#"{"skus":"AB12"}"#, None),
+        ];
+        for (scripts, want) in cases {
+            assert_eq!(script_sku(scripts).as_deref(), want, "{scripts}");
+            assert_eq!(by_regex(scripts).as_deref(), want, "{scripts}");
+        }
+    }
+
+    /// Random scripts of key-value pairs, right and nearly right at every
+    /// step of the pattern, between pieces of noise: the regex's answer.
+    #[test]
+    fn agrees_with_the_regex_on_random_scripts() {
+        const QUOTES: &[&str] = &["\"", "'", "", "`"];
+        const KEYS: &[&str] = &[
+            "sku", "SKU", "Sku", "productSku", "product_sku", "skuId", "skus", "xsku", "product",
+        ];
+        const SPACES: &[&str] = &["", " ", "\u{a0}", "\n  ", "x"];
+        const COLONS: &[&str] = &[":", ":", ";", ""];
+        const VALUES: &[&str] = &[
+            "AB-123", "A", "-x1", "é1", "a.b/c_d", "ab12",
+            "0123456789012345678901234567890123456789",
+            "01234567890123456789012345678901234567890",
+        ];
+        const NOISE: &[&str] = &["{", "}", ",", "\"", "'", "sku", "_", " ", "é"];
+        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut pick = |list: &[&'static str]| list[(next() % list.len() as u64) as usize];
+        let mut found = 0;
+        for _ in 0..20_000 {
+            let mut scripts = String::new();
+            for _ in 0..1 + pick(&["", "x", "xx"]).len() {
+                scripts.push_str(pick(NOISE));
+                for part in [QUOTES, KEYS, QUOTES, SPACES, COLONS, SPACES, QUOTES, VALUES, QUOTES] {
+                    scripts.push_str(pick(part));
+                }
+            }
+            let want = by_regex(&scripts);
+            found += usize::from(want.is_some());
+            assert_eq!(script_sku(&scripts), want, "for {scripts:?}");
+        }
+        assert!(found > 100, "only {found} scripts hold a sku");
+    }
 }

@@ -459,8 +459,8 @@ pub fn has_currency_mark(text: &str) -> bool {
     if text.bytes().any(|b| b >= 0x80 || b == b'$' || b == b'/')
         && marks
             .signs
-            .find_overlapping_iter(text)
-            .any(|m| mark_stands(text, marks.sign_list[m.pattern().as_usize()]))
+            .occurrences(text)
+            .any(|i| mark_stands(text, marks.signs.pattern(i)))
     {
         return true;
     }
@@ -471,11 +471,10 @@ pub fn has_currency_mark(text: &str) -> bool {
 
 /// The currency marks of `SYMBOLS` and `ISO`, arranged for
 /// `has_currency_mark`: the signs (marks with a character other than a
-/// letter or a dot) in one automaton, and the words (ISO codes, and letter
+/// letter or a dot) indexed by first byte, and the words (ISO codes, and letter
 /// abbreviations without their final dots) sorted.
 struct CurrencyMarks {
-    sign_list: Vec<&'static str>,
-    signs: aho_corasick::AhoCorasick,
+    signs: crate::text::Patterns,
     words: Vec<&'static str>,
 }
 
@@ -497,9 +496,7 @@ fn currency_marks() -> &'static CurrencyMarks {
         words.sort_unstable();
         words.dedup();
         CurrencyMarks {
-            signs: aho_corasick::AhoCorasick::new(&sign_list)
-                .expect("the currency signs build an automaton"),
-            sign_list,
+            signs: crate::text::Patterns::new(sign_list),
             words,
         }
     })

@@ -260,7 +260,7 @@ pub(crate) struct Phrases<const N: usize> {
     /// The length of each list: a list's bits start after the previous
     /// lists' lengths.
     lengths: [usize; N],
-    automaton: std::sync::OnceLock<aho_corasick::AhoCorasick>,
+    index: std::sync::OnceLock<Patterns>,
 }
 
 impl<const N: usize> Phrases<N> {
@@ -277,20 +277,70 @@ impl<const N: usize> Phrases<N> {
         Phrases {
             lists,
             lengths,
-            automaton: std::sync::OnceLock::new(),
+            index: std::sync::OnceLock::new(),
         }
     }
 
     /// Bit `i` set: the `i`-th phrase occurs in `hay` (not necessarily as
     /// a word).
     pub(crate) fn present(&self, hay: &str) -> u128 {
-        let automaton = self.automaton.get_or_init(|| {
-            aho_corasick::AhoCorasick::new(self.lists.iter().flat_map(|l| l.iter()))
-                .expect("the phrase lists build an automaton")
-        });
-        automaton
-            .find_overlapping_iter(hay)
-            .fold(0, |bits, m| bits | 1 << m.pattern().as_usize())
+        self.index
+            .get_or_init(|| Patterns::new(self.lists.iter().flat_map(|l| l.iter().copied())))
+            .occurrences(hay)
+            .fold(0, |bits, i| bits | 1 << i)
+    }
+}
+
+/// A few hundred short patterns, indexed by their first byte, for finding
+/// which occur in a short text. Nothing is built beyond one sort of the
+/// patterns: the extractor runs in a fresh instance for every page, so
+/// whatever it builds it builds for every page (an Aho-Corasick automaton
+/// took most of a small page's time).
+pub(crate) struct Patterns {
+    patterns: Vec<&'static str>,
+    /// Pattern numbers ordered by first byte: those starting with byte `b`
+    /// are `by_first[starts[b]..starts[b + 1]]`.
+    by_first: Vec<u16>,
+    starts: [u16; 257],
+}
+
+impl Patterns {
+    pub(crate) fn new(patterns: impl IntoIterator<Item = &'static str>) -> Patterns {
+        let patterns: Vec<&'static str> = patterns.into_iter().collect();
+        assert!(patterns.len() < usize::from(u16::MAX) && patterns.iter().all(|p| !p.is_empty()));
+        let first = |i: u16| patterns[usize::from(i)].as_bytes()[0];
+        let mut by_first: Vec<u16> = (0..patterns.len() as u16).collect();
+        by_first.sort_by_key(|&i| first(i));
+        let mut starts = [0u16; 257];
+        for &i in &by_first {
+            starts[usize::from(first(i)) + 1] += 1;
+        }
+        for b in 1..257 {
+            starts[b] += starts[b - 1];
+        }
+        Patterns {
+            patterns,
+            by_first,
+            starts,
+        }
+    }
+
+    pub(crate) fn pattern(&self, i: usize) -> &'static str {
+        self.patterns[i]
+    }
+
+    /// The number of every pattern that occurs in `hay`, once per
+    /// occurrence (overlapping ones too), in no particular order.
+    pub(crate) fn occurrences<'a>(&'a self, hay: &'a str) -> impl Iterator<Item = usize> + 'a {
+        let hay = hay.as_bytes();
+        (0..hay.len()).flat_map(move |at| {
+            let b = usize::from(hay[at]);
+            let range = usize::from(self.starts[b])..usize::from(self.starts[b + 1]);
+            self.by_first[range]
+                .iter()
+                .map(|&i| usize::from(i))
+                .filter(move |&i| hay[at..].starts_with(self.patterns[i].as_bytes()))
+        })
     }
 }
 
@@ -406,4 +456,25 @@ pub(crate) fn has_word(hint: &str, words: &[&str]) -> bool {
         }
     }
     false
+}
+
+#[cfg(test)]
+mod patterns_tests {
+    use super::Patterns;
+
+    /// Every pattern found is in the text, and every pattern in the text is
+    /// found, overlapping and sharing first bytes included.
+    #[test]
+    fn finds_exactly_the_patterns_that_occur() {
+        let list = ["in stock", "in", "stock", "n s", "€", "руб", "$", "us$", "s"];
+        let patterns = Patterns::new(list);
+        for hay in ["", "in stock", "only 2 in stock!", "100 руб", "us$ 5", "€", "x", "ssss"] {
+            let mut found: Vec<&str> = patterns.occurrences(hay).map(|i| patterns.pattern(i)).collect();
+            found.sort_unstable();
+            found.dedup();
+            let mut want: Vec<&str> = list.iter().copied().filter(|p| hay.contains(p)).collect();
+            want.sort_unstable();
+            assert_eq!(found, want, "in {hay:?}");
+        }
+    }
 }
