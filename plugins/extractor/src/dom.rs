@@ -93,7 +93,18 @@ const RELATED_WORDS: u64 = ((1 << 18) - 1) << 6;
 const DISPLAY_NONE: u64 = 1 << 24;
 
 fn hint_of(el: &scraper::node::Element) -> String {
-    let mut h = String::new();
+    // Sized first: one allocation per element instead of one per doubling.
+    let size: usize = el
+        .attrs()
+        .map(|(k, v)| match k {
+            "class" | "id" | "itemprop" | "data-testid" | "data-test" | "data-qa"
+            | "data-component" | "aria-label" => v.len() + 1,
+            "style" => 30,
+            _ if k.starts_with("data-") => k.len() + 9,
+            _ => 0,
+        })
+        .sum();
+    let mut h = String::with_capacity(size);
     for (k, v) in el.attrs() {
         match k {
             "class" | "id" | "itemprop" | "data-testid" | "data-test" | "data-qa"

@@ -47,6 +47,7 @@ pub fn fast(body: &str) -> Option<Html> {
         b: src.as_bytes(),
         input: StrTendril::from_slice(src),
         tb: TreeBuilder::new(sink, TreeBuilderOpts::default()),
+        attrs: Default::default(),
     };
     t.run()?;
     let _ = t.send(Token::EOFToken);
@@ -63,6 +64,8 @@ struct Tokenizer<'a> {
     /// `src` as one tendril: text and attribute values are slices of it.
     input: StrTendril,
     tb: Builder,
+    /// The attributes of the tag being read (see `attributes`).
+    attrs: std::cell::Cell<Vec<Attribute>>,
 }
 
 /// What the tree builder asks the tokenizer to do after a start tag.
@@ -325,7 +328,10 @@ impl<'a> Tokenizer<'a> {
         mut j: usize,
     ) -> Option<(usize, LocalName, TokenSinkResult<ego_tree::NodeId>)> {
         let b = self.b;
-        let mut attrs: Vec<Attribute> = Vec::new();
+        // Gathered in a vector kept between tags, then copied out at their
+        // number: one allocation per tag instead of one per doubling.
+        let mut attrs = self.attrs.take();
+        attrs.clear();
         let mut self_closing = false;
         let push = |attrs: &mut Vec<Attribute>, name: LocalName, value: StrTendril| {
             // A repeated attribute is dropped (the first one stays).
@@ -405,8 +411,9 @@ impl<'a> Tokenizer<'a> {
             kind,
             name: name.clone(),
             self_closing,
-            attrs,
+            attrs: attrs.drain(..).collect(),
         });
+        self.attrs.set(attrs);
         let result = self.send(token);
         Some((j, name, result))
     }

@@ -91,6 +91,22 @@ fn titled_heading(doc: &Doc, h1: Option<usize>) -> Option<usize> {
     (doc.texts[k].text.len() <= 200).then_some(k)
 }
 
+/// Whether `word` occurs in `hay` right after a space (`hay` holds
+/// " " + word), without building that needle.
+fn has_after_space(hay: &str, word: &str) -> bool {
+    let mut from = 0;
+    while let Some(at) = hay[from..].find_str(word).map(|p| from + p) {
+        if at > 0 && hay.as_bytes()[at - 1] == b' ' {
+            return true;
+        }
+        from = at + 1;
+        while !hay.is_char_boundary(from) {
+            from += 1;
+        }
+    }
+    false
+}
+
 fn compute_price_candidates(doc: &Doc) -> Vec<PriceFound> {
     let h1 = doc.h1_text_index();
     let mut raws: Vec<Raw> = Vec::new();
@@ -288,7 +304,7 @@ fn compute_price_candidates(doc: &Doc) -> Vec<PriceFound> {
         }
         let lower_raw = format!(" {}", r.raw.to_lowercase());
         if FROM_WORDS.iter().any(|w| {
-            lower_raw.has(&format!(" {}", w)) || (w.len() > 3 && !w.is_ascii() && lower_raw.has(w))
+            has_after_space(&lower_raw, w) || (w.len() > 3 && !w.is_ascii() && lower_raw.has(w))
         }) {
             score -= 2;
             notes.push("-from".into());
