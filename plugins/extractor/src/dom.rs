@@ -139,7 +139,9 @@ fn hint_of(el: &scraper::node::Element) -> String {
 /// (class lists and ids almost always are).
 fn push_lowercase(out: &mut String, v: &str) {
     if v.is_ascii() {
-        out.extend(v.bytes().map(|b| b.to_ascii_lowercase() as char));
+        let start = out.len();
+        out.push_str(v);
+        out[start..].make_ascii_lowercase();
     } else {
         out.push_str(&v.to_lowercase());
     }

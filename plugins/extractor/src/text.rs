@@ -7,6 +7,22 @@ use crate::vocabulary::{BUY_PHRASES, IN_PHRASES, OUT_PHRASES, PRE_PHRASES};
 pub fn squash(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut space = false;
+    if s.is_ascii() {
+        // The same, a byte at a time (the ASCII characters `is_whitespace`
+        // takes are tab to carriage return and the space).
+        for &b in s.as_bytes() {
+            if matches!(b, b'\t'..=b'\r' | b' ') {
+                space = true;
+            } else {
+                if space && !out.is_empty() {
+                    out.push(' ');
+                }
+                space = false;
+                out.push(char::from(b));
+            }
+        }
+        return out;
+    }
     for c in s.chars() {
         if c.is_whitespace() || c == '\u{a0}' || c == '\u{200b}' || c == '\u{feff}' {
             space = true;
@@ -461,6 +477,40 @@ pub(crate) fn has_word(hint: &str, words: &[&str]) -> bool {
 #[cfg(test)]
 mod patterns_tests {
     use super::Patterns;
+
+    /// The ASCII path of `squash` gives what the character path gives.
+    #[test]
+    fn squash_reads_ascii_like_any_text() {
+        let by_chars = |s: &str| {
+            let mut out = String::new();
+            let mut space = false;
+            for c in s.chars() {
+                if c.is_whitespace() {
+                    space = true;
+                } else {
+                    if space && !out.is_empty() {
+                        out.push(' ');
+                    }
+                    space = false;
+                    out.push(c);
+                }
+            }
+            out
+        };
+        let parts = ["a", " ", "\t", "\n", "\x0b", "\x0c", "\r", "\x1c", "bc", "\x00"];
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        for _ in 0..5000 {
+            let mut s = String::new();
+            for _ in 0..seed % 12 {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                s.push_str(parts[(seed % parts.len() as u64) as usize]);
+            }
+            seed = seed.wrapping_add(1);
+            assert_eq!(super::squash(&s), by_chars(&s), "for {s:?}");
+        }
+    }
 
     /// Every pattern found is in the text, and every pattern in the text is
     /// found, overlapping and sharing first bytes included.
