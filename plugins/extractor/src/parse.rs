@@ -171,7 +171,17 @@ impl<'a> Tokenizer<'a> {
         // every name, marked (0, 0)).
         let start = amp + 1;
         let mut matched: Option<(usize, (u32, u32))> = None;
-        let mut j = start;
+        // A name closed by ';' ("&quot;") is the longest match when it is
+        // one: one lookup instead of one per character.
+        let run = start + b[start..].iter().take_while(|c| c.is_ascii_alphanumeric()).count();
+        if b.get(run) == Some(&b';') {
+            if let Some(&m) = NAMED_ENTITIES.get(&self.src[start..=run]) {
+                if m.0 != 0 {
+                    matched = Some((run + 1, m));
+                }
+            }
+        }
+        let mut j = if matched.is_some() { b.len() } else { start };
         while j < b.len() && b[j].is_ascii() {
             match NAMED_ENTITIES.get(&self.src[start..=j]) {
                 Some(&m) => {
