@@ -72,6 +72,11 @@ pub fn stated(doc: &Doc) -> Option<u64> {
 /// "1–24 of 283", "Showing 1 to 24 of 283 products", "283 results",
 /// "Results: 283", "(283 items)".
 fn in_text(text: &str) -> Option<u64> {
+    // Every total is read by `number`, which needs a digit; and lowercasing
+    // never shortens a text: both tested before the copy.
+    if !text.bytes().any(|b| b.is_ascii_digit()) || text.chars().count() > 80 {
+        return None;
+    }
     let lower = text.to_lowercase();
     if lower.chars().count() > 80 {
         return None;
@@ -129,7 +134,9 @@ fn in_text(text: &str) -> Option<u64> {
 /// The first total in JSON text under a key that names one.
 fn in_json(text: &str) -> Option<u64> {
     STATE_KEYS.iter().find_map(|key| {
-        let at = text.find(key)?;
+        // memmem: the page's scripts run to megabytes, and `str::find`
+        // is several times slower on them.
+        let at = memchr::memmem::find(text.as_bytes(), key.as_bytes())?;
         let rest = text[at + key.len()..].trim_start().trim_start_matches('"');
         let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
         digits.parse().ok()
