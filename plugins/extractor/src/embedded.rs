@@ -579,7 +579,7 @@ fn state_globals(scripts: &str) -> Vec<Value> {
     let mut out = Vec::new();
     let mut from = 0;
     let mut seen = 0;
-    while let Some(at) = scripts[from..].find("window").map(|i| from + i) {
+    while let Some(at) = scripts[from..].find_str("window").map(|i| from + i) {
         from = at + 6;
         seen += 1;
         if seen > 400 || out.len() >= 8 {

@@ -356,7 +356,7 @@ pub fn url_identifier(page_url: &str, body: &str) -> Option<String> {
             continue;
         }
         // The page must repeat it (outside its own URL).
-        if body.matches(c.as_str()).count() >= 3 {
+        if memchr::memmem::find_iter(body.as_bytes(), c.as_bytes()).take(3).count() >= 3 {
             return Some(c);
         }
     }

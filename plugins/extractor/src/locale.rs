@@ -182,7 +182,7 @@ fn data_currency(doc: &Doc) -> Option<String> {
     let mut scan = |text: &str| {
         let mut from = 0;
         for _ in 0..2000 {
-            let Some(at) = text[from..].find("urrency") else {
+            let Some(at) = text[from..].find_str("urrency") else {
                 break;
             };
             let start = from + at;
