@@ -92,18 +92,51 @@ const FRACTION_WORDS: u64 = 0b111 << 3;
 const RELATED_WORDS: u64 = ((1 << 18) - 1) << 6;
 const DISPLAY_NONE: u64 = 1 << 24;
 
-fn hint_of(el: &scraper::node::Element) -> String {
+/// The attributes `is_hidden` asks about, read in the pass that sizes the
+/// hint (each as `attr_of` finds it: the first of that name, in no
+/// namespace).
+#[derive(Default)]
+struct Facts<'a> {
+    hidden: bool,
+    input_type: Option<&'a str>,
+    role: Option<&'a str>,
+    aria_hidden: Option<&'a str>,
+    class: Option<&'a str>,
+}
+
+fn hint_of(el: &scraper::node::Element) -> (String, Facts<'_>) {
     // Sized first: one allocation per element instead of one per doubling.
-    let size: usize = el
-        .attrs()
-        .map(|(k, v)| match k {
+    let mut facts = Facts::default();
+    let mut size = 0;
+    for (q, v) in el.attrs.iter() {
+        let (k, v): (&str, &str) = (&q.local, v);
+        if q.prefix.is_none() && q.ns.is_empty() {
+            let slot = match k {
+                "hidden" => {
+                    facts.hidden = true;
+                    None
+                }
+                "type" => Some(&mut facts.input_type),
+                "role" => Some(&mut facts.role),
+                "aria-hidden" => Some(&mut facts.aria_hidden),
+                "class" => Some(&mut facts.class),
+                _ => None,
+            };
+            if let Some(slot @ None) = slot {
+                *slot = Some(v);
+            }
+        }
+        size += match k {
             "class" | "id" | "itemprop" | "data-testid" | "data-test" | "data-qa"
             | "data-component" | "aria-label" => v.len() + 1,
             "style" => 30,
             _ if k.starts_with("data-") => k.len() + 9,
             _ => 0,
-        })
-        .sum();
+        };
+    }
+    if size == 0 {
+        return (String::new(), facts);
+    }
     let mut h = String::with_capacity(size);
     for (k, v) in el.attrs() {
         match k {
@@ -132,7 +165,7 @@ fn hint_of(el: &scraper::node::Element) -> String {
             _ => {}
         }
     }
-    h
+    (h, facts)
 }
 
 /// `out.push_str(&v.to_lowercase())` without the copy when `v` is ASCII
@@ -149,24 +182,22 @@ fn push_lowercase(out: &mut String, v: &str) {
 
 /// Whether an element is hidden; `display_none`: its hint holds
 /// "display-none".
-fn is_hidden(el: &scraper::node::Element, hint: &str, display_none: bool) -> bool {
-    if el.attr_of("hidden").is_some() || display_none {
+fn is_hidden(tag: &str, facts: &Facts, hint: &str, display_none: bool) -> bool {
+    if facts.hidden || display_none {
         return true;
     }
-    if el.name() == "input"
-        && el
-            .attr_of("type")
-            .map(|t| t.eq_ignore_ascii_case("hidden"))
-            .unwrap_or(false)
+    if tag == "input"
+        && facts
+            .input_type
+            .is_some_and(|t| t.eq_ignore_ascii_case("hidden"))
     {
         return true;
     }
     // A dialog that waits to be opened (a Bootstrap `modal`, a `role=dialog`
     // hidden from view) shows nothing on the page.
-    let dialog = (el.attr_of("role") == Some("dialog")
-        && el.attr_of("aria-hidden") == Some("true"))
-        || el
-            .attr_of("class")
+    let dialog = (facts.role == Some("dialog") && facts.aria_hidden == Some("true"))
+        || facts
+            .class
             .is_some_and(|c| c.split_whitespace().any(|t| t == "modal"));
     dialog
         || hint.split_whitespace().any(|c| {
@@ -239,10 +270,10 @@ impl<'a> Doc<'a> {
             }
             _ => {}
         }
-        let hint = hint_of(e);
+        let (hint, facts) = hint_of(e);
         let found = HINT_WORDS.found_in(&hint);
         let mut flags = inherited;
-        if is_hidden(e, &hint, found & DISPLAY_NONE != 0) {
+        if is_hidden(tag, &facts, &hint, found & DISPLAY_NONE != 0) {
             flags |= HIDDEN;
         }
         if matches!(tag, "del" | "s" | "strike") || found & (LINE_THROUGH | STRIKE_WORD) != 0 {
