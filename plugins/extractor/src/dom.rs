@@ -22,6 +22,9 @@ pub struct El<'a> {
     pub parent: Option<usize>,
     /// Lowercased class, id, itemprop and data-attribute names.
     pub hint: String,
+    /// Which of "price", "amount" and "cost" the hint holds (`PRICE_NAMED`
+    /// and the like), found in the pass that reads the hint's other words.
+    pub named: u8,
     pub flags: u16,
     pub text_start: usize,
     pub text_end: usize,
@@ -84,6 +87,10 @@ static HINT_WORDS: Words = Words::new(&[
     "suggest",
     // Hidden by its style (bit 24; see `hint_of`).
     "display-none",
+    // Named like an amount (bits 25-27; see `El::named`).
+    "price",
+    "amount",
+    "cost",
 ]);
 const LINE_THROUGH: u64 = 1;
 const STRIKE_WORD: u64 = 1 << 1;
@@ -91,6 +98,10 @@ const PRODUCT_WORD: u64 = 1 << 2;
 const FRACTION_WORDS: u64 = 0b111 << 3;
 const RELATED_WORDS: u64 = ((1 << 18) - 1) << 6;
 const DISPLAY_NONE: u64 = 1 << 24;
+/// The hint holds "price".
+pub const PRICE_NAMED: u8 = 1;
+/// The hint holds "amount" (bit 2 of `El::named`: "cost").
+pub const AMOUNT_NAMED: u8 = 1 << 1;
 
 /// The attributes `is_hidden` asks about, read in the pass that sizes the
 /// hint (each as `attr_of` finds it: the first of that name, in no
@@ -318,6 +329,7 @@ impl<'a> Doc<'a> {
             tag,
             parent,
             hint,
+            named: (found >> 25) as u8,
             flags,
             text_start: self.texts.len(),
             el_end: 0,

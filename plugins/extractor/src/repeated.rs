@@ -215,7 +215,7 @@ impl Counts {
             let is_price = t.flags & HIDDEN == 0
                 && t.text.len() <= 80
                 && t.text.bytes().any(|b| b.is_ascii_digit())
-                && (doc.els[t.el].hint.has("price")
+                && (doc.els[t.el].named & crate::dom::PRICE_NAMED != 0
                     || has_currency_mark(&t.text)
                     || (!t.text.chars().any(|c| c.is_alphabetic())
                         && (lone_mark(k + 1) || (k > 0 && lone_mark(k - 1)))));

@@ -3,7 +3,7 @@
 //! saving, a unit price, a product code, a members' or pre-tax price).
 
 use crate::dom::AttrOf as _;
-use crate::dom::{Doc, HIDDEN, STRIKE};
+use crate::dom::{Doc, AMOUNT_NAMED, HIDDEN, PRICE_NAMED, STRIKE};
 use crate::money::{has_currency_mark, is_free_text, parse_current_price, parse_machine_price};
 use crate::text::has_word;
 use crate::text::Find as _;
@@ -128,7 +128,7 @@ fn amounts(doc: &Doc, card: usize, names: &[String]) -> Vec<Amount> {
         }
         let el = &doc.els[t.el];
         let hints = without_typography(&doc.ancestor_hints(t.el, 2));
-        let priced_el = el.hint.has("price") || el.hint.has("amount");
+        let priced_el = el.named & (PRICE_NAMED | AMOUNT_NAMED) != 0;
         // A currency in its own element right after or before the amount
         // ("11.95 <span>CHF</span>").
         let lone_mark = |j: usize| -> Option<&str> {
@@ -343,7 +343,7 @@ fn cents_after(doc: &Doc, card: &crate::dom::El, k: usize, raw: &str) -> Option<
     }
     let el = &doc.els[next.el];
     let apart = el.tag == "sup"
-        || el.hint.has("price")
+        || el.named & PRICE_NAMED != 0
         || has_word(
             &el.hint,
             &[

@@ -2,7 +2,7 @@
 //! by where it stands and how it is named.
 
 use crate::dom::AttrOf as _;
-use crate::dom::{Doc, CHROME, HIDDEN, LINK, OPTION, RELATED, STRIKE};
+use crate::dom::{Doc, CHROME, HIDDEN, LINK, OPTION, PRICE_NAMED, RELATED, STRIKE};
 use crate::money::{has_currency_mark, parse_current_price, Price};
 use crate::price::PriceFound;
 use crate::text::has_word;
@@ -112,7 +112,7 @@ fn compute_price_candidates(doc: &Doc) -> Vec<PriceFound> {
     let mut raws: Vec<Raw> = Vec::new();
     // Elements named like a price (split prices joined).
     for (i, e) in doc.els.iter().enumerate() {
-        if !e.hint.has("price") && !e.hint.has("amount") && !e.hint.has("cost") {
+        if e.named == 0 {
             continue;
         }
         if e.text_end <= e.text_start || e.text_end - e.text_start > 12 || e.flags & OPTION != 0 {
@@ -153,7 +153,7 @@ fn compute_price_candidates(doc: &Doc) -> Vec<PriceFound> {
         {
             continue;
         }
-        if doc.els[t.el].hint.has("price") {
+        if doc.els[t.el].named & PRICE_NAMED != 0 {
             continue;
         }
         let mut raw = t.text.clone();
