@@ -6,11 +6,21 @@ use crate::dom::{Doc, CHROME, HIDDEN, OPTION, RELATED};
 use crate::text::is_gtin;
 use crate::vocabulary::{IdKind, ID_LABELS, WEAK_LABELS};
 
-fn clean_marks(s: &str) -> String {
-    s.chars()
-        .filter(|c| !matches!(c, '\u{200e}' | '\u{200f}' | '\u{200b}' | '\u{feff}'))
-        .collect::<String>()
+fn is_mark(c: char) -> bool {
+    matches!(c, '\u{200e}' | '\u{200f}' | '\u{200b}' | '\u{feff}')
 }
+
+/// The text without direction marks and zero-width characters; copied only
+/// when it has some.
+fn clean_marks(s: &str) -> std::borrow::Cow<'_, str> {
+    if s.is_ascii() || !s.chars().any(is_mark) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    std::borrow::Cow::Owned(s.chars().filter(|c| !is_mark(*c)).collect())
+}
+
+/// No identifier label is longer (in characters).
+const LABEL_CHARS: usize = 32;
 
 /// Split a text into a known identifier label and the rest.
 fn split_label(text: &str) -> Option<(IdKind, String, &'static str)> {
@@ -31,6 +41,31 @@ fn split_label(text: &str) -> Option<(IdKind, String, &'static str)> {
         .to_lowercase()
         .next()?;
     if first.binary_search(&lead).is_err() {
+        return None;
+    }
+    // Whether any label starts the text (its lowercase, from its first
+    // letter, digit or '#'), before anything is copied: most texts start
+    // with none.
+    let mut head = ['\0'; LABEL_CHARS];
+    let mut len = 0;
+    for c in text
+        .chars()
+        .filter(|c| !is_mark(*c))
+        .skip_while(|c| !(c.is_alphanumeric() || *c == '#'))
+        .take(LABEL_CHARS)
+    {
+        head[len] = c.to_lowercase().next().unwrap_or(c);
+        len += 1;
+    }
+    let head = &head[..len];
+    let starts_a_label = |label: &str| {
+        let mut i = 0;
+        label.chars().all(|l| {
+            i += 1;
+            head.get(i - 1) == Some(&l)
+        })
+    };
+    if !ID_LABELS.iter().any(|(label, _)| starts_a_label(label)) {
         return None;
     }
     let t: Vec<char> = clean_marks(text).chars().collect();
@@ -376,6 +411,13 @@ mod script_sku_tests {
         re.captures(scripts)
             .and_then(|c| c.get(1))
             .and_then(|m| super::id_token(m.as_str()))
+    }
+
+    #[test]
+    fn every_label_fits_the_quick_test() {
+        for (label, _) in crate::vocabulary::ID_LABELS {
+            assert!(label.chars().count() <= super::LABEL_CHARS, "{label}");
+        }
     }
 
     #[test]
