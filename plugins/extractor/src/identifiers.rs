@@ -344,7 +344,10 @@ fn sku_at<'a>(s: &'a str, quote: usize, key: &str) -> Option<&'a str> {
         .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'/' | b'-'))
         .count();
     let value = &rest[..len];
-    let starts_well = value.bytes().next().is_some_and(|c| c.is_ascii_alphanumeric());
+    let starts_well = value
+        .bytes()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphanumeric());
     let closed = rest[len..].starts_with(['"', '\'']);
     (starts_well && (2..=40).contains(&len) && closed).then_some(value)
 }
@@ -391,7 +394,11 @@ pub fn url_identifier(page_url: &str, body: &str) -> Option<String> {
             continue;
         }
         // The page must repeat it (outside its own URL).
-        if memchr::memmem::find_iter(body.as_bytes(), c.as_bytes()).take(3).count() >= 3 {
+        if memchr::memmem::find_iter(body.as_bytes(), c.as_bytes())
+            .take(3)
+            .count()
+            >= 3
+        {
             return Some(c);
         }
     }
@@ -441,12 +448,25 @@ mod script_sku_tests {
     fn agrees_with_the_regex_on_random_scripts() {
         const QUOTES: &[&str] = &["\"", "'", "", "`"];
         const KEYS: &[&str] = &[
-            "sku", "SKU", "Sku", "productSku", "product_sku", "skuId", "skus", "xsku", "product",
+            "sku",
+            "SKU",
+            "Sku",
+            "productSku",
+            "product_sku",
+            "skuId",
+            "skus",
+            "xsku",
+            "product",
         ];
         const SPACES: &[&str] = &["", " ", "\u{a0}", "\n  ", "x"];
         const COLONS: &[&str] = &[":", ":", ";", ""];
         const VALUES: &[&str] = &[
-            "AB-123", "A", "-x1", "é1", "a.b/c_d", "ab12",
+            "AB-123",
+            "A",
+            "-x1",
+            "é1",
+            "a.b/c_d",
+            "ab12",
             "0123456789012345678901234567890123456789",
             "01234567890123456789012345678901234567890",
         ];
@@ -464,7 +484,9 @@ mod script_sku_tests {
             let mut scripts = String::new();
             for _ in 0..1 + pick(&["", "x", "xx"]).len() {
                 scripts.push_str(pick(NOISE));
-                for part in [QUOTES, KEYS, QUOTES, SPACES, COLONS, SPACES, QUOTES, VALUES, QUOTES] {
+                for part in [
+                    QUOTES, KEYS, QUOTES, SPACES, COLONS, SPACES, QUOTES, VALUES, QUOTES,
+                ] {
                     scripts.push_str(pick(part));
                 }
             }

@@ -48,6 +48,7 @@ pub fn fast(body: &str) -> Option<Html> {
         input: StrTendril::from_slice(src),
         tb: TreeBuilder::new(sink, TreeBuilderOpts::default()),
         attrs: Default::default(),
+        names: std::cell::RefCell::new(vec![None; NAME_SLOTS]),
     };
     t.run()?;
     let _ = t.send(Token::EOFToken);
@@ -66,7 +67,12 @@ struct Tokenizer<'a> {
     tb: Builder,
     /// The attributes of the tag being read (see `attributes`).
     attrs: std::cell::Cell<Vec<Attribute>>,
+    /// Names met so far, by spelling (see `name`).
+    names: std::cell::RefCell<Vec<Option<(&'a str, LocalName)>>>,
 }
+
+/// Slots of the name cache (`Tokenizer::name`).
+const NAME_SLOTS: usize = 256;
 
 /// What the tree builder asks the tokenizer to do after a start tag.
 enum Next {
@@ -173,7 +179,11 @@ impl<'a> Tokenizer<'a> {
         let mut matched: Option<(usize, (u32, u32))> = None;
         // A name closed by ';' ("&quot;") is the longest match when it is
         // one: one lookup instead of one per character.
-        let run = start + b[start..].iter().take_while(|c| c.is_ascii_alphanumeric()).count();
+        let run = start
+            + b[start..]
+                .iter()
+                .take_while(|c| c.is_ascii_alphanumeric())
+                .count();
         if b.get(run) == Some(&b';') {
             if let Some(&m) = NAMED_ENTITIES.get(&self.src[start..=run]) {
                 if m.0 != 0 {
@@ -326,8 +336,36 @@ impl<'a> Tokenizer<'a> {
         while j < b.len() && !is_ws(b[j]) && b[j] != b'/' && b[j] != b'>' {
             j += 1;
         }
-        let name = lower_name(&self.src[name_start..j]);
+        let name = self.name(name_start, j);
         self.attributes(kind, name, j)
+    }
+
+    /// The tag or attribute name at `start..end`, lowercased and interned.
+    /// A page repeats a few dozen names thousands of times: each is
+    /// interned once and then found in a small cache by its spelling.
+    fn name(&self, start: usize, end: usize) -> LocalName {
+        let raw = &self.src[start..end];
+        let b = raw.as_bytes();
+        let slot = match b {
+            [] => 0,
+            [first, .., last] => {
+                (b.len() * 31
+                    + usize::from(*first) * 7
+                    + usize::from(*last) * 3
+                    + usize::from(b[b.len() / 2]))
+                    % NAME_SLOTS
+            }
+            [only] => usize::from(*only) % NAME_SLOTS,
+        };
+        let mut names = self.names.borrow_mut();
+        match &names[slot] {
+            Some((spelling, name)) if *spelling == raw => name.clone(),
+            _ => {
+                let name = lower_name(raw);
+                names[slot] = Some((raw, name.clone()));
+                name
+            }
+        }
     }
 
     /// The attributes of a tag whose name ends at `j`, then the tag sent.
@@ -380,7 +418,7 @@ impl<'a> Tokenizer<'a> {
             while j < b.len() && !is_ws(b[j]) && !matches!(b[j], b'/' | b'=' | b'>') {
                 j += 1;
             }
-            let attr = lower_name(&self.src[name_start..j]);
+            let attr = self.name(name_start, j);
             while j < b.len() && is_ws(b[j]) {
                 j += 1;
             }

@@ -492,7 +492,9 @@ mod patterns_tests {
             }
             out
         };
-        let parts = ["a", " ", "\t", "\n", "\x0b", "\x0c", "\r", "\x1c", "bc", "\x00"];
+        let parts = [
+            "a", " ", "\t", "\n", "\x0b", "\x0c", "\r", "\x1c", "bc", "\x00",
+        ];
         let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
         for _ in 0..5000 {
             let mut s = String::new();
@@ -511,10 +513,24 @@ mod patterns_tests {
     /// found, overlapping and sharing first bytes included.
     #[test]
     fn finds_exactly_the_patterns_that_occur() {
-        let list = ["in stock", "in", "stock", "n s", "€", "руб", "$", "us$", "s"];
+        let list = [
+            "in stock", "in", "stock", "n s", "€", "руб", "$", "us$", "s",
+        ];
         let patterns = Patterns::new(list);
-        for hay in ["", "in stock", "only 2 in stock!", "100 руб", "us$ 5", "€", "x", "ssss"] {
-            let mut found: Vec<&str> = patterns.occurrences(hay).map(|i| patterns.pattern(i)).collect();
+        for hay in [
+            "",
+            "in stock",
+            "only 2 in stock!",
+            "100 руб",
+            "us$ 5",
+            "€",
+            "x",
+            "ssss",
+        ] {
+            let mut found: Vec<&str> = patterns
+                .occurrences(hay)
+                .map(|i| patterns.pattern(i))
+                .collect();
             found.sort_unstable();
             found.dedup();
             let mut want: Vec<&str> = list.iter().copied().filter(|p| hay.contains(p)).collect();
