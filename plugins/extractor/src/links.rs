@@ -148,6 +148,56 @@ pub struct CatalogLinks {
     pub next: Vec<String>,
 }
 
+/// A link's target that may be a catalog link, resolved.
+struct Target {
+    url: url::Url,
+    /// `url` as text.
+    text: String,
+    /// The page of a list it names, if any.
+    number: Option<u32>,
+}
+
+/// The target `h` (trimmed) resolved against the page, unless it is no
+/// catalog link: empty or a fragment, a login, cart or the like
+/// (`SKIP_WORDS`), another site or scheme, a file (an image, a stylesheet),
+/// or the page itself.
+fn resolve(base: &url::Url, host: &str, page_url: &str, h: &str) -> Option<Target> {
+    if h.is_empty() || h.starts_with('#') {
+        return None;
+    }
+    let lower = h.to_ascii_lowercase();
+    if SKIP_WORDS.any_in(&lower) {
+        return None;
+    }
+    let mut u = base.join(h).ok()?;
+    if u.scheme() != "http" && u.scheme() != "https" {
+        return None;
+    }
+    if u.host_str().unwrap_or("").trim_start_matches("www.") != host {
+        return None;
+    }
+    u.set_fragment(None);
+    let path = u.path().to_ascii_lowercase();
+    if [
+        ".jpg", ".jpeg", ".png", ".gif", ".pdf", ".css", ".js", ".svg", ".webp", ".xml",
+    ]
+    .iter()
+    .any(|x| path.ends_with(x))
+    {
+        return None;
+    }
+    let text = u.to_string();
+    if text == page_url || text.trim_end_matches('/') == page_url.trim_end_matches('/') {
+        return None;
+    }
+    let number = page_number(&u);
+    Some(Target {
+        url: u,
+        text,
+        number,
+    })
+}
+
 /// Catalog links of a page and its next pages. `listed` are URLs the
 /// page's markup lists (ItemList entries): they come right after the
 /// next-page links.
@@ -181,6 +231,9 @@ pub fn catalog_links(
         .unwrap_or("")
         .trim_start_matches("www.")
         .to_string();
+    let mut resolved: std::collections::HashMap<&str, Option<usize>> =
+        std::collections::HashMap::new();
+    let mut targets: Vec<Target> = Vec::new();
     for (i, e) in doc.els.iter().enumerate() {
         let v = e.el.value();
         let href = match e.tag {
@@ -198,35 +251,24 @@ pub fn catalog_links(
         if e.tag == "link" && !rel.split_whitespace().any(|r| r == "next") {
             continue;
         }
+        // What a target resolves to depends on it alone: resolved once per
+        // spelling (a page links most of its targets more than once).
         let h = href.trim();
-        if h.is_empty() || h.starts_with('#') {
-            continue;
-        }
-        let lower = h.to_ascii_lowercase();
-        if SKIP_WORDS.any_in(&lower) {
-            continue;
-        }
-        let Ok(mut u) = base.join(h) else { continue };
-        if u.scheme() != "http" && u.scheme() != "https" {
-            continue;
-        }
-        if u.host_str().unwrap_or("").trim_start_matches("www.") != host {
-            continue;
-        }
-        u.set_fragment(None);
-        let path = u.path().to_ascii_lowercase();
-        if [
-            ".jpg", ".jpeg", ".png", ".gif", ".pdf", ".css", ".js", ".svg", ".webp", ".xml",
-        ]
-        .iter()
-        .any(|x| path.ends_with(x))
-        {
-            continue;
-        }
-        let s = u.to_string();
-        if s == page_url || s.trim_end_matches('/') == page_url.trim_end_matches('/') {
-            continue;
-        }
+        let at = match resolved.get(h) {
+            Some(&at) => at,
+            None => {
+                let link = resolve(base, &host, page_url, h);
+                let at = link.map(|link| {
+                    targets.push(link);
+                    targets.len() - 1
+                });
+                resolved.insert(h, at);
+                at
+            }
+        };
+        let Some(at) = at else { continue };
+        let Target { url: u, text: s, number } = &targets[at];
+        let (s, number) = (s.clone(), *number);
         // Next-page labels are short: one or two texts.
         let label = if matches!(e.tag, "a" | "button") && e.text_end - e.text_start <= 2 {
             doc.text_of(i, 40).to_lowercase()
@@ -234,7 +276,6 @@ pub fn catalog_links(
             String::new()
         };
         let aria = v.attr_of("aria-label").unwrap_or("").to_ascii_lowercase();
-        let number = page_number(&u);
         let later = number.map(|n| n > here).unwrap_or(false);
         let more = later && MORE_WORDS.iter().any(|w| label.has(w) || aria.has(w));
         let is_next = rel.split_whitespace().any(|r| r == "next")
