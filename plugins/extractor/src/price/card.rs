@@ -127,7 +127,6 @@ fn amounts(doc: &Doc, card: usize, names: &[String]) -> Vec<Amount> {
             continue;
         }
         let el = &doc.els[t.el];
-        let hints = without_typography(&doc.ancestor_hints(t.el, 2));
         let priced_el = el.named & (PRICE_NAMED | AMOUNT_NAMED) != 0;
         // A currency in its own element right after or before the amount
         // ("11.95 <span>CHF</span>").
@@ -224,6 +223,9 @@ fn amounts(doc: &Doc, card: usize, names: &[String]) -> Vec<Amount> {
         // "was $20 now $15" in one text: parse_current_price took the
         // current one, so the text is not a former price.
         let former_only = former_in_text && !lower.has("now") && !has_two_amounts(&raw);
+        // The names of the amount's element and its two ancestors, read
+        // only for an amount.
+        let hints = without_typography(&doc.ancestor_hints(t.el, 2));
         let list = t.flags & STRIKE != 0 || has_word(&hints, LIST_WORDS) || former_only;
         let sale = has_word(
             &el.hint,
