@@ -38,6 +38,10 @@ pub(crate) fn build(max_instances: u32, memory_limit: usize) -> anyhow::Result<E
         .total_core_instances(max_instances * CORE_INSTANCES_PER_COMPONENT)
         .total_memories(max_instances * MEMORIES_PER_COMPONENT)
         .total_tables(max_instances * TABLES_PER_COMPONENT)
+        // Stacks for asynchronous calls, which plugins do not make; left at
+        // its default (1000) the pool set up a guard page for each at every
+        // start, most of a short `fnhost extract`'s start-up.
+        .total_stacks(max_instances)
         .max_core_instances_per_component(CORE_INSTANCES_PER_COMPONENT)
         .max_memories_per_component(MEMORIES_PER_COMPONENT)
         .max_tables_per_component(TABLES_PER_COMPONENT)
