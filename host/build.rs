@@ -2,10 +2,12 @@
 //!
 //! They are built for wasm32-wasip2 into the workspace's target directory by
 //! `cargo xtask plugins`; this script writes `builtin_plugins.rs` into
-//! OUT_DIR with one `include_bytes!` per component.
+//! OUT_DIR with one `include_bytes!` per component and its sha256.
 
 use std::env;
 use std::path::PathBuf;
+
+use sha2::{Digest, Sha256};
 
 const COMPONENTS: &[(&str, &str)] = &[
     ("PLANNER", "fnhost_planner.wasm"),
@@ -39,9 +41,15 @@ fn main() {
             missing.push(path.display().to_string());
             continue;
         }
+        let bytes = std::fs::read(&path).expect("read a built-in component");
+        let sha256: String = Sha256::digest(&bytes)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
         let path = path.to_str().expect("the target directory's path is UTF-8");
         code.push_str(&format!(
-            "pub(crate) const {name}: &[u8] = include_bytes!({path:?});\n"
+            "pub(crate) const {name}: &[u8] = include_bytes!({path:?});\n\
+             pub(crate) const {name}_SHA256: &str = {sha256:?};\n"
         ));
     }
     if !missing.is_empty() {

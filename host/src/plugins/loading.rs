@@ -12,7 +12,17 @@ impl Inner {
         role: Role,
         wasm: &[u8],
     ) -> anyhow::Result<(Prepared, String, CacheUse)> {
-        let sha256 = cache::sha256_hex(wasm);
+        self.prepare_hashed(role, wasm, cache::sha256_hex(wasm))
+    }
+
+    /// [`Inner::prepare`] for a component whose sha256 is known (the
+    /// built-ins', hashed at build time).
+    fn prepare_hashed(
+        &self,
+        role: Role,
+        wasm: &[u8],
+        sha256: String,
+    ) -> anyhow::Result<(Prepared, String, CacheUse)> {
         let (component, cache) = self.cache.load(&self.engine, wasm, &sha256)?;
         let pre = sandbox::prepare(&self.engine, &self.linker, &component)?;
         let wrong_world = |e: wasmtime::Error| {
@@ -129,35 +139,36 @@ impl Inner {
                 });
                 continue;
             }
-            let outcome = match self.prepare(builtin.role, builtin.wasm) {
-                Ok((prepared, sha256, cache)) => {
-                    let info = PluginInfo {
-                        name: builtin.name.into(),
-                        role: builtin.role,
-                        version: env!("CARGO_PKG_VERSION").into(),
-                        domains: vec![],
-                        entities: builtin.entities.iter().map(|e| e.to_string()).collect(),
-                        builtin: true,
-                        sha256,
-                    };
-                    let loaded = Arc::new(Loaded {
-                        info: info.clone(),
-                        prepared,
-                    });
-                    *self
-                        .registry
-                        .write()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .slot(builtin.role) = Some(loaded);
-                    LoadOutcome::Loaded {
-                        plugin: info,
-                        cache,
+            let outcome =
+                match self.prepare_hashed(builtin.role, builtin.wasm, builtin.sha256.into()) {
+                    Ok((prepared, sha256, cache)) => {
+                        let info = PluginInfo {
+                            name: builtin.name.into(),
+                            role: builtin.role,
+                            version: env!("CARGO_PKG_VERSION").into(),
+                            domains: vec![],
+                            entities: builtin.entities.iter().map(|e| e.to_string()).collect(),
+                            builtin: true,
+                            sha256,
+                        };
+                        let loaded = Arc::new(Loaded {
+                            info: info.clone(),
+                            prepared,
+                        });
+                        *self
+                            .registry
+                            .write()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .slot(builtin.role) = Some(loaded);
+                        LoadOutcome::Loaded {
+                            plugin: info,
+                            cache,
+                        }
                     }
-                }
-                Err(e) => LoadOutcome::Skipped {
-                    reason: format!("failed to load built-in plugin `{}`: {e:#}", builtin.name),
-                },
-            };
+                    Err(e) => LoadOutcome::Skipped {
+                        reason: format!("failed to load built-in plugin `{}`: {e:#}", builtin.name),
+                    },
+                };
             reports.push(LoadReport { source, outcome });
         }
     }

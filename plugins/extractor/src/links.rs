@@ -267,7 +267,11 @@ pub fn catalog_links(
             }
         };
         let Some(at) = at else { continue };
-        let Target { url: u, text: s, number } = &targets[at];
+        let Target {
+            url: u,
+            text: s,
+            number,
+        } = &targets[at];
         let (s, number) = (s.clone(), *number);
         // Next-page labels are short: one or two texts.
         let label = if matches!(e.tag, "a" | "button") && e.text_end - e.text_start <= 2 {
