@@ -185,23 +185,24 @@ impl<'a> Tokenizer<'a> {
                 .take_while(|c| c.is_ascii_alphanumeric())
                 .count();
         if b.get(run) == Some(&b';') {
-            if let Some(&m) = NAMED_ENTITIES.get(&self.src[start..=run]) {
-                if m.0 != 0 {
-                    matched = Some((run + 1, m));
-                }
-            }
+            matched = NAMED_ENTITIES
+                .get(&self.src[start..=run])
+                .filter(|m| m.0 != 0)
+                .map(|&m| (run + 1, m));
         }
-        let mut j = if matched.is_some() { b.len() } else { start };
-        while j < b.len() && b[j].is_ascii() {
-            match NAMED_ENTITIES.get(&self.src[start..=j]) {
-                Some(&m) => {
-                    if m.0 != 0 {
-                        matched = Some((j + 1, m));
+        if matched.is_none() {
+            let mut j = start;
+            while j < b.len() && b[j].is_ascii() {
+                match NAMED_ENTITIES.get(&self.src[start..=j]) {
+                    Some(&m) => {
+                        if m.0 != 0 {
+                            matched = Some((j + 1, m));
+                        }
                     }
+                    None => break,
                 }
-                None => break,
+                j += 1;
             }
-            j += 1;
         }
         let Some((resume, (c1, c2))) = matched else {
             return CharRef::Literal;
