@@ -471,13 +471,7 @@ mod script_sku_tests {
             "01234567890123456789012345678901234567890",
         ];
         const NOISE: &[&str] = &["{", "}", ",", "\"", "'", "sku", "_", " ", "é"];
-        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = crate::xorshift(0x2545_f491_4f6c_dd1d);
         let mut pick = |list: &[&'static str]| list[(next() % list.len() as u64) as usize];
         let mut found = 0;
         for _ in 0..20_000 {

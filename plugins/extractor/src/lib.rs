@@ -53,6 +53,18 @@ mod parse_tests;
 #[cfg(test)]
 mod tests;
 
+/// A reproducible stream of pseudo-random numbers (xorshift64) for the
+/// tests that compare a fast path with its reference on generated input.
+#[cfg(test)]
+pub(crate) fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
+    move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    }
+}
+
 use crate::classify::Reading;
 use crate::record::{Field, Record};
 use crate::structured::{resolve, Markup, PageIdentity};

@@ -138,13 +138,7 @@ fn random_tag_soup_builds_html5evers_tree() {
         "<textarea>",
         "</textarea>",
     ];
-    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
-    let mut next = move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed
-    };
+    let mut next = crate::xorshift(0x9e37_79b9_7f4a_7c15);
     let mut covered = 0;
     for _ in 0..3000 {
         let n = 1 + next() % 40;

@@ -306,7 +306,9 @@ impl<const N: usize> Phrases<N> {
 /// which occur in a short text. Nothing is built beyond one sort of the
 /// patterns: the extractor runs in a fresh instance for every page, so
 /// whatever it builds it builds for every page (an Aho-Corasick automaton
-/// took most of a small page's time).
+/// took most of a small page's time). [`Words`] is the same index built at
+/// compile time, for up to 64 fixed words; these lists are longer, or made
+/// at run time from other tables.
 pub(crate) struct Patterns {
     patterns: Vec<&'static str>,
     /// Pattern numbers ordered by first byte: those starting with byte `b`
@@ -495,16 +497,12 @@ mod patterns_tests {
         let parts = [
             "a", " ", "\t", "\n", "\x0b", "\x0c", "\r", "\x1c", "bc", "\x00",
         ];
-        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = crate::xorshift(0x9e37_79b9_7f4a_7c15);
         for _ in 0..5000 {
             let mut s = String::new();
-            for _ in 0..seed % 12 {
-                seed ^= seed << 13;
-                seed ^= seed >> 7;
-                seed ^= seed << 17;
-                s.push_str(parts[(seed % parts.len() as u64) as usize]);
+            for _ in 0..next() % 12 {
+                s.push_str(parts[(next() % parts.len() as u64) as usize]);
             }
-            seed = seed.wrapping_add(1);
             assert_eq!(super::squash(&s), by_chars(&s), "for {s:?}");
         }
     }
