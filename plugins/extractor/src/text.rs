@@ -5,24 +5,31 @@ use crate::vocabulary::{BUY_PHRASES, IN_PHRASES, OUT_PHRASES, PRE_PHRASES};
 
 /// Collapse runs of whitespace (including no-break spaces) into one space and trim.
 pub fn squash(s: &str) -> String {
+    if !s.is_ascii() {
+        return squash_chars(s);
+    }
+    // `squash_chars`, a byte at a time (the ASCII characters `is_whitespace`
+    // takes are tab to carriage return and the space).
     let mut out = String::with_capacity(s.len());
     let mut space = false;
-    if s.is_ascii() {
-        // The same, a byte at a time (the ASCII characters `is_whitespace`
-        // takes are tab to carriage return and the space).
-        for &b in s.as_bytes() {
-            if matches!(b, b'\t'..=b'\r' | b' ') {
-                space = true;
-            } else {
-                if space && !out.is_empty() {
-                    out.push(' ');
-                }
-                space = false;
-                out.push(char::from(b));
+    for &b in s.as_bytes() {
+        if matches!(b, b'\t'..=b'\r' | b' ') {
+            space = true;
+        } else {
+            if space && !out.is_empty() {
+                out.push(' ');
             }
+            space = false;
+            out.push(char::from(b));
         }
-        return out;
     }
+    out
+}
+
+/// `squash` for any text, a character at a time.
+fn squash_chars(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut space = false;
     for c in s.chars() {
         if c.is_whitespace() || c == '\u{a0}' || c == '\u{200b}' || c == '\u{feff}' {
             space = true;
@@ -478,22 +485,6 @@ mod patterns_tests {
     /// The ASCII path of `squash` gives what the character path gives.
     #[test]
     fn squash_reads_ascii_like_any_text() {
-        let by_chars = |s: &str| {
-            let mut out = String::new();
-            let mut space = false;
-            for c in s.chars() {
-                if c.is_whitespace() {
-                    space = true;
-                } else {
-                    if space && !out.is_empty() {
-                        out.push(' ');
-                    }
-                    space = false;
-                    out.push(c);
-                }
-            }
-            out
-        };
         let parts = [
             "a", " ", "\t", "\n", "\x0b", "\x0c", "\r", "\x1c", "bc", "\x00",
         ];
@@ -503,7 +494,7 @@ mod patterns_tests {
             for _ in 0..next() % 12 {
                 s.push_str(parts[(next() % parts.len() as u64) as usize]);
             }
-            assert_eq!(super::squash(&s), by_chars(&s), "for {s:?}");
+            assert_eq!(super::squash(&s), super::squash_chars(&s), "for {s:?}");
         }
     }
 
