@@ -91,6 +91,12 @@ static HINT_WORDS: Words = Words::new(&[
     "price",
     "amount",
     "cost",
+    // What a hidden element's hint or class holds (bits 28-31): read token
+    // by token in `is_hidden` only when found here.
+    "hid",
+    "d-none",
+    "invisible",
+    "modal",
 ]);
 const LINE_THROUGH: u64 = 1;
 const STRIKE_WORD: u64 = 1 << 1;
@@ -98,6 +104,9 @@ const PRODUCT_WORD: u64 = 1 << 2;
 const FRACTION_WORDS: u64 = 0b111 << 3;
 const RELATED_WORDS: u64 = ((1 << 18) - 1) << 6;
 const DISPLAY_NONE: u64 = 1 << 24;
+const NAMED_WORDS: u64 = 0b111 << 25;
+const HIDDEN_WORDS: u64 = 0b111 << 28;
+const MODAL_WORD: u64 = 1 << 31;
 /// The hint holds "price".
 pub const PRICE_NAMED: u8 = 1;
 /// The hint holds "amount" (bit 2 of `El::named`: "cost").
@@ -191,10 +200,9 @@ fn push_lowercase(out: &mut String, v: &str) {
     }
 }
 
-/// Whether an element is hidden; `display_none`: its hint holds
-/// "display-none".
-fn is_hidden(tag: &str, facts: &Facts, hint: &str, display_none: bool) -> bool {
-    if facts.hidden || display_none {
+/// Whether an element is hidden; `found`: the `HINT_WORDS` its hint holds.
+fn is_hidden(tag: &str, facts: &Facts, hint: &str, found: u64) -> bool {
+    if facts.hidden || found & DISPLAY_NONE != 0 {
         return true;
     }
     if tag == "input"
@@ -206,12 +214,15 @@ fn is_hidden(tag: &str, facts: &Facts, hint: &str, display_none: bool) -> bool {
     }
     // A dialog that waits to be opened (a Bootstrap `modal`, a `role=dialog`
     // hidden from view) shows nothing on the page.
+    // The hint holds the class lowercased: a class without "modal" in it
+    // is not read token by token, nor a hint without any hidden word.
     let dialog = (facts.role == Some("dialog") && facts.aria_hidden == Some("true"))
-        || facts
-            .class
-            .is_some_and(|c| c.split_whitespace().any(|t| t == "modal"));
+        || (found & MODAL_WORD != 0
+            && facts
+                .class
+                .is_some_and(|c| c.split_whitespace().any(|t| t == "modal")));
     dialog
-        || hint.split_whitespace().any(|c| {
+        || (found & HIDDEN_WORDS != 0 && hint.split_whitespace().any(|c| {
             matches!(
                 c,
                 "hidden"
@@ -222,7 +233,7 @@ fn is_hidden(tag: &str, facts: &Facts, hint: &str, display_none: bool) -> bool {
                     | "aok-hidden"
                     | "invisible"
             )
-        })
+        }))
 }
 
 impl<'a> Doc<'a> {
@@ -284,7 +295,7 @@ impl<'a> Doc<'a> {
         let (hint, facts) = hint_of(e);
         let found = HINT_WORDS.found_in(&hint);
         let mut flags = inherited;
-        if is_hidden(tag, &facts, &hint, found & DISPLAY_NONE != 0) {
+        if is_hidden(tag, &facts, &hint, found) {
             flags |= HIDDEN;
         }
         if matches!(tag, "del" | "s" | "strike") || found & (LINE_THROUGH | STRIKE_WORD) != 0 {
@@ -329,7 +340,7 @@ impl<'a> Doc<'a> {
             tag,
             parent,
             hint,
-            named: (found >> 25) as u8,
+            named: ((found & NAMED_WORDS) >> 25) as u8,
             flags,
             text_start: self.texts.len(),
             el_end: 0,

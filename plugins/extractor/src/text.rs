@@ -116,30 +116,47 @@ pub struct Words {
     words: &'static [&'static str],
     /// For each byte, the words that begin with it (bit `i`: word `i`).
     starts: [u64; 256],
+    /// For each byte, the words whose second byte it is: a position is
+    /// compared only with the words both its bytes allow.
+    seconds: [u64; 256],
 }
 
 impl Words {
-    /// At most 64 words, none of them empty.
+    /// At most 64 words, each of two bytes or more.
     pub const fn new(words: &'static [&'static str]) -> Words {
         assert!(words.len() <= 64);
         let mut starts = [0u64; 256];
+        let mut seconds = [0u64; 256];
         let mut i = 0;
         while i < words.len() {
             let word = words[i].as_bytes();
-            assert!(!word.is_empty());
+            assert!(word.len() >= 2);
             starts[word[0] as usize] |= 1 << i;
+            seconds[word[1] as usize] |= 1 << i;
             i += 1;
         }
-        Words { words, starts }
+        Words {
+            words,
+            starts,
+            seconds,
+        }
+    }
+
+    /// The words that may begin at `i` (`i + 1` is within `hay`), by its
+    /// first two bytes.
+    #[inline]
+    fn candidates(&self, hay: &[u8], i: usize) -> u64 {
+        self.starts[hay[i] as usize] & self.seconds[hay[i + 1] as usize]
     }
 
     /// Whether any of the words occurs in `text`:
     /// `words.iter().any(|w| text.contains(w))`.
     pub fn any_in(&self, text: &str) -> bool {
         let hay = text.as_bytes();
-        (0..hay.len()).any(|i| {
-            // Only the words that begin with this byte are compared.
-            let mut m = self.starts[hay[i] as usize];
+        // Every word has two bytes or more: none begins at the last byte.
+        (0..hay.len().saturating_sub(1)).any(|i| {
+            // Only the words that begin with these two bytes are compared.
+            let mut m = self.candidates(hay, i);
             while m != 0 {
                 let n = m.trailing_zeros() as usize;
                 if starts_with(&hay[i..], self.words[n].as_bytes()) {
@@ -156,8 +173,8 @@ impl Words {
     pub fn found_in(&self, text: &str) -> u64 {
         let hay = text.as_bytes();
         let mut found = 0;
-        for i in 0..hay.len() {
-            let mut m = self.starts[hay[i] as usize];
+        for i in 0..hay.len().saturating_sub(1) {
+            let mut m = self.candidates(hay, i);
             while m != 0 {
                 let n = m.trailing_zeros() as usize;
                 if starts_with(&hay[i..], self.words[n].as_bytes()) {
@@ -442,9 +459,32 @@ pub fn is_gtin(v: &str) -> bool {
     d.chars().all(|c| c.is_ascii_digit()) && matches!(d.len(), 8 | 12 | 13 | 14)
 }
 
+/// Words looked for in class and id names by [`has_word`], with the
+/// filter that passes over a hint once before any word is compared.
+pub(crate) struct WordList {
+    words: &'static [&'static str],
+    filter: Words,
+}
+
+impl WordList {
+    /// At most 64 words, each of two bytes or more.
+    pub(crate) const fn new(words: &'static [&'static str]) -> WordList {
+        WordList {
+            words,
+            filter: Words::new(words),
+        }
+    }
+}
+
 /// Whether a hint (class and id names) holds one of `words` as a word, or
 /// as the other part of a word with "price" ("oldprice", "price-was").
-pub(crate) fn has_word(hint: &str, words: &[&str]) -> bool {
+pub(crate) fn has_word(hint: &str, list: &WordList) -> bool {
+    // Every way a word matches below finds it inside the hint: a hint that
+    // holds none of the words (most of them) is told in one pass.
+    if !list.filter.any_in(hint) {
+        return false;
+    }
+    let words = list.words;
     // Byte comparisons written out (`text::same` and friends): this runs for
     // every price candidate against dozens of words, and slice comparisons
     // are `memcmp` calls in WebAssembly.

@@ -161,7 +161,7 @@ fn names_a_product(href: &str) -> bool {
 }
 
 /// Names of elements that show a picture drawn by style or script.
-const IMAGE_WORDS: &[&str] = &[
+static IMAGE_WORDS: crate::text::WordList = crate::text::WordList::new(&[
     "image",
     "img",
     "thumb",
@@ -171,14 +171,14 @@ const IMAGE_WORDS: &[&str] = &[
     "art",
     "artwork",
     "picture",
-];
+]);
 
 /// Whether a card shows an image and a name (a text with letters).
 fn image_and_name(doc: &Doc, card: usize) -> bool {
     let e = &doc.els[card];
     let image = (card..e.el_end).any(|i| {
         let x = &doc.els[i];
-        matches!(x.tag, "img" | "picture") || crate::text::has_word(&x.hint, IMAGE_WORDS)
+        matches!(x.tag, "img" | "picture") || crate::text::has_word(&x.hint, &IMAGE_WORDS)
     });
     let name = doc.texts[e.text_start..e.text_end].iter().any(|t| {
         t.flags & HIDDEN == 0 && t.text.chars().filter(|c| c.is_alphabetic()).count() >= 3

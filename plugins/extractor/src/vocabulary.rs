@@ -4,17 +4,17 @@
 //! extractor knows. Hint lists match words of class and id names (see
 //! `text::has_word`); text lists match displayed, lowercased text.
 
-use crate::text::Words;
+use crate::text::{WordList, Words};
 
 // ---- Prices: hints (class and id names) ----
 
-pub(crate) const GOOD_PRICE: &[&str] = &[
+pub(crate) static GOOD_PRICE: WordList = WordList::new(&[
     "sale", "current", "final", "our", "special", "now", "actual", "selling", "deal", "promo",
     "offer", "main", "buybox", "big", "large", "new", "active", "hero", "primary",
-];
+]);
 
 /// Hint words of a former price shown next to the current one.
-pub(crate) const LIST_WORDS: &[&str] = &[
+pub(crate) static LIST_WORDS: WordList = WordList::new(&[
     "old",
     "was",
     "strike",
@@ -35,10 +35,10 @@ pub(crate) const LIST_WORDS: &[&str] = &[
     "crossout",
     "barred",
     "overridden",
-];
+]);
 
 /// Hint words of amounts that are not the product's price.
-pub(crate) const OTHER_AMOUNT_WORDS: &[&str] = &[
+pub(crate) static OTHER_AMOUNT_WORDS: WordList = WordList::new(&[
     "ship",
     "shipping",
     "delivery",
@@ -55,12 +55,12 @@ pub(crate) const OTHER_AMOUNT_WORDS: &[&str] = &[
     "points",
     "coupon",
     "percent",
-];
+]);
 
 /// Hint words of elements near a product page's price that are not the
 /// price (besides former prices and other amounts): filters, carts,
 /// subscriptions, prices before tax.
-pub(crate) const NOT_THE_PRICE: &[&str] = &[
+pub(crate) static NOT_THE_PRICE: WordList = WordList::new(&[
     "reference",
     "retail",
     "deliver",
@@ -89,11 +89,11 @@ pub(crate) const NOT_THE_PRICE: &[&str] = &[
     "ex",
     "excl",
     "net",
-];
+]);
 
 /// Words (of a hint or a short label) of a price for members only: a
 /// loyalty club or shop card ("IKEA FAMILY", "member price").
-pub(crate) const MEMBER_WORDS: &[&str] = &[
+pub(crate) static MEMBER_WORDS: WordList = WordList::new(&[
     "member",
     "members",
     "membership",
@@ -102,11 +102,10 @@ pub(crate) const MEMBER_WORDS: &[&str] = &[
     "family",
     "rewards",
     "cardholder",
-];
+]);
 
 /// Hint words of a price before tax (Magento's `price-excluding-tax`).
-pub(crate) const EXCL_TAX_WORDS: &[&str] =
-    &["excl", "excluding", "exclusive", "exkl", "netto", "notax"];
+pub(crate) static EXCL_TAX_WORDS: WordList = WordList::new(&["excl", "excluding", "exclusive", "exkl", "netto", "notax"]);
 
 // ---- Prices: displayed text ----
 

@@ -5,7 +5,7 @@
 use crate::dom::AttrOf as _;
 use crate::dom::{Doc, AMOUNT_NAMED, HIDDEN, PRICE_NAMED, STRIKE};
 use crate::money::{has_currency_mark, is_free_text, parse_current_price, parse_machine_price};
-use crate::text::has_word;
+use crate::text::{has_word, WordList};
 use crate::text::Find as _;
 use crate::vocabulary::{
     EXCL_TAX_TEXT, EXCL_TAX_WORDS, LIST_TEXT, LIST_WORDS, MEMBER_WORDS, OTHER_AMOUNT_WORDS,
@@ -65,7 +65,7 @@ fn amounts(doc: &Doc, card: usize, names: &[String]) -> Vec<Amount> {
                 value: p,
                 currency: None,
                 raw: String::new(),
-                list: has_word(&ty, LIST_WORDS) || doc.els[i].flags & STRIKE != 0,
+                list: has_word(&ty, &LIST_WORDS) || doc.els[i].flags & STRIKE != 0,
                 sale: false,
                 member: false,
                 excl_tax: false,
@@ -200,7 +200,7 @@ fn amounts(doc: &Doc, card: usize, names: &[String]) -> Vec<Amount> {
             continue;
         }
         if OTHER_TEXT.iter().any(|w| lower.has(w))
-            || (has_word(&own_role(&el.hint), OTHER_AMOUNT_WORDS) && !(per_after && per_one(after)))
+            || (has_word(&own_role(&el.hint), &OTHER_AMOUNT_WORDS) && !(per_after && per_one(after)))
             || is_tier_price(&lower)
         {
             continue;
@@ -226,23 +226,21 @@ fn amounts(doc: &Doc, card: usize, names: &[String]) -> Vec<Amount> {
         // The names of the amount's element and its two ancestors, read
         // only for an amount.
         let hints = without_typography(&doc.ancestor_hints(t.el, 2));
-        let list = t.flags & STRIKE != 0 || has_word(&hints, LIST_WORDS) || former_only;
-        let sale = has_word(
-            &el.hint,
-            &[
-                "sale", "special", "now", "final", "current", "promo", "discount",
-            ],
-        );
-        let excl_tax = has_word(&hints, EXCL_TAX_WORDS)
+        let list = t.flags & STRIKE != 0 || has_word(&hints, &LIST_WORDS) || former_only;
+        static SALE_WORDS: WordList = WordList::new(&[
+            "sale", "special", "now", "final", "current", "promo", "discount",
+        ]);
+        let sale = has_word(&el.hint, &SALE_WORDS);
+        let excl_tax = has_word(&hints, &EXCL_TAX_WORDS)
             || EXCL_TAX_TEXT.iter().any(|w| lower.has(w))
             || label_before
                 .as_ref()
                 .is_some_and(|prev| EXCL_TAX_TEXT.iter().any(|w| prev.has(w)));
-        let member = has_word(&hints, MEMBER_WORDS)
-            || (lower.len() < 40 && has_word(&lower, MEMBER_WORDS))
+        let member = has_word(&hints, &MEMBER_WORDS)
+            || (lower.len() < 40 && has_word(&lower, &MEMBER_WORDS))
             || label_before
                 .as_ref()
-                .is_some_and(|prev| has_word(prev, MEMBER_WORDS));
+                .is_some_and(|prev| has_word(prev, &MEMBER_WORDS));
         out.push(Amount {
             value: p.value,
             currency: p.currency,
@@ -344,19 +342,15 @@ fn cents_after(doc: &Doc, card: &crate::dom::El, k: usize, raw: &str) -> Option<
         return None;
     }
     let el = &doc.els[next.el];
-    let apart = el.tag == "sup"
-        || el.named & PRICE_NAMED != 0
-        || has_word(
-            &el.hint,
-            &[
-                "cents",
-                "cent",
-                "fraction",
-                "fractional",
-                "decimal",
-                "decimals",
-            ],
-        );
+    static FRACTION_WORDS: WordList = WordList::new(&[
+        "cents",
+        "cent",
+        "fraction",
+        "fractional",
+        "decimal",
+        "decimals",
+    ]);
+    let apart = el.tag == "sup" || el.named & PRICE_NAMED != 0 || has_word(&el.hint, &FRACTION_WORDS);
     apart.then(|| (k + 1, format!("{whole}.{digits}")))
 }
 

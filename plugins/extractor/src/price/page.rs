@@ -16,9 +16,9 @@ use crate::vocabulary::{
 /// a former price, another amount (shipping, a saving, a unit price), a
 /// filter or a cart.
 fn not_the_price(hint: &str) -> bool {
-    has_word(hint, LIST_WORDS)
-        || has_word(hint, OTHER_AMOUNT_WORDS)
-        || has_word(hint, NOT_THE_PRICE)
+    has_word(hint, &LIST_WORDS)
+        || has_word(hint, &OTHER_AMOUNT_WORDS)
+        || has_word(hint, &NOT_THE_PRICE)
 }
 
 fn has_price_label(text: &str) -> bool {
@@ -282,7 +282,7 @@ fn compute_price_candidates(doc: &Doc) -> Vec<PriceFound> {
             score += 1;
             notes.push(format!("+{}", 1));
         }
-        if has_word(own, GOOD_PRICE) {
+        if has_word(own, &GOOD_PRICE) {
             score += 2;
             notes.push(format!("+{}", 2));
         }
