@@ -1,6 +1,7 @@
 //! Whether the product can be bought, as the visible page says it: stock
 //! messages, then buy buttons, then short stock phrases.
 
+use foldhash::{HashMap, HashMapExt as _};
 use crate::dom::AttrOf as _;
 use crate::dom::{Doc, BUTTON, CHROME, HIDDEN, LINK, OPTION, RELATED};
 use crate::text::{availability_from_short_text, availability_from_text, is_buy_text};
@@ -17,7 +18,7 @@ pub fn of_page(doc: &Doc) -> Option<(&'static str, &'static str)> {
             .filter(|c| !c.is_ascii_digit())
             .collect::<String>()
     };
-    let mut kinds: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    let mut kinds: HashMap<String, usize> = HashMap::new();
     for e in &doc.els {
         if stock_named(e) {
             *kinds

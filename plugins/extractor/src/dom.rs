@@ -188,6 +188,29 @@ fn hint_of(el: &scraper::node::Element) -> (String, Facts<'_>) {
     (h, facts)
 }
 
+/// `s.trim().is_empty()`, without `trim`'s Unicode test for the ASCII
+/// white space that fills most texts between tags.
+fn is_blank(s: &str) -> bool {
+    match s.bytes().position(|b| !b.is_ascii_whitespace()) {
+        None => true,
+        // An ASCII letter or mark (the vertical tab is Unicode's white
+        // space, not ASCII's).
+        Some(i) if s.as_bytes()[i].is_ascii() && s.as_bytes()[i] != 0x0B => false,
+        Some(i) => s[i..].trim().is_empty(),
+    }
+}
+
+#[cfg(test)]
+#[test]
+fn is_blank_is_trim_is_empty() {
+    for s in [
+        "", " ", "\n\t  ", "\u{0B}", " \u{0B} x", "\u{A0}", "\u{3000}\u{2009}", " é", "\n\u{A0}€", "x",
+        "\r\n  1",
+    ] {
+        assert_eq!(is_blank(s), s.trim().is_empty(), "{s:?}");
+    }
+}
+
 /// `out.push_str(&v.to_lowercase())` without the copy when `v` is ASCII
 /// (class lists and ids almost always are).
 fn push_lowercase(out: &mut String, v: &str) {
@@ -356,7 +379,7 @@ impl<'a> Doc<'a> {
                     }
                     Node::Text(t) => {
                         let s: &str = t;
-                        if s.trim().is_empty() {
+                        if is_blank(s) {
                             continue;
                         }
                         let text = crate::text::squash(s);

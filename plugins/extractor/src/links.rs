@@ -1,6 +1,7 @@
 //! Links to further catalog pages: next pages first, then categories and
 //! product pages of the same site. Absolute, deduplicated, bounded.
 
+use foldhash::{HashMap, HashMapExt as _, HashSet, HashSetExt as _};
 use crate::dom::AttrOf as _;
 use crate::dom::Doc;
 use crate::text::{Find as _, Words};
@@ -224,15 +225,15 @@ pub fn catalog_links(
     let mut other: Vec<(String, bool)> = Vec::new();
     // Membership of `next` and `other`, which keep the order: a page may
     // link thousands of URLs, too many to search the lists for each.
-    let mut next_seen = std::collections::HashSet::new();
-    let mut other_seen = std::collections::HashSet::new();
+    let mut next_seen = HashSet::new();
+    let mut other_seen = HashSet::new();
     let host = base
         .host_str()
         .unwrap_or("")
         .trim_start_matches("www.")
         .to_string();
-    let mut resolved: std::collections::HashMap<&str, Option<usize>> =
-        std::collections::HashMap::new();
+    let mut resolved: HashMap<&str, Option<usize>> =
+        HashMap::new();
     let mut targets: Vec<Target> = Vec::new();
     for (i, e) in doc.els.iter().enumerate() {
         let v = e.el.value();
@@ -326,7 +327,7 @@ pub fn catalog_links(
         }
     }
     let mut out = next.clone();
-    let mut seen: std::collections::HashSet<String> = out.iter().cloned().collect();
+    let mut seen: HashSet<String> = out.iter().cloned().collect();
     // Related links first, then the rest; each part keeps the page's order.
     for want_related in [true, false] {
         for (s, related) in listed_links.iter().chain(other.iter()) {

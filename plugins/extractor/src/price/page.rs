@@ -1,6 +1,7 @@
 //! The price of a product page: every price the visible page shows, scored
 //! by where it stands and how it is named.
 
+use foldhash::{HashMap, HashMapExt as _, HashSet, HashSetExt as _};
 use crate::dom::AttrOf as _;
 use crate::dom::{Doc, CHROME, HIDDEN, LINK, OPTION, PRICE_NAMED, RELATED, STRIKE};
 use crate::money::{has_currency_mark, parse_current_price, Price};
@@ -231,8 +232,8 @@ fn compute_price_candidates(doc: &Doc) -> Vec<PriceFound> {
     let kinds: Vec<String> = raws.iter().map(kind).collect();
     // The distinct values of each kind (a set: a long list of cards has
     // thousands of them).
-    let mut counts: std::collections::HashMap<&str, std::collections::HashSet<String>> =
-        std::collections::HashMap::new();
+    let mut counts: HashMap<&str, HashSet<String>> =
+        HashMap::new();
     for (r, k) in raws.iter().zip(&kinds) {
         let v = counts.entry(k.as_str()).or_default();
         if !v.contains(&r.price.value) {
@@ -241,8 +242,8 @@ fn compute_price_candidates(doc: &Doc) -> Vec<PriceFound> {
     }
     // Consensus: the main price is often shown in several places (buy box,
     // sticky header); count the elements that show each value.
-    let mut shown: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-    let mut seen_pos: std::collections::HashSet<(String, usize)> = std::collections::HashSet::new();
+    let mut shown: HashMap<String, usize> = HashMap::new();
+    let mut seen_pos: HashSet<(String, usize)> = HashSet::new();
     // What each element's own hint says, asked once per element: the
     // candidates inside one block ask about the same ancestors again.
     let mut cache = vec![0u8; doc.els.len()];
