@@ -1,18 +1,17 @@
 //! Whether the product can be bought, as the visible page says it: stock
 //! messages, then buy buttons, then short stock phrases.
 
-use foldhash::{HashMap, HashMapExt as _};
 use crate::dom::AttrOf as _;
-use crate::dom::{Doc, BUTTON, CHROME, HIDDEN, LINK, OPTION, RELATED};
+use crate::dom::{Doc, BUTTON, CART_NAMED, CHROME, HIDDEN, LINK, OPTION, RELATED, STOCK_NAMED};
 use crate::text::{availability_from_short_text, availability_from_text, is_buy_text};
-use crate::vocabulary::{CART_HINTS, STOCK_HINTS};
+use foldhash::{HashMap, HashMapExt as _};
 
 /// Availability as the visible page states it: stock messages first, then
 /// buy buttons, then short stock phrases anywhere in the main content.
 pub fn of_page(doc: &Doc) -> Option<(&'static str, &'static str)> {
     // Stock-named elements whose name repeats (one per seller or variant
     // row) speak of offers, not of the product.
-    let stock_named = |e: &crate::dom::El| STOCK_HINTS.any_in(&e.hint);
+    let stock_named = |e: &crate::dom::El| e.named & STOCK_NAMED != 0;
     let norm = |h: &str| {
         h.chars()
             .filter(|c| !c.is_ascii_digit())
@@ -54,7 +53,7 @@ pub fn of_page(doc: &Doc) -> Option<(&'static str, &'static str)> {
         let v = e.el.value();
         let is_button = e.flags & BUTTON != 0
             || e.tag == "button"
-            || (e.tag == "a" && CART_HINTS.any_in(&e.hint));
+            || (e.tag == "a" && e.named & CART_NAMED != 0);
         if !is_button || e.tag == "form" {
             continue;
         }

@@ -23,7 +23,9 @@ pub struct El<'a> {
     /// Lowercased class, id, itemprop and data-attribute names.
     pub hint: String,
     /// Which of "price", "amount" and "cost" the hint holds (`PRICE_NAMED`
-    /// and the like), found in the pass that reads the hint's other words.
+    /// and the like), and whether it holds a stock word, a cart word or
+    /// "sku" (`STOCK_NAMED`, `CART_NAMED`, `SKU_NAMED`): found in the pass
+    /// that reads the hint's other words.
     pub named: u8,
     pub flags: u16,
     pub text_start: usize,
@@ -97,6 +99,23 @@ static HINT_WORDS: Words = Words::new(&[
     "d-none",
     "invisible",
     "modal",
+    // Named like a stock state (bits 32-39: `vocabulary::STOCK_HINT_WORDS`)
+    // and like a cart (bits 40-43: `vocabulary::CART_HINT_WORDS`); see
+    // `El::named`.
+    "avail",
+    "stock",
+    "inventory",
+    "lager",
+    "dispon",
+    "nalich",
+    "zalog",
+    "sklad",
+    "cart",
+    "basket",
+    "buy",
+    "bag",
+    // Named like a product code (bit 44; see `El::named`).
+    "sku",
 ]);
 const LINE_THROUGH: u64 = 1;
 const STRIKE_WORD: u64 = 1 << 1;
@@ -107,10 +126,30 @@ const DISPLAY_NONE: u64 = 1 << 24;
 const NAMED_WORDS: u64 = 0b111 << 25;
 const HIDDEN_WORDS: u64 = 0b111 << 28;
 const MODAL_WORD: u64 = 1 << 31;
+const STOCK_WORDS: u64 = 0xff << 32;
+const CART_WORDS: u64 = 0xf << 40;
+const SKU_WORD: u64 = 1 << 44;
 /// The hint holds "price".
 pub const PRICE_NAMED: u8 = 1;
 /// The hint holds "amount" (bit 2 of `El::named`: "cost").
 pub const AMOUNT_NAMED: u8 = 1 << 1;
+/// The hint holds a word of `vocabulary::STOCK_HINT_WORDS`.
+pub const STOCK_NAMED: u8 = 1 << 3;
+/// The hint holds a word of `vocabulary::CART_HINT_WORDS`.
+pub const CART_NAMED: u8 = 1 << 4;
+/// The hint holds "sku".
+pub const SKU_NAMED: u8 = 1 << 5;
+
+#[cfg(test)]
+#[test]
+fn the_hint_words_hold_the_stock_and_cart_words() {
+    use crate::vocabulary::{CART_HINT_WORDS, STOCK_HINT_WORDS};
+    let words = HINT_WORDS.words();
+    assert_eq!(&words[32..40], STOCK_HINT_WORDS);
+    assert_eq!(&words[40..44], CART_HINT_WORDS);
+    assert_eq!(words[44], "sku");
+    assert_eq!(words.len(), 45);
+}
 
 /// The attributes `is_hidden` asks about, read in the pass that sizes the
 /// hint (each as `attr_of` finds it: the first of that name, in no
@@ -204,7 +243,16 @@ fn is_blank(s: &str) -> bool {
 #[test]
 fn is_blank_is_trim_is_empty() {
     for s in [
-        "", " ", "\n\t  ", "\u{0B}", " \u{0B} x", "\u{A0}", "\u{3000}\u{2009}", " é", "\n\u{A0}€", "x",
+        "",
+        " ",
+        "\n\t  ",
+        "\u{0B}",
+        " \u{0B} x",
+        "\u{A0}",
+        "\u{3000}\u{2009}",
+        " é",
+        "\n\u{A0}€",
+        "x",
         "\r\n  1",
     ] {
         assert_eq!(is_blank(s), s.trim().is_empty(), "{s:?}");
@@ -245,18 +293,19 @@ fn is_hidden(tag: &str, facts: &Facts, hint: &str, found: u64) -> bool {
                 .class
                 .is_some_and(|c| c.split_whitespace().any(|t| t == "modal")));
     dialog
-        || (found & HIDDEN_WORDS != 0 && hint.split_whitespace().any(|c| {
-            matches!(
-                c,
-                "hidden"
-                    | "hide"
-                    | "d-none"
-                    | "is-hidden"
-                    | "a-hidden"
-                    | "aok-hidden"
-                    | "invisible"
-            )
-        }))
+        || (found & HIDDEN_WORDS != 0
+            && hint.split_whitespace().any(|c| {
+                matches!(
+                    c,
+                    "hidden"
+                        | "hide"
+                        | "d-none"
+                        | "is-hidden"
+                        | "a-hidden"
+                        | "aok-hidden"
+                        | "invisible"
+                )
+            }))
 }
 
 impl<'a> Doc<'a> {
@@ -363,7 +412,18 @@ impl<'a> Doc<'a> {
             tag,
             parent,
             hint,
-            named: ((found & NAMED_WORDS) >> 25) as u8,
+            named: ((found & NAMED_WORDS) >> 25) as u8
+                | if found & STOCK_WORDS != 0 {
+                    STOCK_NAMED
+                } else {
+                    0
+                }
+                | if found & CART_WORDS != 0 {
+                    CART_NAMED
+                } else {
+                    0
+                }
+                | if found & SKU_WORD != 0 { SKU_NAMED } else { 0 },
             flags,
             text_start: self.texts.len(),
             el_end: 0,

@@ -2,7 +2,7 @@
 //! form fields and scripts, and the code in the page's URL.
 
 use crate::dom::AttrOf as _;
-use crate::dom::{Doc, CHROME, HIDDEN, OPTION, RELATED};
+use crate::dom::{Doc, CHROME, HIDDEN, OPTION, RELATED, SKU_NAMED};
 use crate::text::is_gtin;
 use crate::vocabulary::{IdKind, ID_LABELS, WEAK_LABELS};
 
@@ -209,13 +209,14 @@ pub fn of_page(doc: &Doc, page_url: &str, body: &str) -> Ids {
         {
             continue;
         }
-        let named_sku = e.hint.split_whitespace().any(|w| {
-            w == "sku"
-                || w.ends_with("-sku")
-                || w.ends_with("_sku")
-                || w.starts_with("sku-")
-                || w.starts_with("sku_")
-        });
+        let named_sku = e.named & SKU_NAMED != 0
+            && e.hint.split_whitespace().any(|w| {
+                w == "sku"
+                    || w.ends_with("-sku")
+                    || w.ends_with("_sku")
+                    || w.starts_with("sku-")
+                    || w.starts_with("sku_")
+            });
         if !named_sku {
             continue;
         }

@@ -1,10 +1,10 @@
 //! Links to further catalog pages: next pages first, then categories and
 //! product pages of the same site. Absolute, deduplicated, bounded.
 
-use foldhash::{HashMap, HashMapExt as _, HashSet, HashSetExt as _};
 use crate::dom::AttrOf as _;
 use crate::dom::Doc;
 use crate::text::{Find as _, Words};
+use foldhash::{HashMap, HashMapExt as _, HashSet, HashSetExt as _};
 
 pub const MAX_LINKS: usize = 100;
 
@@ -232,8 +232,7 @@ pub fn catalog_links(
         .unwrap_or("")
         .trim_start_matches("www.")
         .to_string();
-    let mut resolved: HashMap<&str, Option<usize>> =
-        HashMap::new();
+    let mut resolved: HashMap<&str, Option<usize>> = HashMap::new();
     let mut targets: Vec<Target> = Vec::new();
     for (i, e) in doc.els.iter().enumerate() {
         let v = e.el.value();

@@ -2,12 +2,12 @@
 //! from per-item markup, embedded state and the visible cards, in that order
 //! of trust.
 
-use foldhash::{HashMap, HashMapExt as _};
 use crate::cards::{absolute, read_card};
 use crate::dom::AttrOf as _;
 use crate::dom::{Doc, BUTTON, CHROME, HIDDEN, RELATED};
 use crate::record::{Field, Record};
 use crate::{embedded, price, repeated};
+use foldhash::{HashMap, HashMapExt as _};
 
 pub struct Ctx<'a, 'd> {
     pub doc: &'a Doc<'d>,

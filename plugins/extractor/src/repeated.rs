@@ -2,11 +2,11 @@
 //! same shape that each carry a link and a price (the record regions of
 //! MDR/DEPTA, found in one pass over the flat element array).
 
-use foldhash::{HashMap, HashMapExt as _};
 use crate::dom::AttrOf as _;
 use crate::dom::{Doc, CHROME, HEADING, HIDDEN, MAIN, RELATED};
 use crate::money::has_currency_mark;
 use crate::text::Find as _;
+use foldhash::{HashMap, HashMapExt as _};
 
 /// Headings of lists that are not the page's own ("You may also like").
 const OTHER_LIST_PHRASES: &[&str] = &[

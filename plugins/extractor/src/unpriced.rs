@@ -9,10 +9,10 @@
 //! in the path ("product", "item", "details", "album", ...), or an id in it
 //! (a long number, a `?id=`), and no word of an article or a category.
 
-use foldhash::{HashMap, HashMapExt as _};
 use crate::dom::AttrOf as _;
 use crate::dom::{Doc, HIDDEN, MAIN};
 use crate::repeated::{in_other_region, shape, Counts};
+use foldhash::{HashMap, HashMapExt as _};
 
 /// The fewest cards that make such a list: a short row of tiles is more
 /// often a menu than a catalog.

@@ -4,7 +4,7 @@
 //! extractor knows. Hint lists match words of class and id names (see
 //! `text::has_word`); text lists match displayed, lowercased text.
 
-use crate::text::{WordList, Words};
+use crate::text::WordList;
 
 // ---- Prices: hints (class and id names) ----
 
@@ -105,7 +105,8 @@ pub(crate) static MEMBER_WORDS: WordList = WordList::new(&[
 ]);
 
 /// Hint words of a price before tax (Magento's `price-excluding-tax`).
-pub(crate) static EXCL_TAX_WORDS: WordList = WordList::new(&["excl", "excluding", "exclusive", "exkl", "netto", "notax"]);
+pub(crate) static EXCL_TAX_WORDS: WordList =
+    WordList::new(&["excl", "excluding", "exclusive", "exkl", "netto", "notax"]);
 
 // ---- Prices: displayed text ----
 
@@ -398,7 +399,10 @@ pub(crate) const WEAK_LABELS: &[&str] = &[
 
 // ---- Stock and buying ----
 
-pub(crate) static STOCK_HINTS: Words = Words::new(&[
+/// Hint words of a stock state. Found in the one pass over every element's
+/// hint (`dom::HINT_WORDS`, as `dom::STOCK_NAMED`).
+#[cfg_attr(not(test), allow(dead_code))]
+pub(crate) const STOCK_HINT_WORDS: &[&str] = &[
     "avail",
     "stock",
     "inventory",
@@ -407,10 +411,11 @@ pub(crate) static STOCK_HINTS: Words = Words::new(&[
     "nalich",
     "zalog",
     "sklad",
-]);
+];
 
-/// Hints of a link that works as a buy button.
-pub(crate) static CART_HINTS: Words = Words::new(&["cart", "basket", "buy", "bag"]);
+/// Hint words of a link that works as a buy button (`dom::CART_NAMED`).
+#[cfg_attr(not(test), allow(dead_code))]
+pub(crate) const CART_HINT_WORDS: &[&str] = &["cart", "basket", "buy", "bag"];
 
 /// Stock phrases in many languages. Longer and negative phrases come first so
 /// "not in stock" is not read as "in stock".

@@ -5,8 +5,8 @@
 use crate::dom::AttrOf as _;
 use crate::dom::{Doc, AMOUNT_NAMED, HIDDEN, PRICE_NAMED, STRIKE};
 use crate::money::{has_currency_mark, is_free_text, parse_current_price, parse_machine_price};
-use crate::text::{has_word, WordList};
 use crate::text::Find as _;
+use crate::text::{has_word, WordList};
 use crate::vocabulary::{
     EXCL_TAX_TEXT, EXCL_TAX_WORDS, LIST_TEXT, LIST_WORDS, MEMBER_WORDS, OTHER_AMOUNT_WORDS,
     OTHER_TEXT, TIER_WORDS,
@@ -200,7 +200,8 @@ fn amounts(doc: &Doc, card: usize, names: &[String]) -> Vec<Amount> {
             continue;
         }
         if OTHER_TEXT.iter().any(|w| lower.has(w))
-            || (has_word(&own_role(&el.hint), &OTHER_AMOUNT_WORDS) && !(per_after && per_one(after)))
+            || (has_word(&own_role(&el.hint), &OTHER_AMOUNT_WORDS)
+                && !(per_after && per_one(after)))
             || is_tier_price(&lower)
         {
             continue;
@@ -350,7 +351,8 @@ fn cents_after(doc: &Doc, card: &crate::dom::El, k: usize, raw: &str) -> Option<
         "decimal",
         "decimals",
     ]);
-    let apart = el.tag == "sup" || el.named & PRICE_NAMED != 0 || has_word(&el.hint, &FRACTION_WORDS);
+    let apart =
+        el.tag == "sup" || el.named & PRICE_NAMED != 0 || has_word(&el.hint, &FRACTION_WORDS);
     apart.then(|| (k + 1, format!("{whole}.{digits}")))
 }
 

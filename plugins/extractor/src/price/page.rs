@@ -1,7 +1,6 @@
 //! The price of a product page: every price the visible page shows, scored
 //! by where it stands and how it is named.
 
-use foldhash::{HashMap, HashMapExt as _, HashSet, HashSetExt as _};
 use crate::dom::AttrOf as _;
 use crate::dom::{Doc, CHROME, HIDDEN, LINK, OPTION, PRICE_NAMED, RELATED, STRIKE};
 use crate::money::{has_currency_mark, parse_current_price, Price};
@@ -12,6 +11,7 @@ use crate::vocabulary::{
     FROM_WORDS, GOOD_PRICE, LIST_TEXT, LIST_WORDS, NOT_THE_PRICE, OTHER_AMOUNT_WORDS, PRICE_LABELS,
     SAVING_TEXT,
 };
+use foldhash::{HashMap, HashMapExt as _, HashSet, HashSetExt as _};
 
 /// Whether an element's hint names something else than the current price:
 /// a former price, another amount (shipping, a saving, a unit price), a
@@ -232,8 +232,7 @@ fn compute_price_candidates(doc: &Doc) -> Vec<PriceFound> {
     let kinds: Vec<String> = raws.iter().map(kind).collect();
     // The distinct values of each kind (a set: a long list of cards has
     // thousands of them).
-    let mut counts: HashMap<&str, HashSet<String>> =
-        HashMap::new();
+    let mut counts: HashMap<&str, HashSet<String>> = HashMap::new();
     for (r, k) in raws.iter().zip(&kinds) {
         let v = counts.entry(k.as_str()).or_default();
         if !v.contains(&r.price.value) {
