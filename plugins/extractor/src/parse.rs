@@ -23,6 +23,33 @@ pub fn document(body: &str) -> Html {
     fast(body).unwrap_or_else(|| Html::parse_document(body))
 }
 
+/// `body` with CR LF and lone CR as LF (`first`: the first CR), in one
+/// pass from CR to CR.
+fn newlines_normalized(body: &str, first: usize) -> String {
+    let b = body.as_bytes();
+    let mut out = String::with_capacity(b.len());
+    let mut run = 0;
+    let mut cr = Some(first);
+    while let Some(at) = cr {
+        out.push_str(&body[run..at]);
+        out.push('\n');
+        run = if b.get(at + 1) == Some(&b'\n') { at + 2 } else { at + 1 };
+        cr = memchr::memchr(b'\r', &b[run..]).map(|i| run + i);
+    }
+    out.push_str(&body[run..]);
+    out
+}
+
+#[cfg(test)]
+#[test]
+fn newlines_are_normalized_as_html_says() {
+    for text in ["a\r\nb", "\r", "\r\r\n\n", "x\ry\r\n", "é\r\nü\r", "\n\r\n\r\r"] {
+        let first = text.find('\r').unwrap();
+        let expected = text.replace("\r\n", "\n").replace('\r', "\n");
+        assert_eq!(newlines_normalized(text, first), expected, "{text:?}");
+    }
+}
+
 /// The tree by the fast tokenizer, or `None` where it gives up.
 pub fn fast(body: &str) -> Option<Html> {
     // Input preprocessing: a leading byte order mark is dropped (html5ever's
@@ -32,8 +59,8 @@ pub fn fast(body: &str) -> Option<Html> {
         return None;
     }
     let normalized;
-    let src: &str = if memchr::memchr(b'\r', body.as_bytes()).is_some() {
-        normalized = body.replace("\r\n", "\n").replace('\r', "\n");
+    let src: &str = if let Some(first) = memchr::memchr(b'\r', body.as_bytes()) {
+        normalized = newlines_normalized(body, first);
         &normalized
     } else {
         body
