@@ -76,39 +76,86 @@ static SKIP_WORDS: Words = Words::new(&[
     "linkedin.com",
 ]);
 
+/// Query keys that number a page (compared without case).
+const PAGE_KEYS: &[&str] = &[
+    "page",
+    "p",
+    "pg",
+    "paged",
+    "pageno",
+    "pagenum",
+    "pagenumber",
+    "page_number",
+    "pageindex",
+    "currentpage",
+    "pagina",
+    "seite",
+];
+
 fn page_number(url: &url::Url) -> Option<u32> {
-    for (k, v) in url.query_pairs() {
-        let k = k.to_ascii_lowercase();
-        if matches!(
-            k.as_str(),
-            "page"
-                | "p"
-                | "pg"
-                | "paged"
-                | "pageno"
-                | "pagenum"
-                | "pagenumber"
-                | "page_number"
-                | "pageindex"
-                | "currentpage"
-                | "pagina"
-                | "seite"
-        ) {
+    // The query's pairs as `Url::query_pairs` reads them, decoded only when
+    // they hold a '%' or '+' (most pairs do not, and a page links hundreds
+    // of URLs).
+    let query = url.query().unwrap_or("");
+    for pair in query.split('&').filter(|p| !p.is_empty()) {
+        let encoded = pair.bytes().any(|b| b == b'%' || b == b'+');
+        let (k, v) = if encoded {
+            let Some((k, v)) = url::form_urlencoded::parse(pair.as_bytes()).next() else {
+                continue;
+            };
+            (k, v)
+        } else {
+            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+            (k.into(), v.into())
+        };
+        if PAGE_KEYS.iter().any(|p| k.eq_ignore_ascii_case(p)) {
             if let Ok(n) = v.parse() {
                 return Some(n);
             }
         }
     }
-    let segs: Vec<&str> = url.path_segments().map(|s| s.collect()).unwrap_or_default();
-    for w in segs.windows(2) {
+    let mut prev = None;
+    for seg in url.path_segments()? {
         // Not "p": "/p/123" is a product URL on many shops.
-        if matches!(w[0], "page" | "seite" | "pagina") {
-            if let Ok(n) = w[1].parse() {
+        if matches!(prev, Some("page" | "seite" | "pagina")) {
+            if let Ok(n) = seg.parse() {
                 return Some(n);
             }
         }
+        prev = Some(seg);
     }
     None
+}
+
+#[cfg(test)]
+#[test]
+fn page_numbers_are_read_as_the_decoded_query_says() {
+    let by_pairs = |url: &url::Url| {
+        url.query_pairs().find_map(|(k, v)| {
+            PAGE_KEYS
+                .contains(&k.to_ascii_lowercase().as_str())
+                .then(|| v.parse::<u32>().ok())
+                .flatten()
+        })
+    };
+    for u in [
+        "https://s.example/c?page=3",
+        "https://s.example/c?PAGE=4&x=1",
+        "https://s.example/c?x=1&&p=2",
+        "https://s.example/c?%70age=5",
+        "https://s.example/c?page=%36",
+        "https://s.example/c?page=+7",
+        "https://s.example/c?page",
+        "https://s.example/c?page=x&pg=9",
+        "https://s.example/c?=3&seite=2",
+        "https://s.example/c?page=1=2",
+        "https://s.example/c",
+    ] {
+        let url = url::Url::parse(u).unwrap();
+        let path_free = url::Url::parse(&u.replace("/c?", "/?")).unwrap();
+        assert_eq!(page_number(&path_free), by_pairs(&path_free), "{u}");
+        assert_eq!(page_number(&url), by_pairs(&url), "{u}");
+    }
 }
 
 /// Labels of buttons and links that load the next part of a list.
