@@ -81,7 +81,7 @@ fn main() {
     if args.iter().any(|a| a == "--check-parse") {
         let (mut same, mut fell_back, mut differ) = (0, 0, 0);
         for (url, body) in &pages {
-            let reference = parse::outline(&scraper::Html::parse_document(body));
+            let reference = parse::outline(&fnhost_extractor::tree::Html::parse_document(body));
             match parse::fast(body) {
                 None => {
                     fell_back += 1;
@@ -117,7 +117,7 @@ fn main() {
         if !extract_only {
             let start = Instant::now();
             for (_, body) in &pages {
-                std::hint::black_box(scraper::Html::parse_document(body));
+                std::hint::black_box(fnhost_extractor::tree::Html::parse_document(body));
             }
             parse = parse.min(start.elapsed());
             let start = Instant::now();

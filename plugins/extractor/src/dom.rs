@@ -2,7 +2,7 @@
 //! flags, and every visible text in document order.
 
 use crate::text::{Find as _, Words};
-use scraper::{ElementRef, Html, Node};
+use crate::tree::{Element, ElementRef, Html, Node};
 
 pub const HIDDEN: u16 = 1;
 pub const STRIKE: u16 = 2;
@@ -163,13 +163,13 @@ struct Facts<'a> {
     class: Option<&'a str>,
 }
 
-fn hint_of(el: &scraper::node::Element) -> (String, Facts<'_>) {
+fn hint_of(el: &Element) -> (String, Facts<'_>) {
     // Sized first: one allocation per element instead of one per doubling.
     let mut facts = Facts::default();
     let mut size = 0;
-    for (q, v) in el.attrs.iter() {
-        let (k, v): (&str, &str) = (&q.local, v);
-        if q.prefix.is_none() && q.ns.is_empty() {
+    for a in &el.attrs {
+        let (k, v): (&str, &str) = (&a.name.local, &a.value);
+        if a.name.prefix.is_none() && a.name.ns.is_empty() {
             let slot = match k {
                 "hidden" => {
                     facts.hidden = true;
@@ -598,21 +598,19 @@ impl<'a> Doc<'a> {
     }
 }
 
-/// `attr` of an element without interning the name: scraper's `attr` makes
-/// an atom of the name and binary-searches the attributes on every call,
-/// which costs more than comparing the few attributes an element has. Same
-/// answer: the attribute of that local name in no namespace.
+/// An attribute of an element: the first of that local name in no
+/// namespace.
 pub trait AttrOf<'a> {
     fn attr_of(self, name: &str) -> Option<&'a str>;
 }
 
-impl<'a> AttrOf<'a> for &'a scraper::node::Element {
+impl<'a> AttrOf<'a> for &'a Element {
     #[inline]
     fn attr_of(self, name: &str) -> Option<&'a str> {
         self.attrs
             .iter()
-            .find(|(q, _)| q.prefix.is_none() && q.ns.is_empty() && &*q.local == name)
-            .map(|(_, v)| &**v)
+            .find(|a| a.name.prefix.is_none() && a.name.ns.is_empty() && &*a.name.local == name)
+            .map(|a| &*a.value)
     }
 }
 

@@ -37,6 +37,7 @@ mod schema;
 mod structured;
 pub mod text;
 mod totals;
+pub mod tree;
 mod unpriced;
 mod vocabulary;
 

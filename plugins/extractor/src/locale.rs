@@ -398,7 +398,7 @@ mod tests {
     use super::*;
 
     fn locale(html: &str, url: &str) -> Locale {
-        let h = scraper::Html::parse_document(html);
+        let h = crate::tree::Html::parse_document(html);
         let doc = Doc::build(&h);
         Locale::of(&doc, url)
     }

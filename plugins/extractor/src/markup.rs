@@ -3,7 +3,7 @@
 
 use crate::dom::AttrOf as _;
 use crate::text::Find as _;
-use scraper::{ElementRef, Html, Node};
+use crate::tree::{ElementRef, Html, Node};
 use serde_json::{Map, Value};
 
 fn prop_value(el: &ElementRef) -> Value {

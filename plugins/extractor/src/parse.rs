@@ -16,9 +16,9 @@ use html5ever::tokenizer::states::RawKind;
 use html5ever::tokenizer::{Doctype, Tag, TagKind, Token, TokenSink, TokenSinkResult};
 use html5ever::tree_builder::{TreeBuilder, TreeBuilderOpts};
 use html5ever::{ns, Attribute, LocalName, QualName};
-use scraper::{Html, HtmlTreeSink};
+use crate::tree::{Html, Sink};
 
-/// The page's tree (as `scraper::Html::parse_document` builds it).
+/// The page's tree (as html5ever's own tokenizer and tree builder make it).
 pub fn document(body: &str) -> Html {
     fast(body).unwrap_or_else(|| Html::parse_document(body))
 }
@@ -72,10 +72,7 @@ pub fn fast(body: &str) -> Option<Html> {
     // doubling: about one element or text per '<' (the end tags that do not
     // make one pay for the texts between tags).
     let nodes = memchr::memchr_iter(b'<', src.as_bytes()).count() + 16;
-    let sink = HtmlTreeSink::new(Html {
-        quirks_mode: html5ever::tree_builder::QuirksMode::NoQuirks,
-        tree: ego_tree::Tree::with_capacity(scraper::Node::Document, nodes),
-    });
+    let sink = Sink::new(Html::with_capacity(nodes));
     let t = Tokenizer {
         src,
         b: src.as_bytes(),
@@ -91,7 +88,7 @@ pub fn fast(body: &str) -> Option<Html> {
     Some(html5ever::tree_builder::TreeSink::finish(sink))
 }
 
-type Builder = TreeBuilder<ego_tree::NodeId, HtmlTreeSink>;
+type Builder = TreeBuilder<crate::tree::NodeId, Sink>;
 
 struct Tokenizer<'a> {
     src: &'a str,
@@ -127,7 +124,7 @@ enum CharRef {
 }
 
 impl<'a> Tokenizer<'a> {
-    fn send(&self, token: Token) -> TokenSinkResult<ego_tree::NodeId> {
+    fn send(&self, token: Token) -> TokenSinkResult<crate::tree::NodeId> {
         self.tb.process_token(token, 1)
     }
 
@@ -365,7 +362,7 @@ impl<'a> Tokenizer<'a> {
         &self,
         kind: TagKind,
         name_start: usize,
-    ) -> Option<(usize, LocalName, TokenSinkResult<ego_tree::NodeId>)> {
+    ) -> Option<(usize, LocalName, TokenSinkResult<crate::tree::NodeId>)> {
         let b = self.b;
         let mut j = name_start;
         while j < b.len() && !is_ws(b[j]) && b[j] != b'/' && b[j] != b'>' {
@@ -409,7 +406,7 @@ impl<'a> Tokenizer<'a> {
         kind: TagKind,
         name: LocalName,
         mut j: usize,
-    ) -> Option<(usize, LocalName, TokenSinkResult<ego_tree::NodeId>)> {
+    ) -> Option<(usize, LocalName, TokenSinkResult<crate::tree::NodeId>)> {
         let b = self.b;
         // Gathered in a vector kept between tags, then copied out at their
         // number: one allocation per tag instead of one per doubling.
@@ -776,41 +773,4 @@ fn lower_name(s: &str) -> LocalName {
     }
 }
 
-/// Every node of a tree, one per line with its depth: what two parses are
-/// compared by (elements with namespaces and attributes in order, texts,
-/// comments, the doctype, the quirks mode).
-#[doc(hidden)]
-pub fn outline(html: &Html) -> String {
-    use scraper::Node;
-    use std::fmt::Write as _;
-    let mut out = format!("quirks {:?}\n", html.quirks_mode);
-    for edge in html.tree.root().traverse() {
-        let ego_tree::iter::Edge::Open(node) = edge else {
-            continue;
-        };
-        let depth = node.ancestors().count();
-        let _ = write!(out, "{depth} ");
-        let _ = match node.value() {
-            Node::Element(e) => {
-                let _ = write!(out, "<{:?} {}", e.name.ns, e.name.local);
-                for (name, value) in e.attrs.iter() {
-                    let _ = write!(out, " {:?}:{}={:?}", name.ns, name.local, &**value);
-                }
-                writeln!(out, ">")
-            }
-            Node::Text(t) => writeln!(out, "text {:?}", &*t.text),
-            Node::Comment(c) => writeln!(out, "comment {:?}", &*c.comment),
-            Node::Doctype(d) => writeln!(
-                out,
-                "doctype {:?} {:?} {:?}",
-                d.name(),
-                d.public_id(),
-                d.system_id()
-            ),
-            Node::Document => writeln!(out, "document"),
-            Node::Fragment => writeln!(out, "fragment"),
-            Node::ProcessingInstruction(p) => writeln!(out, "pi {:?}", &*p.data),
-        };
-    }
-    out
-}
+pub use crate::tree::outline;

@@ -3,7 +3,7 @@
 //! falls back, it says so.
 
 use crate::parse::{fast, outline};
-use scraper::Html;
+use crate::tree::Html;
 
 /// The fast tree is html5ever's tree; `covered`: it did not fall back.
 fn same_tree(html: &str, covered: bool) {

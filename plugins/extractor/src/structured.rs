@@ -54,7 +54,7 @@ pub fn resolve(base: &Option<url::Url>, href: &str) -> Option<String> {
 }
 
 impl Markup {
-    pub fn read(doc: &Doc, html: &scraper::Html, base: &Option<url::Url>) -> Markup {
+    pub fn read(doc: &Doc, html: &crate::tree::Html, base: &Option<url::Url>) -> Markup {
         let mut candidates: Vec<Candidate> = Vec::new();
         let mut listed_urls: Vec<String> = Vec::new();
         for block in &doc.jsonld {
