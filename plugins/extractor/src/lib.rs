@@ -230,6 +230,14 @@ pub fn extract(page: &Page, request: &Request) -> Result<Extraction, String> {
     if paginated {
         notes.push("pagination: more pages".into());
     }
+    // A component's instance serves one call and its memory goes with it
+    // (PLUGINS.md): the page's tree, walk and markup are left as they are
+    // instead of being freed node by node.
+    #[cfg(target_arch = "wasm32")]
+    {
+        std::mem::forget((doc, markup));
+        std::mem::forget(html);
+    }
     Ok(Extraction {
         kind,
         records,

@@ -391,7 +391,7 @@ impl<'a> Tokenizer<'a> {
         };
         let mut names = self.names.borrow_mut();
         match &names[slot] {
-            Some((spelling, name)) if *spelling == raw => name.clone(),
+            Some((spelling, name)) if crate::text::same(spelling.as_bytes(), b) => name.clone(),
             _ => {
                 let name = lower_name(raw);
                 names[slot] = Some((raw, name.clone()));

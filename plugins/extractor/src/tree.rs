@@ -314,6 +314,22 @@ impl<'a> ElementRef<'a> {
     }
 }
 
+/// `a.cmp(b)`: for two names in no namespace (HTML's attributes), their
+/// local names compared byte by byte inline (an atom's comparison is a
+/// call to `memcmp`, which in WebAssembly is an ordinary function).
+fn name_order(a: &QualName, b: &QualName) -> std::cmp::Ordering {
+    if a.prefix.is_none() && b.prefix.is_none() && a.ns == ns!() && b.ns == ns!() {
+        let (x, y) = (a.local.as_bytes(), b.local.as_bytes());
+        for (p, q) in x.iter().zip(y) {
+            if p != q {
+                return p.cmp(q);
+            }
+        }
+        return x.len().cmp(&y.len());
+    }
+    a.cmp(b)
+}
+
 /// Builds an [`Html`] for html5ever's tree builder, as scraper's sink built
 /// its tree: texts appended next to a text join it, a template's contents
 /// are a fragment under it, attributes are ordered by name.
@@ -362,7 +378,7 @@ impl TreeSink for Sink {
         _flags: ElementFlags,
     ) -> NodeId {
         let template = name.expanded() == expanded_name!(html "template");
-        attrs.sort_unstable_by(|a, b| a.name.cmp(&b.name));
+        attrs.sort_unstable_by(|a, b| name_order(&a.name, &b.name));
         let mut html = self.0.borrow_mut();
         let id = html.orphan(Node::Element(Element { name, attrs }));
         if template {
@@ -524,6 +540,19 @@ mod tests {
 
     /// Text nodes merge, templates hold their contents in a fragment, and
     /// misnested formatting is rebuilt (the adoption agency moves nodes).
+    #[test]
+    fn names_are_ordered_as_qual_names_are() {
+        let names = ["a", "ab", "b", "data-x", "data-", "", "é", "Z", "xlink:href"];
+        let qual = |n: &str| QualName::new(None, ns!(), n.into());
+        for x in names {
+            for y in names {
+                assert_eq!(name_order(&qual(x), &qual(y)), qual(x).cmp(&qual(y)), "{x} {y}");
+            }
+        }
+        let xlink = QualName::new(Some("xlink".into()), ns!(xlink), "href".into());
+        assert_eq!(name_order(&xlink, &qual("a")), xlink.cmp(&qual("a")));
+    }
+
     #[test]
     fn the_tree_is_the_tree_html5ever_describes() {
         let html = Html::parse_document(
