@@ -24,15 +24,15 @@ const LABEL_CHARS: usize = 32;
 
 /// Split a text into a known identifier label and the rest.
 fn split_label(text: &str) -> Option<(IdKind, String, &'static str)> {
-    // Cheap test first: the text's first letter must start some label.
-    static FIRST: std::sync::OnceLock<Vec<char>> = std::sync::OnceLock::new();
-    let first = FIRST.get_or_init(|| {
-        let mut v: Vec<char> = ID_LABELS
+    // Cheap test first: the text's first letter must start some label; only
+    // the labels it starts are compared below.
+    static BY_FIRST: std::sync::OnceLock<Vec<(char, &'static str)>> = std::sync::OnceLock::new();
+    let by_first = BY_FIRST.get_or_init(|| {
+        let mut v: Vec<(char, &str)> = ID_LABELS
             .iter()
-            .filter_map(|(l, _)| l.chars().next())
+            .filter_map(|(l, _)| Some((l.chars().next()?, *l)))
             .collect();
-        v.sort_unstable();
-        v.dedup();
+        v.sort_by_key(|(c, _)| *c);
         v
     });
     let lead = text
@@ -40,7 +40,9 @@ fn split_label(text: &str) -> Option<(IdKind, String, &'static str)> {
         .find(|c| c.is_alphanumeric() || *c == '#')?
         .to_lowercase()
         .next()?;
-    if first.binary_search(&lead).is_err() {
+    let from = by_first.partition_point(|(c, _)| *c < lead);
+    let to = by_first.partition_point(|(c, _)| *c <= lead);
+    if from == to {
         return None;
     }
     // Whether any label starts the text (its lowercase, from its first
@@ -65,7 +67,11 @@ fn split_label(text: &str) -> Option<(IdKind, String, &'static str)> {
             head.get(i - 1) == Some(&l)
         })
     };
-    if !ID_LABELS.iter().any(|(label, _)| starts_a_label(label)) {
+    // (The first of `head` is `lead`: marks are neither letters nor digits.)
+    if !by_first[from..to]
+        .iter()
+        .any(|(_, label)| starts_a_label(label))
+    {
         return None;
     }
     let t: Vec<char> = clean_marks(text).chars().collect();

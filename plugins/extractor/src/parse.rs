@@ -10,13 +10,13 @@
 //! buffers and copies text a character or a line at a time; it was most of
 //! the parse's cost, and the parse most of the extraction's.
 
+use crate::tree::{Html, Sink};
 use html5ever::data::{C1_REPLACEMENTS, NAMED_ENTITIES};
 use html5ever::tendril::StrTendril;
 use html5ever::tokenizer::states::RawKind;
 use html5ever::tokenizer::{Doctype, Tag, TagKind, Token, TokenSink, TokenSinkResult};
 use html5ever::tree_builder::{TreeBuilder, TreeBuilderOpts};
 use html5ever::{ns, Attribute, LocalName, QualName};
-use crate::tree::{Html, Sink};
 
 /// The page's tree (as html5ever's own tokenizer and tree builder make it).
 pub fn document(body: &str) -> Html {
@@ -33,7 +33,11 @@ fn newlines_normalized(body: &str, first: usize) -> String {
     while let Some(at) = cr {
         out.push_str(&body[run..at]);
         out.push('\n');
-        run = if b.get(at + 1) == Some(&b'\n') { at + 2 } else { at + 1 };
+        run = if b.get(at + 1) == Some(&b'\n') {
+            at + 2
+        } else {
+            at + 1
+        };
         cr = memchr::memchr(b'\r', &b[run..]).map(|i| run + i);
     }
     out.push_str(&body[run..]);
@@ -43,7 +47,14 @@ fn newlines_normalized(body: &str, first: usize) -> String {
 #[cfg(test)]
 #[test]
 fn newlines_are_normalized_as_html_says() {
-    for text in ["a\r\nb", "\r", "\r\r\n\n", "x\ry\r\n", "é\r\nü\r", "\n\r\n\r\r"] {
+    for text in [
+        "a\r\nb",
+        "\r",
+        "\r\r\n\n",
+        "x\ry\r\n",
+        "é\r\nü\r",
+        "\n\r\n\r\r",
+    ] {
         let first = text.find('\r').unwrap();
         let expected = text.replace("\r\n", "\n").replace('\r', "\n");
         assert_eq!(newlines_normalized(text, first), expected, "{text:?}");

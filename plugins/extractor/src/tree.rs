@@ -481,10 +481,7 @@ impl TreeSink for Sink {
             unreachable!("the tree builder adds attributes to elements only");
         };
         for attr in attrs {
-            if let Err(at) = element
-                .attrs
-                .binary_search_by(|a| a.name.cmp(&attr.name))
-            {
+            if let Err(at) = element.attrs.binary_search_by(|a| a.name.cmp(&attr.name)) {
                 element.attrs.insert(at, attr);
             }
         }
@@ -542,11 +539,25 @@ mod tests {
     /// misnested formatting is rebuilt (the adoption agency moves nodes).
     #[test]
     fn names_are_ordered_as_qual_names_are() {
-        let names = ["a", "ab", "b", "data-x", "data-", "", "é", "Z", "xlink:href"];
+        let names = [
+            "a",
+            "ab",
+            "b",
+            "data-x",
+            "data-",
+            "",
+            "é",
+            "Z",
+            "xlink:href",
+        ];
         let qual = |n: &str| QualName::new(None, ns!(), n.into());
         for x in names {
             for y in names {
-                assert_eq!(name_order(&qual(x), &qual(y)), qual(x).cmp(&qual(y)), "{x} {y}");
+                assert_eq!(
+                    name_order(&qual(x), &qual(y)),
+                    qual(x).cmp(&qual(y)),
+                    "{x} {y}"
+                );
             }
         }
         let xlink = QualName::new(Some("xlink".into()), ns!(xlink), "href".into());
