@@ -3,6 +3,7 @@
 
 use crate::text::{Find as _, Words};
 use crate::tree::{Element, ElementRef, Html, Node};
+use crate::vocabulary::{CART_HINT_WORDS, STOCK_HINT_WORDS};
 
 pub const HIDDEN: u16 = 1;
 pub const STRIKE: u16 = 2;
@@ -59,64 +60,76 @@ pub struct Doc<'a> {
 
 /// The words looked for in every element's hint, all in one pass over it
 /// (see [`Words`]): the words that set flags, the words of blocks of other
-/// products, and an inline `display:none`.
-static HINT_WORDS: Words = Words::new(&[
-    // Flags (bits 0-5).
-    "line-through",
-    "strike",
-    "product",
-    "fraction",
-    "cent",
-    "decimal",
-    // Blocks of other products (bits 6-23).
-    "related",
-    "recommend",
-    "similar",
-    "carousel",
-    "upsell",
-    "up-sell",
-    "crosssell",
-    "cross-sell",
-    "also-bought",
-    "also_bought",
-    "alsobought",
-    "sponsored",
-    "recently-viewed",
-    "recentlyviewed",
-    "others-",
-    "sims-",
-    "p13n",
-    "suggest",
-    // Hidden by its style (bit 24; see `hint_of`).
-    "display-none",
-    // Named like an amount (bits 25-27; see `El::named`).
-    "price",
-    "amount",
-    "cost",
-    // What a hidden element's hint or class holds (bits 28-31): read token
-    // by token in `is_hidden` only when found here.
-    "hid",
-    "d-none",
-    "invisible",
-    "modal",
-    // Named like a stock state (bits 32-39: `vocabulary::STOCK_HINT_WORDS`)
-    // and like a cart (bits 40-43: `vocabulary::CART_HINT_WORDS`); see
-    // `El::named`.
-    "avail",
-    "stock",
-    "inventory",
-    "lager",
-    "dispon",
-    "nalich",
-    "zalog",
-    "sklad",
-    "cart",
-    "basket",
-    "buy",
-    "bag",
-    // Named like a product code (bit 44; see `El::named`).
-    "sku",
+/// products, an inline `display:none`, and the names `El::named` and
+/// `is_hidden` read.
+static HINT_WORDS: Words = Words::new(&HINT_WORD_LIST);
+
+const HINT_WORD_LIST: [&str; 45] = concat(&[
+    &[
+        // Flags (bits 0-5).
+        "line-through",
+        "strike",
+        "product",
+        "fraction",
+        "cent",
+        "decimal",
+        // Blocks of other products (bits 6-23).
+        "related",
+        "recommend",
+        "similar",
+        "carousel",
+        "upsell",
+        "up-sell",
+        "crosssell",
+        "cross-sell",
+        "also-bought",
+        "also_bought",
+        "alsobought",
+        "sponsored",
+        "recently-viewed",
+        "recentlyviewed",
+        "others-",
+        "sims-",
+        "p13n",
+        "suggest",
+        // Hidden by its style (bit 24; see `hint_of`).
+        "display-none",
+        // Named like an amount (bits 25-27; see `El::named`).
+        "price",
+        "amount",
+        "cost",
+        // What a hidden element's hint or class holds (bits 28-31): read token
+        // by token in `is_hidden` only when found here.
+        "hid",
+        "d-none",
+        "invisible",
+        "modal",
+    ],
+    // Named like a stock state (bits 32-39) and like a cart (bits 40-43).
+    STOCK_HINT_WORDS,
+    CART_HINT_WORDS,
+    // Named like a product code (bit 44).
+    &["sku"],
 ]);
+
+/// The parts one after the other, `N` words in all.
+const fn concat<const N: usize>(parts: &[&[&'static str]]) -> [&'static str; N] {
+    let mut out = [""; N];
+    let mut n = 0;
+    let mut p = 0;
+    while p < parts.len() {
+        let mut i = 0;
+        while i < parts[p].len() {
+            out[n] = parts[p][i];
+            n += 1;
+            i += 1;
+        }
+        p += 1;
+    }
+    assert!(n == N);
+    out
+}
+
 const LINE_THROUGH: u64 = 1;
 const STRIKE_WORD: u64 = 1 << 1;
 const PRODUCT_WORD: u64 = 1 << 2;
@@ -126,9 +139,9 @@ const DISPLAY_NONE: u64 = 1 << 24;
 const NAMED_WORDS: u64 = 0b111 << 25;
 const HIDDEN_WORDS: u64 = 0b111 << 28;
 const MODAL_WORD: u64 = 1 << 31;
-const STOCK_WORDS: u64 = 0xff << 32;
-const CART_WORDS: u64 = 0xf << 40;
-const SKU_WORD: u64 = 1 << 44;
+const STOCK_WORDS: u64 = ((1 << STOCK_HINT_WORDS.len()) - 1) << 32;
+const CART_WORDS: u64 = ((1 << CART_HINT_WORDS.len()) - 1) << (32 + STOCK_HINT_WORDS.len());
+const SKU_WORD: u64 = 1 << (32 + STOCK_HINT_WORDS.len() + CART_HINT_WORDS.len());
 /// The hint holds "price".
 pub const PRICE_NAMED: u8 = 1;
 /// The hint holds "amount" (bit 2 of `El::named`: "cost").
@@ -139,17 +152,6 @@ pub const STOCK_NAMED: u8 = 1 << 3;
 pub const CART_NAMED: u8 = 1 << 4;
 /// The hint holds "sku".
 pub const SKU_NAMED: u8 = 1 << 5;
-
-#[cfg(test)]
-#[test]
-fn the_hint_words_hold_the_stock_and_cart_words() {
-    use crate::vocabulary::{CART_HINT_WORDS, STOCK_HINT_WORDS};
-    let words = HINT_WORDS.words();
-    assert_eq!(&words[32..40], STOCK_HINT_WORDS);
-    assert_eq!(&words[40..44], CART_HINT_WORDS);
-    assert_eq!(words[44], "sku");
-    assert_eq!(words.len(), 45);
-}
 
 /// The attributes `is_hidden` asks about, read in the pass that sizes the
 /// hint (each as `attr_of` finds it: the first of that name, in no

@@ -142,12 +142,6 @@ impl Words {
         }
     }
 
-    /// The words, in their order (bit `i` of [`Words::found_in`] is word `i`).
-    #[cfg(test)]
-    pub fn words(&self) -> &'static [&'static str] {
-        self.words
-    }
-
     /// The words that may begin at `i` (`i + 1` is within `hay`), by its
     /// first two bytes.
     #[inline]

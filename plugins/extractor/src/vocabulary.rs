@@ -401,7 +401,6 @@ pub(crate) const WEAK_LABELS: &[&str] = &[
 
 /// Hint words of a stock state. Found in the one pass over every element's
 /// hint (`dom::HINT_WORDS`, as `dom::STOCK_NAMED`).
-#[cfg_attr(not(test), allow(dead_code))]
 pub(crate) const STOCK_HINT_WORDS: &[&str] = &[
     "avail",
     "stock",
@@ -414,7 +413,6 @@ pub(crate) const STOCK_HINT_WORDS: &[&str] = &[
 ];
 
 /// Hint words of a link that works as a buy button (`dom::CART_NAMED`).
-#[cfg_attr(not(test), allow(dead_code))]
 pub(crate) const CART_HINT_WORDS: &[&str] = &["cart", "basket", "buy", "bag"];
 
 /// Stock phrases in many languages. Longer and negative phrases come first so
