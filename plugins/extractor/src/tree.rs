@@ -1,8 +1,8 @@
 //! The page's HTML tree as html5ever's tree builder makes it, kept in one
 //! vector of nodes linked by index. The extractor reads elements, their
-//! attributes and texts; the builder asks for element names at every tag
+//! attributes and texts; the builder asks for element names at most tags
 //! (scope checks walk the stack of open elements), so a name is one index
-//! away and nothing else is kept per node.
+//! away, with no `Option` to unwrap on the way.
 
 use html5ever::tendril::{StrTendril, TendrilSink as _};
 use html5ever::tree_builder::{ElementFlags, NodeOrText, QuirksMode, TreeSink};
