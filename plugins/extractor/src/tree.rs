@@ -176,18 +176,16 @@ impl Html {
         self.slot_mut(sibling).prev_sibling = node;
     }
 
-    /// Appends `text` to `at` when it is a text node.
-    fn extend_text(&mut self, at: NodeId, text: &StrTendril) -> bool {
-        if at == NONE {
-            return false;
-        }
-        match &mut self.slot_mut(at).node {
-            Node::Text(t) => {
-                t.push_tendril(text);
-                true
+    /// `text` joined to `beside` when that is a text node (`None`), else a
+    /// new text node for the caller to place.
+    fn text_beside(&mut self, beside: NodeId, text: StrTendril) -> Option<NodeId> {
+        if beside != NONE {
+            if let Node::Text(t) = &mut self.slot_mut(beside).node {
+                t.push_tendril(&text);
+                return None;
             }
-            _ => false,
         }
+        Some(self.orphan(Node::Text(text)))
     }
 }
 
@@ -419,8 +417,7 @@ impl TreeSink for Sink {
             NodeOrText::AppendNode(id) => html.append(*parent, id),
             NodeOrText::AppendText(text) => {
                 let last = html.slot(*parent).last_child;
-                if !html.extend_text(last, &text) {
-                    let id = html.orphan(Node::Text(text));
+                if let Some(id) = html.text_beside(last, text) {
                     html.append(*parent, id);
                 }
             }
@@ -439,8 +436,7 @@ impl TreeSink for Sink {
             NodeOrText::AppendNode(id) => html.insert_before(*sibling, id),
             NodeOrText::AppendText(text) => {
                 let prev = html.slot(*sibling).prev_sibling;
-                if !html.extend_text(prev, &text) {
-                    let id = html.orphan(Node::Text(text));
+                if let Some(id) = html.text_beside(prev, text) {
                     html.insert_before(*sibling, id);
                 }
             }
