@@ -45,10 +45,13 @@ pub enum Shape {
 
 /// Pages extracted at once, each in a task of its own (a plugin call runs
 /// in place on its worker thread, so pages polled by one task would take
-/// turns on one core): two per core keep every core busy while one call
-/// waits for a slot.
+/// turns on one core): one per core the process may run on. Reading a page
+/// is CPU work too (the page cache, the gunzip), so one task per core keeps
+/// every core busy; a second task per core only made two calls share a
+/// core, each in a slot of its own whose memory is faulted in afresh and
+/// evicts the other's from the cache.
 fn concurrency() -> usize {
-    std::thread::available_parallelism().map_or(4, |n| n.get() * 2)
+    std::thread::available_parallelism().map_or(2, |n| n.get())
 }
 
 /// Extracts every page of `dir` and writes the predictions to `out`.
