@@ -50,7 +50,7 @@ pub enum Shape {
 /// every core busy; a second task per core only made two calls share a
 /// core, each in a slot of its own whose memory is faulted in afresh and
 /// evicts the other's from the cache.
-fn concurrency() -> usize {
+pub fn concurrency() -> usize {
     std::thread::available_parallelism().map_or(2, |n| n.get())
 }
 

@@ -165,13 +165,22 @@ fn main() -> anyhow::Result<()> {
             truth,
         } => tokio::runtime::Runtime::new()?.block_on(async {
             // Every page is read once: a memo of results would only cost
-            // the hashing of every page.
+            // the hashing of every page. No more instances than pages are
+            // extracted at once (the pool sets up every slot at the start),
+            // and only the extractor among the built-ins.
+            let configured = config.plugin_config();
             let plugin_config = fnhost::plugins::PluginConfig {
                 memo_bytes: 0,
-                ..config.plugin_config()
+                max_instances: configured
+                    .max_instances
+                    .min(u32::try_from(fnhost::extract_cmd::concurrency()).unwrap_or(u32::MAX)),
+                ..configured
             };
-            let (plugins, _) =
-                fnhost::plugins::Plugins::load(&plugin_config, &config.plugin_cache_root())?;
+            let (plugins, _) = fnhost::plugins::Plugins::load_builtins_of(
+                &plugin_config,
+                &config.plugin_cache_root(),
+                &[fnhost::plugins::Role::Extractor],
+            )?;
             if let Some(file) = &plugin {
                 let info = plugins.load_extractor_file(file)?;
                 eprintln!("extractor: {} ({})", info.id(), file.display());
@@ -190,7 +199,12 @@ fn main() -> anyhow::Result<()> {
                 };
                 fnhost::extract_cmd_score::score(&read(&out)?, &read(&truth)?)?;
             }
-            Ok(())
+            // Done: the output is written and the scores printed. The
+            // process ends here rather than unmapping the plugin pool, the
+            // compiled code and the runtime piece by piece on the way out.
+            use std::io::Write;
+            std::io::stdout().flush()?;
+            std::process::exit(0)
         }),
         Command::Plugin {
             op: PluginOp::New { name, lang, dir },

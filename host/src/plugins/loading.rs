@@ -125,6 +125,9 @@ impl Inner {
 
     pub(super) fn load_builtins(&self, reports: &mut Vec<LoadReport>) {
         for builtin in builtin::ALL {
+            if !self.builtin_roles.contains(&builtin.role) {
+                continue;
+            }
             let source = format!("built-in:{}", builtin.name);
             let taken = self
                 .registry()

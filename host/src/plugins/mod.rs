@@ -151,6 +151,9 @@ pub enum Role {
 }
 
 impl Role {
+    /// Every role.
+    pub const ALL: [Role; 4] = [Role::Planner, Role::Extractor, Role::Differ, Role::Source];
+
     /// The WIT world a component of this role implements.
     pub fn world(self) -> &'static str {
         match self {
@@ -249,6 +252,8 @@ struct Inner {
     registry: RwLock<Registry>,
     /// Checked results of earlier calls, by what went in.
     memo: Memo,
+    /// The roles whose built-in plugins are loaded (and reloaded).
+    builtin_roles: Vec<Role>,
 }
 
 /// Per-call bounds, from [`PluginConfig`].
@@ -356,6 +361,17 @@ impl Plugins {
         config: &PluginConfig,
         data_dir: &Path,
     ) -> anyhow::Result<(Plugins, Vec<LoadReport>)> {
+        Self::load_builtins_of(config, data_dir, &Role::ALL)
+    }
+
+    /// [`Plugins::load`] with only the built-in plugins of `roles`: a
+    /// command that calls one role (`fnhost extract`) does not read and
+    /// prepare the others at every start. Operator plugins load as ever.
+    pub fn load_builtins_of(
+        config: &PluginConfig,
+        data_dir: &Path,
+        roles: &[Role],
+    ) -> anyhow::Result<(Plugins, Vec<LoadReport>)> {
         let engine = engine::build(config.max_instances, config.memory_limit_bytes)?;
         engine::start_ticker(&engine)?;
         let linker = sandbox::linker(&engine).context("failed to link WASI for plugins")?;
@@ -374,6 +390,7 @@ impl Plugins {
             slots: Arc::new(Semaphore::new(config.max_instances.max(1) as usize)),
             memo: Memo::new(config.memo_bytes),
             registry: RwLock::new(Registry::default()),
+            builtin_roles: roles.to_vec(),
         };
 
         let mut reports = Vec::new();
