@@ -265,11 +265,14 @@ pub fn catalog_links(
     };
     let here = page_number(base).unwrap_or(1);
     let mut related = 0;
-    let mut next: Vec<String> = Vec::new();
+    // The lists below hold indexes into `targets`: a page links most of its
+    // targets more than once, and an index is neither copied nor hashed as
+    // text at every link.
+    let mut next: Vec<usize> = Vec::new();
     // Numbered pages after this one, with their number.
-    let mut numbered: Vec<(u32, String)> = Vec::new();
+    let mut numbered: Vec<(u32, usize)> = Vec::new();
     // Other links, with whether they relate to what is wanted.
-    let mut other: Vec<(String, bool)> = Vec::new();
+    let mut other: Vec<(usize, bool)> = Vec::new();
     // Membership of `next` and `other`, which keep the order: a page may
     // link thousands of URLs, too many to search the lists for each.
     let mut next_seen = HashSet::new();
@@ -280,7 +283,10 @@ pub fn catalog_links(
         .trim_start_matches("www.")
         .to_string();
     let mut resolved: HashMap<&str, Option<usize>> = HashMap::new();
+    // Every distinct target once: spellings that resolve to the same URL
+    // share one index, so an index stands for its URL's text.
     let mut targets: Vec<Target> = Vec::new();
+    let mut by_text: HashMap<String, usize> = HashMap::new();
     for (i, e) in doc.els.iter().enumerate() {
         let v = e.el.value();
         let href = match e.tag {
@@ -304,8 +310,11 @@ pub fn catalog_links(
         let at = match resolved.get(h) {
             Some(&at) => at,
             None => {
-                let link = resolve(base, &host, page_url, h);
-                let at = link.map(|link| {
+                let at = resolve(base, &host, page_url, h).map(|link| {
+                    if let Some(&at) = by_text.get(link.text.as_str()) {
+                        return at;
+                    }
+                    by_text.insert(link.text.clone(), targets.len());
                     targets.push(link);
                     targets.len() - 1
                 });
@@ -314,12 +323,8 @@ pub fn catalog_links(
             }
         };
         let Some(at) = at else { continue };
-        let Target {
-            url: u,
-            text: s,
-            number,
-        } = &targets[at];
-        let (s, number) = (s.clone(), *number);
+        let Target { url: u, number, .. } = &targets[at];
+        let number = *number;
         // Next-page labels are short: one or two texts.
         let label = if matches!(e.tag, "a" | "button") && e.text_end - e.text_start <= 2 {
             doc.text_of(i, 40).to_lowercase()
@@ -343,24 +348,28 @@ pub fn catalog_links(
             && e.tag == "a"
             && (label.trim().parse::<u32>().ok() == number || doc.ancestor_hints(i, 4).has("pag"));
         if is_next {
-            if next_seen.insert(s.clone()) {
-                next.push(s);
+            if next_seen.insert(at) {
+                next.push(at);
             }
         } else if numbered_link {
-            if next_seen.insert(s.clone()) {
-                numbered.push((number.unwrap_or(u32::MAX), s));
+            if next_seen.insert(at) {
+                numbered.push((number.unwrap_or(u32::MAX), at));
             }
-        } else if other.len() < MAX_LINKS * 3 && other_seen.insert(s.clone()) {
+        } else if other.len() < MAX_LINKS * 3 && other_seen.insert(at) {
             let related = wanted.is_none_or(|w| {
                 w.named_in(u.path())
                     || v.attr_of("title").is_some_and(|t| w.named_in(t))
                     || w.named_in(&doc.text_of(i, 120))
             });
-            other.push((s, related));
+            other.push((at, related));
         }
     }
     numbered.sort_by_key(|(n, _)| *n);
-    next.extend(numbered.into_iter().map(|(_, s)| s));
+    next.extend(numbered.into_iter().map(|(_, at)| at));
+    let mut next: Vec<String> = next
+        .into_iter()
+        .map(|at| targets[at].text.clone())
+        .collect();
     let mut listed_links: Vec<(String, bool)> = Vec::new();
     for l in listed {
         if let Ok(mut u) = base.join(l.trim()) {
@@ -373,12 +382,14 @@ pub fn catalog_links(
         }
     }
     let mut out = next.clone();
-    let mut seen: HashSet<String> = out.iter().cloned().collect();
+    let mut seen: HashSet<&str> = next.iter().map(String::as_str).collect();
     // Related links first, then the rest; each part keeps the page's order.
     for want_related in [true, false] {
-        for (s, related) in listed_links.iter().chain(other.iter()) {
-            if *related == want_related && out.len() < MAX_LINKS && seen.insert(s.clone()) {
-                out.push(s.clone());
+        let listed = listed_links.iter().map(|(s, r)| (s.as_str(), *r));
+        let others = other.iter().map(|&(at, r)| (targets[at].text.as_str(), r));
+        for (s, related) in listed.chain(others) {
+            if related == want_related && out.len() < MAX_LINKS && seen.insert(s) {
+                out.push(s.to_owned());
             }
         }
         if want_related {
