@@ -175,16 +175,11 @@ pub fn parse_current_price(text: &str) -> Option<Price> {
         let Some(r) = scan_number(text, from) else {
             break;
         };
-        let before: String = text[..r.start]
-            .chars()
-            .rev()
-            .take(4)
-            .collect::<Vec<_>>()
-            .into_iter()
-            .rev()
-            .collect();
-        let after: String = text[r.end..].chars().take(4).collect();
-        if let Some(cur) = currency_near(&before, &after) {
+        let (before, after) = (
+            last_chars(&text[..r.start], 4),
+            first_chars(&text[r.end..], 4),
+        );
+        if let Some(cur) = currency_near(before, after) {
             if let Some(value) = interpret(&r, false) {
                 last = Some(Price {
                     value,
@@ -217,9 +212,8 @@ fn parse_price_from(text: &str, machine: bool) -> Option<Price> {
         let mut cur = scan_number(text, 0);
         let mut k = 0;
         while let Some(r) = cur {
-            let before: String = text[..r.start].chars().rev().take(4).collect();
-            let after: String = text[r.end..].chars().take(4).collect();
-            if currency_near(&before.chars().rev().collect::<String>(), &after).is_some() {
+            let before = last_chars(&text[..r.start], 4);
+            if currency_near(before, first_chars(&text[r.end..], 4)).is_some() {
                 raw = r;
                 break;
             }
@@ -389,17 +383,16 @@ const ISO: &[&str] = &[
 ];
 
 /// The currency written right before or after a number.
+///
+/// The first ISO code in `ISO`'s order that `after` starts with or `before`
+/// ends with (as a word), else the first sign of `SYMBOLS` likewise. Each
+/// side can hold only one code, so the two are looked up instead of trying
+/// every code; a sign is compared only when its end byte is the side's.
 fn currency_near(before: &str, after: &str) -> Option<String> {
-    let b: String = before
-        .chars()
-        .rev()
-        .take(6)
-        .collect::<Vec<_>>()
-        .into_iter()
-        .rev()
-        .collect();
-    let a: String = after.chars().take(6).collect();
-    let (b, a) = (b.trim_end(), a.trim_start());
+    let (b, a) = (
+        last_chars(before, 6).trim_end(),
+        first_chars(after, 6).trim_start(),
+    );
     // A country prefix set apart from its sign ("CDN $83", "US $36").
     let joined;
     let b = match b.strip_suffix('$').map(str::trim_end) {
@@ -411,18 +404,39 @@ fn currency_near(before: &str, after: &str) -> Option<String> {
         }
         _ => b,
     };
-    // Letter marks must stand as words ("5 kn", not "5 knives").
+    let iso = |letters: &[u8]| -> Option<usize> {
+        if !letters.iter().all(u8::is_ascii_alphabetic) {
+            return None;
+        }
+        let upper = letters.to_ascii_uppercase();
+        ISO.iter()
+            .position(|code| code.as_bytes() == upper.as_slice())
+    };
+    let alphabetic = |c: Option<char>| c.is_some_and(char::is_alphabetic);
+    let in_after = a
+        .get(..3)
+        .and_then(|head| iso(head.as_bytes()))
+        .filter(|_| !alphabetic(a[3..].chars().next()));
+    let in_before = b
+        .len()
+        .checked_sub(3)
+        .filter(|&at| b.is_char_boundary(at))
+        .and_then(|at| iso(&b.as_bytes()[at..]).filter(|_| !alphabetic(b[..at].chars().last())));
+    let first_iso = match (in_after, in_before) {
+        (Some(x), Some(y)) => Some(x.min(y)),
+        (x, y) => x.or(y),
+    };
+    if let Some(i) = first_iso {
+        return Some(ISO[i].to_string());
+    }
+    // Letter signs must stand as words ("5 kn", not "5 knives").
     let starts = |text: &str, mark: &str| -> bool {
         let Some(rest) = text.get(..mark.len()) else {
             return false;
         };
         rest.eq_ignore_ascii_case(mark)
             && (!mark.chars().all(|c| c.is_alphabetic())
-                || !text[mark.len()..]
-                    .chars()
-                    .next()
-                    .map(|c| c.is_alphabetic())
-                    .unwrap_or(false))
+                || !alphabetic(text[mark.len()..].chars().next()))
     };
     let ends = |text: &str, mark: &str| -> bool {
         if text.len() < mark.len() || !text.is_char_boundary(text.len() - mark.len()) {
@@ -430,24 +444,38 @@ fn currency_near(before: &str, after: &str) -> Option<String> {
         }
         let (head, tail) = text.split_at(text.len() - mark.len());
         tail.eq_ignore_ascii_case(mark)
-            && (!mark.chars().all(|c| c.is_alphabetic())
-                || !head
-                    .chars()
-                    .last()
-                    .map(|c| c.is_alphabetic())
-                    .unwrap_or(false))
+            && (!mark.chars().all(|c| c.is_alphabetic()) || !alphabetic(head.chars().last()))
     };
-    for code in ISO {
-        if starts(a, code) || ends(b, code) {
-            return Some(code.to_string());
-        }
-    }
+    let first = a.bytes().next().map(|c| c.to_ascii_lowercase());
+    let last = b.bytes().last().map(|c| c.to_ascii_lowercase());
     for (sym, code) in SYMBOLS {
-        if ends(b, sym) || starts(a, sym) {
+        let s = sym.as_bytes();
+        if (last == Some(s[s.len() - 1].to_ascii_lowercase()) && ends(b, sym))
+            || (first == Some(s[0].to_ascii_lowercase()) && starts(a, sym))
+        {
             return Some(code.to_string());
         }
     }
     None
+}
+
+/// The last `n` characters of a text (all of it when shorter).
+fn last_chars(text: &str, n: usize) -> &str {
+    if n == 0 {
+        return "";
+    }
+    match text.char_indices().rev().nth(n - 1) {
+        Some((i, _)) => &text[i..],
+        None => text,
+    }
+}
+
+/// The first `n` characters of a text (all of it when shorter).
+fn first_chars(text: &str, n: usize) -> &str {
+    match text.char_indices().nth(n) {
+        Some((i, _)) => &text[..i],
+        None => text,
+    }
 }
 
 /// Whether a text carries a currency mark at all.
@@ -573,4 +601,109 @@ pub fn normalize_currency(v: &str) -> Option<String> {
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `currency_near` as first written: every code and sign tried in turn.
+    fn currency_near_reference(before: &str, after: &str) -> Option<String> {
+        let b: String = before
+            .chars()
+            .rev()
+            .take(6)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        let a: String = after.chars().take(6).collect();
+        let (b, a) = (b.trim_end(), a.trim_start());
+        // A country prefix set apart from its sign ("CDN $83", "US $36").
+        let joined;
+        let b = match b.strip_suffix('$').map(str::trim_end) {
+            Some(head)
+                if head.len() + 1 < b.len() && head.ends_with(|c: char| c.is_ascii_uppercase()) =>
+            {
+                joined = format!("{head}$");
+                joined.as_str()
+            }
+            _ => b,
+        };
+        // Letter marks must stand as words ("5 kn", not "5 knives").
+        let starts = |text: &str, mark: &str| -> bool {
+            let Some(rest) = text.get(..mark.len()) else {
+                return false;
+            };
+            rest.eq_ignore_ascii_case(mark)
+                && (!mark.chars().all(|c| c.is_alphabetic())
+                    || !text[mark.len()..]
+                        .chars()
+                        .next()
+                        .map(|c| c.is_alphabetic())
+                        .unwrap_or(false))
+        };
+        let ends = |text: &str, mark: &str| -> bool {
+            if text.len() < mark.len() || !text.is_char_boundary(text.len() - mark.len()) {
+                return false;
+            }
+            let (head, tail) = text.split_at(text.len() - mark.len());
+            tail.eq_ignore_ascii_case(mark)
+                && (!mark.chars().all(|c| c.is_alphabetic())
+                    || !head
+                        .chars()
+                        .last()
+                        .map(|c| c.is_alphabetic())
+                        .unwrap_or(false))
+        };
+        for code in ISO {
+            if starts(a, code) || ends(b, code) {
+                return Some(code.to_string());
+            }
+        }
+        for (sym, code) in SYMBOLS {
+            if ends(b, sym) || starts(a, sym) {
+                return Some(code.to_string());
+            }
+        }
+        None
+    }
+
+    /// The looked-up codes and the filtered signs find what trying every
+    /// code and sign in turn finds.
+    #[test]
+    fn currency_near_finds_what_trying_every_mark_finds() {
+        let mut parts: Vec<&str> = vec![
+            " ", "\u{a0}", "1", "9.99", "a", "Z", "é", "ß", "-", "/", ".", "$", "us", "Us ", "kr",
+            "KR.", "knives", "lei", "x", "руб", "лв", "€", "元", "د.إ", "ر.س", "CDN", "US", "NT",
+        ];
+        parts.extend(ISO.iter().take(12));
+        parts.extend(SYMBOLS.iter().map(|(s, _)| *s));
+        let mut next = crate::xorshift(0x2545_f491_4f6c_dd1d);
+        let mut text = || {
+            let mut s = String::new();
+            for _ in 0..next() % 5 {
+                s.push_str(parts[(next() % parts.len() as u64) as usize]);
+            }
+            s
+        };
+        for _ in 0..60_000 {
+            let (before, after) = (text(), text());
+            assert_eq!(
+                currency_near(&before, &after),
+                currency_near_reference(&before, &after),
+                "for {before:?} | {after:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn first_and_last_characters() {
+        assert_eq!(last_chars("a€bcd", 3), "bcd");
+        assert_eq!(last_chars("a€bcd", 4), "€bcd");
+        assert_eq!(last_chars("ab", 6), "ab");
+        assert_eq!(last_chars("ab", 0), "");
+        assert_eq!(first_chars("€ab", 2), "€a");
+        assert_eq!(first_chars("ab", 6), "ab");
+    }
 }
