@@ -431,16 +431,36 @@ fn endpoint_crud_shows_the_secret_once_and_hides_other_accounts() {
     );
     c.post("/webhooks", json!({ "events": ["session.answered"] }))
         .error(400, "invalid_param");
-    let e = c
-        .post("/webhooks", json!({ "url": url }))
-        .error(400, "invalid_param");
-    assert_eq!(e["param"], "events");
-    let e = c.send(
+    // Without `events`: every type but the opt-in unchanged-monitor deliveries.
+    let all = c.post("/webhooks", json!({ "url": url }));
+    assert_eq!(all.status, 201, "{}", all.text);
+    let events = all.json()["events"].as_array().unwrap().clone();
+    for e in [
+        "session.answered",
+        "balance.low",
+        "extraction.delivered",
+        "monitor.changed",
+    ] {
+        assert!(events.contains(&json!(e)), "{e} in {events:?}");
+    }
+    assert!(!events.contains(&json!("monitor.unchanged")), "{events:?}");
+    // fn-version is echoed and never refused (SPEC §9.2); an unknown one
+    // leaves the endpoint on the account's pin.
+    let odd = c.send(
         c.request("POST", "/webhooks")
             .header("fn-version", "2031-01-01")
             .json(&json!({ "url": url, "events": ["balance.low"] })),
     );
-    assert_eq!(e.error(400, "invalid_param")["param"], "fn-version");
+    assert_eq!(odd.status, 201, "{}", odd.text);
+    assert_eq!(odd.header("fn-version").as_deref(), Some("2031-01-01"));
+    assert_eq!(odd.json()["fn_version"], "2026-08-26");
+    for made in [&all, &odd] {
+        c.delete(&format!(
+            "/webhooks/{}",
+            made.json()["id"].as_str().unwrap()
+        ))
+        .ok();
+    }
     let pinned = c.send(
         c.request("POST", "/webhooks")
             .header("fn-version", "2026-08-26")

@@ -36,9 +36,19 @@ pub async fn conventions(State(state): State<AppState>, mut req: Request, next: 
     if response.status() == StatusCode::METHOD_NOT_ALLOWED {
         response = ApiError::NotFound.into_response();
     }
+    // An error a layer beneath the handlers answered in plain text (a path
+    // segment that does not decode, the tool-protocol transport) still gets
+    // the envelope on the API's routes, keeping its status.
+    let api = path == "/v1" || path.starts_with("/v1/");
+    let mut kept_status = None;
+    if api && response.extensions().get::<PendingError>().is_none() && is_plain_error(&response) {
+        kept_status = Some(response.status());
+        response = plain_error(response).await.into_response();
+    }
     if let Some(PendingError(err)) = response.extensions_mut().remove::<PendingError>() {
         let body = err.envelope_json(&request_id, &state.config.docs_url());
-        let mut rendered = (err.status(), axum::Json(body)).into_response();
+        let status = kept_status.unwrap_or_else(|| err.status());
+        let mut rendered = (status, axum::Json(body)).into_response();
         for name in ["retry-after"] {
             if let Some(v) = response.headers().get(name) {
                 rendered.headers_mut().insert(name, v.clone());
@@ -66,6 +76,61 @@ pub async fn conventions(State(state): State<AppState>, mut req: Request, next: 
         "request"
     );
     response
+}
+
+/// Whether a response is an error whose body is not already JSON (nor a
+/// stream of events).
+fn is_plain_error(response: &Response) -> bool {
+    let status = response.status();
+    if !(status.is_client_error() || status.is_server_error()) {
+        return false;
+    }
+    let kind = response
+        .headers()
+        .get(axum::http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    !(kind.starts_with("application/json") || kind.starts_with("text/event-stream"))
+}
+
+/// The envelope's error for a plain-text error answer: `not_found` for a
+/// 404, a service fault for a 5xx, else `invalid_param` naming what the text
+/// names (a path segment written `id`, the header a 406 or 415 is about).
+async fn plain_error(response: Response) -> ApiError {
+    let status = response.status();
+    let bytes = axum::body::to_bytes(response.into_body(), 4096)
+        .await
+        .unwrap_or_default();
+    let text = String::from_utf8_lossy(&bytes).trim().to_string();
+    if status == StatusCode::NOT_FOUND {
+        return ApiError::NotFound;
+    }
+    if status.is_server_error() {
+        return ApiError::Internal(anyhow::anyhow!("{status}: {text}"));
+    }
+    let param = match status {
+        StatusCode::NOT_ACCEPTABLE => "Accept".to_string(),
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => "Content-Type".to_string(),
+        _ => text
+            .split('`')
+            .nth(1)
+            .filter(|p| !p.is_empty() && p.len() <= 64)
+            .map(str::to_string)
+            .or_else(|| {
+                text.contains("Session ID")
+                    .then(|| "Mcp-Session-Id".to_string())
+            })
+            .unwrap_or_else(|| "request".to_string()),
+    };
+    let message = if text.is_empty() {
+        status
+            .canonical_reason()
+            .unwrap_or("bad request")
+            .to_string()
+    } else {
+        text.chars().take(500).collect()
+    };
+    ApiError::invalid(param, message)
 }
 
 /// The fallback for unknown paths.

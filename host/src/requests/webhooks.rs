@@ -74,10 +74,11 @@ impl WebhookEndpointCreate {
     ) -> Result<WebhookEndpointCreate, ApiError> {
         body.only(&["url", "events", "description"])?;
         let url = endpoint_url(body.required_str("url")?, wall).await?;
-        let events = events_of(
-            body.optional_strings("events")?
-                .ok_or_else(|| ApiError::missing("events"))?,
-        )?;
+        // Without `events`, every type but the opt-in monitor.unchanged.
+        let events = match body.optional_strings("events")? {
+            Some(events) => events_of(events)?,
+            None => default_events(),
+        };
         let description = body.optional_str("description", MAX_DESCRIPTION_CHARS)?;
         Ok(WebhookEndpointCreate {
             url,

@@ -56,14 +56,13 @@ async fn create_endpoint(
         events,
         description,
     } = wire::WebhookEndpointCreate::parse(body, &state.config.target_policy()).await?;
-    let fn_version = match headers
+    // The header is echoed, never refused (SPEC §9.2); the endpoint pins it
+    // when it is a version this service knows, else the account's pin.
+    let fn_version = headers
         .get("fn-version")
         .and_then(|v| v.to_str().ok())
-        .filter(|v| !v.is_empty())
-    {
-        Some(v) => crate::requests::known_version("fn-version", v)?,
-        None => caller.account.fn_version.clone(),
-    };
+        .and_then(|v| crate::requests::known_version("fn-version", v).ok())
+        .unwrap_or_else(|| caller.account.fn_version.clone());
     let now = chrono::Utc::now();
     let ep = Endpoint {
         id: crate::ids::new_id("whep"),

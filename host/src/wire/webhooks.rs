@@ -185,11 +185,23 @@ pub struct WebhookEndpointCreate {
     /// A public https URL (no private, loopback, link-local or metadata addresses).
     #[schema(format = "uri", max_length = 2048)]
     pub url: String,
-    /// Event types to deliver: at least one, each a known type.
-    #[schema(min_items = 1)]
+    /// Event types to deliver: at least one, each a known type. Without it,
+    /// every type except `monitor.unchanged` (opt-in).
+    #[schema(min_items = 1, required = false)]
     pub events: Vec<String>,
     #[schema(max_length = 500)]
     pub description: Option<String>,
+}
+
+/// The events an endpoint created without `events` subscribes to: every
+/// type, except the unchanged-monitor deliveries, which are opt-in.
+pub fn default_events() -> Vec<String> {
+    EMITTED_EVENTS
+        .iter()
+        .chain(PLANNED_EVENTS)
+        .filter(|e| **e != "monitor.unchanged")
+        .map(|e| e.to_string())
+        .collect()
 }
 
 /// PATCH /webhooks/{id}: every member optional.
