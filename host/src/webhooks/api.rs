@@ -61,8 +61,8 @@ async fn create_endpoint(
     let fn_version = headers
         .get("fn-version")
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| crate::requests::known_version("fn-version", v).ok())
-        .unwrap_or_else(|| caller.account.fn_version.clone());
+        .filter(|v| wire::KNOWN_VERSIONS.contains(v))
+        .map_or_else(|| caller.account.fn_version.clone(), str::to_string);
     let now = chrono::Utc::now();
     let ep = Endpoint {
         id: crate::ids::new_id("whep"),
