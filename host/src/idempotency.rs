@@ -231,10 +231,7 @@ impl<S: WriteScope> axum::extract::FromRequest<AppState> for Idempotent<S> {
 impl<S> Idempotent<S> {
     /// Whether the client asked for the run's event stream as the answer.
     pub fn wants_stream(&self) -> bool {
-        self.headers
-            .get("accept")
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|a| a.contains("text/event-stream"))
+        crate::http::accept::wants_event_stream(&self.headers)
     }
 }
 

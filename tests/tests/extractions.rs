@@ -237,7 +237,11 @@ fn a_batch_reserves_per_url_all_or_nothing() {
         "/extractions",
         json!({ "urls": many, "entity": "tent", "max_spend_usd": 0.1 }),
     );
-    poor.error(402, "insufficient_credit");
+    let refused = poor.error(402, "insufficient_credit");
+    // The context is the ledger as the refusal leaves it: the reservations
+    // of the batch's first runs were rolled back with it.
+    assert_eq!(refused["open_reserves_usd"], json!(0), "{refused}");
+    assert_eq!(refused["balance_usd"], balance["balance_usd"]);
     let too_many: Vec<&str> = std::iter::repeat_n(TENTS, 51).collect();
     let r = c.post(
         "/extractions",

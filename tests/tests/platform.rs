@@ -58,6 +58,14 @@ fn keys_missing_malformed_unknown_and_revoked() {
     let anon = s.anonymous();
     anon.send(anon.request("GET", "/me").basic_auth("u", Some(&a.live)))
         .error(401, "invalid_key");
+    // The scheme's name is case-insensitive (RFC 9110 §11.1).
+    for scheme in ["bearer", "BEARER"] {
+        let me = anon.send(
+            anon.request("GET", "/me")
+                .header("authorization", format!("{scheme} {}", a.live)),
+        );
+        assert_eq!(me.status, 200, "{scheme}: {}", me.text);
+    }
 
     // Revoke a second key with the first; the second then gets key_revoked.
     let k2 = s.admin(&[

@@ -185,6 +185,17 @@ fn sentinels_reach_every_end_state() {
         micros(&sp["settled_usd"]) + micros(&sp["released_usd"]),
         5_000_000
     );
+    // A source that has no recording still gives receipts, then the stop.
+    let elsewhere = c
+        .post(
+            "/sessions",
+            json!({"query": "tents from example.com FN_TEST_SPEND_STOP", "max_spend_usd": 5}),
+        )
+        .ok();
+    let sp = ended(&c, elsewhere["id"].as_str().unwrap());
+    assert_eq!(sp["status"], "stopped", "{sp}");
+    assert_eq!(sp["stop"], "spend-budget");
+    assert!(micros(&sp["settled_usd"]) > 0, "{sp}");
 
     // On a live key the sentinels are plain words.
     let live = s
@@ -210,6 +221,17 @@ fn a_query_without_a_source_abstains_at_zero_within_seconds() {
         )
         .ok();
     assert_eq!(est["would_run"], json!(false));
+    // The body of a creation is an estimate's too; an unknown member is not.
+    c.post(
+        "/sessions/estimate",
+        json!({"query": "cheap tents under $100", "max_spend_usd": 1, "metadata": {"a": "b"}}),
+    )
+    .ok();
+    let typo = c.post(
+        "/sessions/estimate",
+        json!({"query": "cheap tents under $100", "max_spend": 1}),
+    );
+    assert_eq!(typo.error(400, "invalid_param")["param"], "max_spend");
     assert!(
         est["missing"]
             .as_array()
@@ -507,9 +529,17 @@ fn sse_streams_resume_without_loss_or_repeats() {
     let s = Server::start();
     let a = s.account("10");
     let c = s.client(&a.test);
+    // Media types are case-insensitive, and a lower q prefers JSON.
+    let json_preferred = c.send(
+        c.request("POST", "/sessions")
+            .header("accept", "text/event-stream;q=0.5, application/json")
+            .json(&json!({"query": TENTS})),
+    );
+    assert_eq!(json_preferred.status, 201);
+    assert_eq!(json_preferred.json()["object"], "session", "{}", json_preferred.text);
     let streamed = c.send(
         c.request("POST", "/sessions")
-            .header("accept", "text/event-stream")
+            .header("accept", "Text/Event-Stream")
             .json(&json!({"query": TENTS})),
     );
     assert_eq!(streamed.status, 201);

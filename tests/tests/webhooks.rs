@@ -416,6 +416,19 @@ fn endpoint_crud_shows_the_secret_once_and_hides_other_accounts() {
         .patch(&format!("/webhooks/{id}"), json!({ "secret": "whsec_x" }))
         .error(400, "invalid_param");
     assert_eq!(e["param"], "secret");
+    // Nothing to change, or a body that does not parse (treated as empty):
+    // 400, and the endpoint stays as it was.
+    let e = c
+        .patch(&format!("/webhooks/{id}"), json!({}))
+        .error(400, "invalid_param");
+    assert_eq!(e["param"], "url");
+    let broken = c.send(
+        c.request("PATCH", &format!("/webhooks/{id}"))
+            .header("content-type", "application/json")
+            .body("{\"disabled\":tru"),
+    );
+    assert_eq!(broken.error(400, "invalid_param")["param"], "url");
+    assert_eq!(c.get(&format!("/webhooks/{id}")).ok()["disabled"], false);
 
     // Creation errors.
     let e = c

@@ -42,6 +42,17 @@ impl Caller {
     }
 }
 
+/// The credentials of an `Authorization: Bearer <key>` value. The scheme's
+/// name is case-insensitive (RFC 9110 §11.1): `bearer` and `BEARER` are
+/// `Bearer`.
+fn bearer_secret(header: &str) -> Option<&str> {
+    let (scheme, rest) = header.split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("Bearer")
+        .then(|| rest.trim())
+        .filter(|s| !s.is_empty())
+}
+
 impl FromRequestParts<AppState> for Caller {
     type Rejection = ApiError;
 
@@ -50,10 +61,7 @@ impl FromRequestParts<AppState> for Caller {
             .headers
             .get(axum::http::header::AUTHORIZATION)
             .and_then(|v| v.to_str().ok());
-        let secret = header
-            .and_then(|h| h.strip_prefix("Bearer "))
-            .map(str::trim)
-            .ok_or(ApiError::InvalidKey)?;
+        let secret = header.and_then(bearer_secret).ok_or(ApiError::InvalidKey)?;
         keys::mode_of(secret).ok_or(ApiError::InvalidKey)?;
         let (key, account) = state.key_cache.lookup(&state.store, secret)?;
         if let Some(revoked_at) = &key.revoked_at {
@@ -85,6 +93,17 @@ mod tests {
                 keys::create(tx, &account.id, Mode::Test, "k", None, None)
             })
             .unwrap()
+    }
+
+    #[test]
+    fn the_bearer_scheme_is_read_in_any_case() {
+        assert_eq!(bearer_secret("Bearer fn_test_x"), Some("fn_test_x"));
+        assert_eq!(bearer_secret("bearer fn_test_x"), Some("fn_test_x"));
+        assert_eq!(bearer_secret("BEARER  fn_test_x "), Some("fn_test_x"));
+        assert_eq!(bearer_secret("Basic fn_test_x"), None);
+        assert_eq!(bearer_secret("Bearerfn_test_x"), None);
+        assert_eq!(bearer_secret("Bearer "), None);
+        assert_eq!(bearer_secret("fn_test_x"), None);
     }
 
     #[test]

@@ -226,10 +226,7 @@ async fn create(State(state): State<AppState>, request: Idempotent<SessionsWrite
         idem,
         ..
     } = request;
-    let wants_stream = headers
-        .get("accept")
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|a| a.contains("text/event-stream"));
+    let wants_stream = crate::http::accept::wants_event_stream(&headers);
     let created = create_extractions(&state, &caller, &body, idem.as_ref()).await;
     match created {
         Ok((answer @ wire::ExtractionCreated::One(_), first)) if wants_stream => {

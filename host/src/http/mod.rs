@@ -1,6 +1,7 @@
 //! HTTP conventions shared by every route: request ids, the version header,
 //! the error envelope, the body rule, pagination.
 
+pub mod accept;
 pub mod body;
 pub mod error;
 pub mod middleware;

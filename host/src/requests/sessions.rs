@@ -5,24 +5,28 @@ use super::common::*;
 use crate::http::{ApiError, Body};
 use crate::wire::*;
 
+/// The members of a session's creation, which an estimate also takes (the
+/// same body may be sent to both); an estimate reads only the query.
+const SESSION_CREATE_MEMBERS: [&str; 5] = [
+    "query",
+    "max_spend_usd",
+    "guidance",
+    "webhook_url",
+    "metadata",
+];
+
 impl EstimateRequest {
     pub fn parse(body: &Body) -> Result<EstimateRequest, ApiError> {
-        Ok(EstimateRequest {
-            query: query_of(body)?,
-        })
+        let query = query_of(body)?;
+        body.only(&SESSION_CREATE_MEMBERS)?;
+        Ok(EstimateRequest { query })
     }
 }
 
 impl SessionCreate {
     pub fn parse(body: &Body) -> Result<SessionCreate, ApiError> {
         let query = query_of(body)?;
-        body.only(&[
-            "query",
-            "max_spend_usd",
-            "guidance",
-            "webhook_url",
-            "metadata",
-        ])?;
+        body.only(&SESSION_CREATE_MEMBERS)?;
         Ok(SessionCreate {
             query,
             max_spend_usd: body.optional_usd("max_spend_usd")?,

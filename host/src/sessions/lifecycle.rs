@@ -154,6 +154,9 @@ where
         .write_async_in(Scope::account(&caller.account.id), move |tx| {
             opener.check_runs_in_flight(tx)?;
             let mut sessions = Vec::new();
+            // What this transaction has reserved so far (a batch's earlier
+            // runs): a refusal rolls it back, so it does not report it.
+            let mut reserved = Micros(0);
             for Opening {
                 mut session,
                 events,
@@ -161,7 +164,10 @@ where
             } in prepare(tx)?
             {
                 match served_from {
-                    None => opener.open_turn(tx, &mut session, events)?,
+                    None => {
+                        opener.open_turn(tx, &mut session, events, reserved)?;
+                        reserved = Micros(reserved.0 + session.max_spend.0);
+                    }
                     Some(record) => {
                         serve_in(tx, &mut session, &record, events)?;
                         let from = record.id.clone();
@@ -270,10 +276,17 @@ impl Opener {
 
     /// Open a turn in the caller's transaction: the caps, the reservation
     /// of `s.max_spend` (with balance.low), `events` in order (the first is
-    /// `started`), and the stored session.
-    fn open_turn(&self, tx: &Tx, s: &mut Session, events: Vec<EventData>) -> Result<(), Refused> {
+    /// `started`), and the stored session. `reserved_before` is what the
+    /// transaction reserved for earlier runs of the same request.
+    fn open_turn(
+        &self,
+        tx: &Tx,
+        s: &mut Session,
+        events: Vec<EventData>,
+        reserved_before: Micros,
+    ) -> Result<(), Refused> {
         self.check_caps(tx, s.max_spend)?;
-        s.reservation = self.reserve(tx, s.max_spend, &s.id)?.id;
+        s.reservation = self.reserve(tx, s.max_spend, &s.id, reserved_before)?.id;
         for data in events {
             events::append(tx, s, data)?;
         }
@@ -304,20 +317,23 @@ impl Opener {
     }
 
     /// Reserve `amount` for `purpose` (a run's id): too little available is
-    /// 402 insufficient_credit with the balance; crossing the low-balance
-    /// threshold enqueues balance.low.
+    /// 402 insufficient_credit with the balance and the open reserves as
+    /// they stand once the refusal rolls this transaction back (without
+    /// `reserved_before`); crossing the low-balance threshold enqueues
+    /// balance.low.
     fn reserve(
         &self,
         tx: &Tx,
         amount: Micros,
         purpose: &str,
+        reserved_before: Micros,
     ) -> Result<ledger::Reservation, Refused> {
         let (account, mode) = (&self.caller.account.id, self.caller.mode());
         let before = ledger::balance(tx, account, mode)?;
         let r = ledger::reserve(tx, account, mode, amount, purpose).map_err(|e| match e {
             LedgerError::Insufficient(b) => Refused::InsufficientCredit {
                 balance: b.balance,
-                open_reserves: b.open_reserves,
+                open_reserves: Micros(b.open_reserves.0.saturating_sub(reserved_before.0)),
                 top_up_url: self.top_up_url.clone(),
             },
             other => Refused::Failed(anyhow::anyhow!("{other}")),

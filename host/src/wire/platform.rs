@@ -25,8 +25,10 @@ pub struct Account {
     pub livemode: bool,
     /// The account's pinned API version.
     pub fn_version: String,
-    /// The monthly cap on settled plus reserved spend, per mode; null when none.
-    #[schema(value_type = Option<f64>)]
+    /// The monthly cap on settled plus reserved spend, per mode; absent when
+    /// none (money is always a number).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = f64, required = false)]
     pub monthly_cap_usd: Option<Usd>,
     pub key: CallerKey,
 }
@@ -102,8 +104,10 @@ pub struct Key {
     pub prefix: String,
     pub livemode: bool,
     pub scopes: Vec<String>,
-    /// The most one session may reserve with this key; null when none.
-    #[schema(value_type = Option<f64>)]
+    /// The most one session may reserve with this key; absent when none
+    /// (money is always a number).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = f64, required = false)]
     pub session_cap_usd: Option<Usd>,
     pub created_at: String,
     pub revoked_at: Option<String>,

@@ -271,7 +271,8 @@ pub struct SessionProposalData {
     pub proposal: Proposal,
 }
 
-/// POST /sessions/estimate.
+/// POST /sessions/estimate. The other members of POST /sessions are taken
+/// (and not read), so one body serves both; any other member is refused.
 #[derive(Debug, ToSchema)]
 pub struct EstimateRequest {
     /// The natural-language query: not blank, at most 2000 characters.
