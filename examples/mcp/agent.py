@@ -46,6 +46,13 @@ async def main():
                 result = await session.call_tool("session_result", {"session_id": session_id, "wait_s": 60, "limit": 100})
                 say("session_result", error=bool(result.is_error), result=result.structured_content)
 
+                status = await session.call_tool("session_status", {"session_id": session_id})
+                say("session_status", error=bool(status.is_error), result=status.structured_content)
+
+                # A page size the API does not take: the same error as over REST.
+                too_many = await session.call_tool("session_result", {"session_id": session_id, "limit": 101})
+                say("too_many", error=bool(too_many.is_error), result=too_many.structured_content)
+
                 resource = await session.read_resource(f"fnhost://sessions/{session_id}/result")
                 say("resource_result", result=json.loads(resource.contents[0].text))
 

@@ -261,6 +261,51 @@ fn json_of(x: &impl Serialize) -> Value {
     serde_json::to_value(x).expect("tool shapes are plain JSON")
 }
 
+/// Every tool result states what the call cost and the receipts behind it:
+/// `cost_usd` (no tool call settles money itself: a run's receipts settle
+/// when it ends, and its spend is the result's `spend_usd`) and
+/// `receipt_ids`, unless the result already carries them.
+fn with_cost(mut value: Value) -> Value {
+    if let Value::Object(members) = &mut value {
+        members.entry("cost_usd").or_insert(Value::from(0));
+        members
+            .entry("receipt_ids")
+            .or_insert(Value::Array(Vec::new()));
+    }
+    value
+}
+
+/// A tool error carrying the API's error envelope for `err`, as the REST
+/// operation would have answered it.
+fn api_error(parts: &Parts, err: crate::http::ApiError) -> CallToolResult {
+    let request_id = parts
+        .extensions
+        .get::<crate::http::middleware::RequestId>()
+        .map_or_else(|| crate::ids::new_id("req"), |r| r.0.clone());
+    let docs_url = parts
+        .extensions
+        .get::<AppState>()
+        .map(|s| s.config.docs_url())
+        .unwrap_or_default();
+    CallToolResult::structured_error(err.envelope_json(&request_id, &docs_url))
+}
+
+/// A page size as the REST routes take it: 1 to 100 (default 20); anything
+/// else is the same 400 `invalid_param` naming `limit`.
+fn page_limit(parts: &Parts, limit: Option<u32>) -> Result<u32, CallToolResult> {
+    match limit {
+        None => Ok(20),
+        Some(l) if (1..=MAX_TOOL_ROWS).contains(&l) => Ok(l),
+        Some(_) => Err(api_error(
+            parts,
+            crate::http::ApiError::invalid(
+                "limit",
+                format!("limit must be an integer from 1 to {MAX_TOOL_ROWS}"),
+            ),
+        )),
+    }
+}
+
 #[tool_router]
 impl Tools {
     pub fn new(api: Router, open: &[String]) -> Tools {
@@ -317,7 +362,7 @@ impl Tools {
                     object: value,
                 });
             }
-            Ok(CallToolResult::structured(value))
+            Ok(CallToolResult::structured(with_cost(value)))
         } else {
             Ok(CallToolResult::structured_error(value))
         }
@@ -360,13 +405,47 @@ impl Tools {
         Parameters(a): Parameters<SessionArgs>,
         Extension(parts): Extension<Parts>,
     ) -> Result<CallToolResult, McpError> {
-        self.rest(
-            &parts,
-            Method::GET,
-            &format!("/sessions/{}", enc(&a.session_id)),
-            None,
-        )
-        .await
+        let status = self
+            .rest(
+                &parts,
+                Method::GET,
+                &format!("/sessions/{}", enc(&a.session_id)),
+                None,
+            )
+            .await?;
+        self.with_session_receipts(&parts, &a.session_id, status)
+            .await
+    }
+
+    /// A session tool's result with the ids of the receipts the session
+    /// holds so far (its first 100, in order) as `receipt_ids`.
+    async fn with_session_receipts(
+        &self,
+        parts: &Parts,
+        session_id: &str,
+        mut result: CallToolResult,
+    ) -> Result<CallToolResult, McpError> {
+        if result.is_error == Some(true) {
+            return Ok(result);
+        }
+        let path = format!(
+            "/sessions/{}/receipts?limit={MAX_TOOL_ROWS}",
+            enc(session_id)
+        );
+        let receipts = self.rest(parts, Method::GET, &path, None).await?;
+        if receipts.is_error == Some(true) {
+            return Ok(receipts);
+        }
+        let ids: Vec<Value> = receipts
+            .structured_content
+            .as_ref()
+            .and_then(|r| r["data"].as_array())
+            .map(|data| data.iter().map(|r| r["id"].clone()).collect())
+            .unwrap_or_default();
+        if let Some(Value::Object(members)) = &mut result.structured_content {
+            members.insert("receipt_ids".into(), Value::Array(ids));
+        }
+        Ok(result)
     }
 
     #[tool(
@@ -377,6 +456,10 @@ impl Tools {
         Parameters(a): Parameters<SessionResultArgs>,
         Extension(parts): Extension<Parts>,
     ) -> Result<CallToolResult, McpError> {
+        let limit = match page_limit(&parts, a.limit) {
+            Ok(limit) => limit,
+            Err(refused) => return Ok(refused),
+        };
         let id = enc(&a.session_id);
         let waited = self
             .rest(
@@ -389,7 +472,6 @@ impl Tools {
         if waited.is_error == Some(true) {
             return Ok(waited);
         }
-        let limit = a.limit.unwrap_or(20).clamp(1, MAX_TOOL_ROWS);
         let mut path = format!("/sessions/{id}/rows?limit={limit}");
         if let Some(after) = &a.starting_after {
             path.push_str(&format!("&starting_after={}", enc(after)));
@@ -438,13 +520,16 @@ impl Tools {
         Parameters(a): Parameters<SessionArgs>,
         Extension(parts): Extension<Parts>,
     ) -> Result<CallToolResult, McpError> {
-        self.rest(
-            &parts,
-            Method::POST,
-            &format!("/sessions/{}/stop", enc(&a.session_id)),
-            Some(Value::Object(Default::default())),
-        )
-        .await
+        let stopped = self
+            .rest(
+                &parts,
+                Method::POST,
+                &format!("/sessions/{}/stop", enc(&a.session_id)),
+                Some(Value::Object(Default::default())),
+            )
+            .await?;
+        self.with_session_receipts(&parts, &a.session_id, stopped)
+            .await
     }
 
     #[tool(description = "Free: the balance in USD, the open reservations and what is available.")]
@@ -475,6 +560,10 @@ impl Tools {
         Parameters(a): Parameters<ExtractionResultArgs>,
         Extension(parts): Extension<Parts>,
     ) -> Result<CallToolResult, McpError> {
+        let limit = match page_limit(&parts, a.limit) {
+            Ok(limit) => limit as usize,
+            Err(refused) => return Ok(refused),
+        };
         let path = format!(
             "/extractions/{}/result?wait={}",
             enc(&a.extraction_id),
@@ -495,7 +584,6 @@ impl Tools {
         all.extend(result["unchecked"].as_array().cloned().unwrap_or_default());
         all.sort_by_key(|r| row_number(&r["id"]));
         let after = a.starting_after.as_deref().map_or(0, row_number_of);
-        let limit = a.limit.unwrap_or(20).clamp(1, MAX_TOOL_ROWS) as usize;
         let rest: Vec<Value> = all
             .into_iter()
             .filter(|r| row_number(&r["id"]) > after)

@@ -99,6 +99,24 @@ fn an_agent_prices_starts_and_reads_a_session_within_its_caps() {
     assert!(rows
         .iter()
         .all(|r| receipts.contains(&r["source"]["receipt_id"])));
+    // Every tool result states its cost and the receipts behind it.
+    for l in lines.iter().filter(|l| l["error"] == false) {
+        assert!(
+            l["result"]["cost_usd"].is_number() && l["result"]["receipt_ids"].is_array(),
+            "{l}"
+        );
+    }
+    let status = &step(&lines, "session_status")["result"];
+    assert_eq!(status["cost_usd"], json!(0), "{status}");
+    let behind = status["receipt_ids"].as_array().unwrap();
+    assert!(
+        !behind.is_empty() && receipts.iter().all(|r| behind.contains(r)),
+        "{status}"
+    );
+    // The REST bounds of a page hold for the tools too.
+    let too_many = step(&lines, "too_many");
+    assert_eq!(too_many["error"], true, "{too_many}");
+    assert_eq!(too_many["result"]["error"]["param"], "limit", "{too_many}");
     // An extraction's rows come a bounded page at a time, with a cursor.
     let p1 = &step(&lines, "extraction_page_1")["result"];
     assert_eq!(p1["rows"].as_array().unwrap().len(), 2, "{p1}");
