@@ -827,6 +827,19 @@ fn a_page_that_fails_removes_nothing() {
         "a page not read removes nothing: {second}"
     );
     assert_eq!(second["notified"], 0, "{second}");
+    // Page 2 answers again: its products were there all along, not new.
+    site.page("/lamps/?page=2", &page(2, &["Cedar Lamp", "Dune Lamp"]));
+    let runs = wait_runs(&c, &id, 3);
+    let third = &runs[2];
+    assert_eq!(third["rows"], 4, "{third}");
+    assert_eq!(third["added"], 0, "nothing new: {third}");
+    assert_eq!(third["outcome"], "unchanged", "{third}");
+    assert_eq!(third["notified"], 0, "{third}");
+    // And what the page read again lacks is removed, what it adds is new.
+    site.page("/lamps/?page=2", &page(2, &["Cedar Lamp", "Elm Lamp"]));
+    let runs = wait_runs(&c, &id, 4);
+    assert_eq!(runs[3]["removed"], 1, "{}", runs[3]);
+    assert_eq!(runs[3]["added"], 1, "{}", runs[3]);
     c.patch(&format!("/monitors/{id}"), json!({ "paused": true }))
         .ok();
 }

@@ -169,6 +169,7 @@ async fn create_monitor(
         running: None,
         last_run: None,
         baseline: None,
+        carried: Vec::new(),
         lifetime_spend: Micros::ZERO,
         runs: 0,
         notify_on: notify_on.unwrap_or_default(),

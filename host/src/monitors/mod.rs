@@ -76,6 +76,12 @@ pub struct Monitor {
     /// What the next run is diffed against: the extractions or session of
     /// the last successful run (None before the first).
     pub baseline: Option<Vec<String>>,
+    /// Older runs (extractions or sessions, newest first) whose rows still
+    /// stand in the baseline: their pages went unread by the runs after
+    /// them (a failed page removes nothing, and its products are not new
+    /// when it is read again).
+    #[serde(default)]
+    pub carried: Vec<String>,
     pub lifetime_spend: Micros,
     pub runs: u64,
     /// What is worth telling.

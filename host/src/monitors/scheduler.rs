@@ -311,6 +311,47 @@ fn records_of(tx: &Tx, children: &[String]) -> anyhow::Result<Vec<String>> {
     Ok(out)
 }
 
+/// The runs a baseline's rows may be carried from at most: a page that
+/// fails longer than this many runs in a row has its products dropped from
+/// the baseline (and told as new when it is read again).
+const MAX_CARRIED_RUNS: usize = 32;
+
+/// What a run is diffed against: the last successful run's rows, then the
+/// rows of older runs (`Monitor::carried`, newest first) whose pages no
+/// newer run read `ok`.
+#[derive(Default)]
+struct Baseline {
+    /// Record JSON, qualified rows only.
+    records: Vec<String>,
+    /// Each row's page, by identity.
+    pages: HashMap<String, String>,
+}
+
+impl Baseline {
+    fn read(tx: &Tx, last: &[String], carried: &[String]) -> anyhow::Result<Baseline> {
+        let mut out = Baseline {
+            records: records_of(tx, last)?,
+            pages: pages_of(tx, last)?,
+        };
+        let mut read_since = pages_read_ok(tx, last)?;
+        for child in carried {
+            for r in sessions::rows(tx, child, 0, usize::MAX)? {
+                if !r.qualified || read_since.contains(&r.source.url) {
+                    continue;
+                }
+                let identity = fnhost_differ::identity(&r.record);
+                if out.pages.contains_key(&identity) {
+                    continue;
+                }
+                out.pages.insert(identity, r.source.url);
+                out.records.push(Value::Object(r.record).to_string());
+            }
+            read_since.extend(pages_read_ok(tx, std::slice::from_ref(child))?);
+        }
+        Ok(out)
+    }
+}
+
 /// Where the baseline's products were seen, and which pages this run read
 /// `ok`: a product counts as removed only when the page that showed it was
 /// read again without it (a blocked, failed or unread page removes nothing).
@@ -371,6 +412,7 @@ async fn end(state: &AppState, id: &str, failure: Option<String>) -> anyhow::Res
                     Vec<Session>,
                     Option<(Vec<String>, Vec<String>)>,
                     Sighting,
+                    bool,
                 )>,
             > {
                 let Some(m) = super::get(tx, &id_c)? else {
@@ -385,22 +427,26 @@ async fn end(state: &AppState, id: &str, failure: Option<String>) -> anyhow::Res
                         children.push(s);
                     }
                 }
-                let rows = match &m.baseline {
-                    Some(base) => Some((records_of(tx, base)?, records_of(tx, &run.runs)?)),
-                    None => Some((Vec::new(), records_of(tx, &run.runs)?)),
+                let before = match &m.baseline {
+                    Some(last) => Baseline::read(tx, last, &m.carried)?,
+                    None => Baseline::default(),
                 };
                 let sighting = Sighting {
                     pages_read: pages_read_ok(tx, &run.runs)?,
-                    base_pages: match &m.baseline {
-                        Some(base) => pages_of(tx, base)?,
-                        None => HashMap::new(),
-                    },
+                    base_pages: before.pages,
                 };
-                Ok(Some((m, children, rows, sighting)))
+                // Rows of the baseline this run neither read again nor saw
+                // elsewhere stand for the next run too.
+                let seen_now = pages_of(tx, &run.runs)?;
+                let carry = sighting.base_pages.iter().any(|(identity, page)| {
+                    !sighting.pages_read.contains(page) && !seen_now.contains_key(identity)
+                });
+                let rows = Some((before.records, records_of(tx, &run.runs)?));
+                Ok(Some((m, children, rows, sighting, carry)))
             },
         )
         .await?;
-    let Some((m, children, rows, sighting)) = read else {
+    let Some((m, children, rows, sighting, carry)) = read else {
         return Ok(());
     };
     let run = m.running.clone().expect("checked above");
@@ -511,6 +557,15 @@ async fn end(state: &AppState, id: &str, failure: Option<String>) -> anyhow::Res
                         MonitorStatus::Active
                     };
                     m.consecutive_failures = 0;
+                    m.carried = if carry {
+                        let last = m.baseline.take().unwrap_or_default();
+                        last.into_iter()
+                            .chain(std::mem::take(&mut m.carried))
+                            .take(MAX_CARRIED_RUNS)
+                            .collect()
+                    } else {
+                        Vec::new()
+                    };
                     m.baseline = Some(run.runs.clone());
                     // Told only when something `notify_on` selects moved;
                     // other runs go only to endpoints that subscribed to
