@@ -203,32 +203,19 @@ impl Policy {
         Ok(())
     }
 
-    /// An HTTP client whose every connection passes this policy. Redirects
-    /// are followed (at most 5) only for pages, each hop checked again;
-    /// webhooks never follow them.
+    /// An HTTP client whose every connection passes this policy. It follows
+    /// no redirect: webhooks never do, and the page fetcher follows a
+    /// page's itself (each hop checked against this policy again and
+    /// waiting its turn at its host).
     pub fn client(
         &self,
-        purpose: Purpose,
         timeout: Duration,
         extra_roots: &[reqwest::Certificate],
         user_agent: &str,
     ) -> reqwest::Client {
-        let policy = self.clone();
-        let redirect = match purpose {
-            Purpose::Webhook => reqwest::redirect::Policy::none(),
-            Purpose::Page => reqwest::redirect::Policy::custom(move |attempt| {
-                if attempt.previous().len() >= 5 {
-                    return attempt.error("too many redirects");
-                }
-                match policy.check_url(attempt.url(), Purpose::Page) {
-                    Ok(()) => attempt.follow(),
-                    Err(e) => attempt.error(e),
-                }
-            }),
-        };
         let mut builder = reqwest::Client::builder()
             .dns_resolver(Arc::new(CheckedResolver(self.clone())))
-            .redirect(redirect)
+            .redirect(reqwest::redirect::Policy::none())
             .timeout(timeout)
             .connect_timeout(timeout)
             // A fresh connection per request: every request resolves and

@@ -119,7 +119,7 @@ pub struct Fetcher {
 
 impl Fetcher {
     pub fn new(policy: Policy, manners: Manners) -> Fetcher {
-        let client = policy.client(Purpose::Page, manners.timeout, &[], &manners.user_agent);
+        let client = policy.client(manners.timeout, &[], &manners.user_agent);
         Fetcher {
             policy,
             client,
@@ -168,17 +168,9 @@ impl Fetcher {
         let parsed =
             Url::parse(url).map_err(|e| FetchError::Failed(format!("bad URL {url}: {e}")))?;
         self.policy.check_url(&parsed, Purpose::Page)?;
-        let host = format!(
-            "{}:{}",
-            parsed.host_str().unwrap_or_default(),
-            parsed.port_or_known_default().unwrap_or(0)
-        );
         let mut attempt = 0;
         loop {
-            let permit = self.gates.enter(&host).await;
-            let fetched = self.once(&parsed, since).await;
-            drop(permit);
-            let fetched = fetched?;
+            let fetched = self.follow(&parsed, since).await?;
             let Some(wait) = self.retry_after(&fetched, attempt) else {
                 if let Some(recorder) = &self.recorder {
                     recorder
@@ -216,6 +208,39 @@ impl Fetcher {
         let base = m.backoff.saturating_mul(1 << attempt.min(8));
         let jitter = m.backoff.mul_f64(rand::random::<f64>());
         Some(base + jitter)
+    }
+
+    /// One request and the redirects it answers with (at most
+    /// [`MAX_REDIRECTS`]): every hop is checked against the target wall
+    /// again and waits its turn at its own host, as a first request does.
+    async fn follow(&self, start: &Url, since: &Validators) -> Result<Fetched, FetchError> {
+        let mut url = start.clone();
+        let mut hops = 0;
+        loop {
+            let permit = self.gates.enter(&host_key(&url)).await;
+            // Validators belong to the page asked for, not to a hop.
+            let conditional = if hops == 0 { since } else { &Validators::default() };
+            let fetched = self.once(&url, conditional).await;
+            drop(permit);
+            let fetched = fetched?;
+            let next = match fetched.status {
+                301 | 302 | 303 | 307 | 308 => fetched
+                    .header("location")
+                    .and_then(|to| url.join(to.trim()).ok()),
+                _ => None,
+            };
+            let Some(next) = next else {
+                return Ok(fetched);
+            };
+            if hops == MAX_REDIRECTS {
+                return Err(FetchError::Failed(format!(
+                    "too many redirects (more than {MAX_REDIRECTS}) from {start}"
+                )));
+            }
+            self.policy.check_url(&next, Purpose::Page)?;
+            url = next;
+            hops += 1;
+        }
     }
 
     async fn once(&self, parsed: &Url, since: &Validators) -> Result<Fetched, FetchError> {
@@ -329,6 +354,18 @@ fn retry_after_secs(value: &str) -> Option<u64> {
 }
 
 /// reqwest's error with its causes (where a refusal by the resolver shows).
+/// The redirects a page may take to its content.
+const MAX_REDIRECTS: usize = 5;
+
+/// The key of a URL's host for the politeness gates: host and port.
+fn host_key(url: &Url) -> String {
+    format!(
+        "{}:{}",
+        url.host_str().unwrap_or_default(),
+        url.port_or_known_default().unwrap_or(0)
+    )
+}
+
 fn describe(e: &reqwest::Error) -> String {
     let mut text = e.to_string();
     let mut source = std::error::Error::source(e);

@@ -124,7 +124,7 @@ pub fn start(state: AppState) -> anyhow::Result<()> {
     }
     let timeout = Duration::from_secs(cfg.timeout_s.max(1));
     let policy = state.config.target_policy();
-    let client = policy.client(Purpose::Webhook, timeout, &roots, USER_AGENT);
+    let client = policy.client(timeout, &roots, USER_AGENT);
     // Messages of endpoints disabled or deleted while the server was down.
     sweep.store(true, Ordering::SeqCst);
     let worker = Arc::new(Worker {

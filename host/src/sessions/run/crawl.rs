@@ -139,6 +139,11 @@ impl Run {
                 }
             };
             pages += 1;
+            // A page reached by redirects is read once: its own address,
+            // when a later page links it, is already visited.
+            if page.url != url {
+                frontier.mark_seen(&page.url);
+            }
             if page.status == 304 {
                 if let Some((earlier, since)) = self.since.clone() {
                     // Unchanged since the earlier delivery: its rows, at $0.
