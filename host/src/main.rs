@@ -40,8 +40,9 @@ enum PluginOp {
         dir: Option<PathBuf>,
     },
     /// Check a component before deploying it: its world and contract
-    /// version, imports the host refuses, size, preparation time and a
-    /// smoke call on a sample page. Prints JSON; exits 1 when it fails.
+    /// version, its exports, imports the host refuses, size, preparation
+    /// time and a smoke call on a sample page (and its manifest, with
+    /// --manifest). Prints JSON; exits 1 when it fails.
     Check {
         file: PathBuf,
         /// The role it must play: extractor, planner, differ or source.
@@ -53,6 +54,10 @@ enum PluginOp {
         /// The URL the page was served at.
         #[arg(long)]
         url: Option<String>,
+        /// The plugin's plugin.toml, checked as the host would load it (its
+        /// role must be the component's).
+        #[arg(long)]
+        manifest: Option<PathBuf>,
     },
 }
 
@@ -232,6 +237,7 @@ fn main() -> anyhow::Result<()> {
                     role,
                     page,
                     url,
+                    manifest,
                 },
         } => {
             let role = match role.as_deref() {
@@ -252,7 +258,11 @@ fn main() -> anyhow::Result<()> {
                 )),
                 None => None,
             };
-            let expect = fnhost::plugin_check::Expect { role, page };
+            let expect = fnhost::plugin_check::Expect {
+                role,
+                page,
+                manifest,
+            };
             let report = tokio::runtime::Runtime::new()?.block_on(async {
                 let (plugins, _) = fnhost::plugins::Plugins::load(
                     &config.plugin_config(),

@@ -25,6 +25,11 @@ pub struct Report {
     pub role: Option<String>,
     /// The WIT world and contract version it implements.
     pub contract: Option<String>,
+    /// What it exports (interfaces and functions).
+    pub exports: Vec<String>,
+    /// The manifest checked with it (`--manifest`), as the host reads it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub manifest: Option<ManifestSummary>,
     /// Compiling and preparing the component, in ms.
     pub prepare_ms: Option<u64>,
     /// The smoke call on the sample page, in ms (instantiation included).
@@ -38,6 +43,15 @@ pub struct Report {
     pub ok: bool,
 }
 
+/// A `plugin.toml` as the host reads it.
+#[derive(Debug, Serialize)]
+pub struct ManifestSummary {
+    pub name: String,
+    pub version: String,
+    pub role: String,
+    pub domains: Vec<String>,
+}
+
 /// A small product page every extractor should read.
 const SAMPLE_PRODUCT: &str = r#"<!DOCTYPE html><html lang="en"><head><title>Amber Lamp</title>
 <script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Amber Lamp","sku":"AL-1","offers":{"@type":"Offer","price":"49.00","priceCurrency":"USD","availability":"https://schema.org/InStock"}}</script>
@@ -49,6 +63,8 @@ const SAMPLE_PRODUCT: &str = r#"<!DOCTYPE html><html lang="en"><head><title>Ambe
 pub struct Expect {
     pub role: Option<Role>,
     pub page: Option<(String, String)>,
+    /// The plugin's `plugin.toml`, checked as the host would load it.
+    pub manifest: Option<std::path::PathBuf>,
 }
 
 /// Check a component file.
@@ -58,6 +74,8 @@ pub async fn check(plugins: &Plugins, file: &Path, expect: &Expect) -> Report {
         bytes: 0,
         role: None,
         contract: None,
+        exports: Vec::new(),
+        manifest: None,
         prepare_ms: None,
         call_ms: None,
         smoke: None,
@@ -65,6 +83,19 @@ pub async fn check(plugins: &Plugins, file: &Path, expect: &Expect) -> Report {
         warnings: Vec::new(),
         ok: false,
     };
+    let mut manifest_role = None;
+    if let Some(path) = &expect.manifest {
+        match read_manifest(path, file) {
+            Ok((summary, role, warnings)) => {
+                manifest_role = Some(role);
+                report.warnings.extend(warnings);
+                report.manifest = Some(summary);
+            }
+            Err(e) => report
+                .problems
+                .push(format!("the manifest {}: {e:#}", path.display())),
+        }
+    }
     let wasm = match std::fs::read(file) {
         Ok(w) => w,
         Err(e) => {
@@ -109,12 +140,18 @@ pub async fn check(plugins: &Plugins, file: &Path, expect: &Expect) -> Report {
     };
     report.role = Some(role.to_string());
     report.contract = Some(contract.to_string());
-    if let Some(want) = expect.role {
-        if want != role {
-            report.problems.push(format!(
-                "the component implements the {role} world ({contract}), not the {want} world ({})",
-                want.world()
-            ));
+    match plugins.exports_of(&wasm) {
+        Ok(names) => report.exports = names,
+        Err(e) => report.problems.push(format!("{e:#}")),
+    }
+    for (want, said_by) in [(expect.role, "--role"), (manifest_role, "the manifest's role")] {
+        if let Some(want) = want {
+            if want != role {
+                report.problems.push(format!(
+                    "the component implements the {role} world ({contract}), not the {want} world ({}) that {said_by} names",
+                    want.world()
+                ));
+            }
         }
     }
     if role == Role::Extractor {
@@ -126,6 +163,46 @@ pub async fn check(plugins: &Plugins, file: &Path, expect: &Expect) -> Report {
     }
     report.ok = report.problems.is_empty();
     report
+}
+
+/// Reads and checks a manifest as the host would load it: its summary, its
+/// role, and warnings (a component file other than the one checked).
+fn read_manifest(
+    path: &Path,
+    file: &Path,
+) -> anyhow::Result<(ManifestSummary, Role, Vec<String>)> {
+    let text = std::fs::read_to_string(path).map_err(|e| anyhow::anyhow!("cannot read it: {e}"))?;
+    let m = crate::plugins::manifest::parse(&text)?;
+    let mut warnings = Vec::new();
+    let folder = path.parent().unwrap_or(Path::new("."));
+    let named = match &m.component {
+        Some(c) => folder.join(c),
+        None => folder.join(format!(
+            "{}.wasm",
+            folder
+                .canonicalize()
+                .ok()
+                .and_then(|f| f.file_name().map(|n| n.to_string_lossy().into_owned()))
+                .unwrap_or_default()
+        )),
+    };
+    let same = match (named.canonicalize(), file.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    };
+    if !same {
+        warnings.push(format!(
+            "the manifest loads {}, not the file checked here",
+            named.display()
+        ));
+    }
+    let summary = ManifestSummary {
+        name: m.name.clone(),
+        version: m.version.clone(),
+        role: m.role.to_string(),
+        domains: m.domains.clone(),
+    };
+    Ok((summary, m.role, warnings))
 }
 
 async fn smoke_extract(plugins: &Plugins, file: &Path, expect: &Expect, report: &mut Report) {

@@ -50,6 +50,37 @@ fn plugin_check_passes_good_components_and_names_what_is_wrong_with_broken_ones(
     assert_eq!(r["contract"], "fnhost:plugin/extractor@0.2.0");
     assert!(r["smoke"].as_str().unwrap().contains("1 record"), "{r}");
     assert!(r["prepare_ms"].is_u64() && r["call_ms"].is_u64() && r["bytes"].as_u64().unwrap() > 0);
+    assert!(
+        r["exports"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e.as_str().unwrap().starts_with("fnhost:plugin/extraction")),
+        "{r}"
+    );
+
+    // With its manifest: read as the host reads it, its role the component's.
+    let folder = d.join("fnhost_extractor");
+    std::fs::create_dir_all(&folder).unwrap();
+    let wasm = folder.join("fnhost_extractor.wasm");
+    std::fs::copy(component("fnhost_extractor"), &wasm).unwrap();
+    let manifest = folder.join("plugin.toml");
+    std::fs::write(
+        &manifest,
+        "name = \"acme\"\nversion = \"1.0.0\"\nrole = \"extractor\"\ndomains = [\"Acme.example\"]\n",
+    )
+    .unwrap();
+    let (ok, r) = check(d, &[wasm.as_os_str(), "--manifest".as_ref(), manifest.as_os_str()]);
+    assert!(ok, "{r}");
+    assert_eq!(r["manifest"]["name"], "acme", "{r}");
+    assert_eq!(r["manifest"]["domains"], json!(["acme.example"]), "{r}");
+    assert_eq!(r["warnings"], json!([]), "{r}");
+    std::fs::write(&manifest, "name = \"acme\"\nversion = \"1.0.0\"\nrole = \"differ\"\n").unwrap();
+    let (ok, r) = check(d, &[wasm.as_os_str(), "--manifest".as_ref(), manifest.as_os_str()]);
+    assert!(!ok && r["problems"].to_string().contains("the manifest's role"), "{r}");
+    std::fs::write(&manifest, "name = \"acme\"\nrole = \"extractor\"\n").unwrap();
+    let (ok, r) = check(d, &[wasm.as_os_str(), "--manifest".as_ref(), manifest.as_os_str()]);
+    assert!(!ok && r["problems"].to_string().contains("version"), "{r}");
 
     // The three example plugins, one per language, pass.
     for (name, contract) in [

@@ -179,16 +179,24 @@ impl Inner {
 
 /// The names a component exports, for error messages.
 fn exports(engine: &Engine, component: &Component) -> String {
-    let names: Vec<String> = component
-        .component_type()
-        .exports(engine)
-        .map(|(name, _)| format!("`{name}`"))
+    let names: Vec<String> = export_names(engine, component)
+        .into_iter()
+        .map(|name| format!("`{name}`"))
         .collect();
     if names.is_empty() {
         "nothing".into()
     } else {
         names.join(", ")
     }
+}
+
+/// The names a component exports (interfaces and functions), in its order.
+pub(super) fn export_names(engine: &Engine, component: &Component) -> Vec<String> {
+    component
+        .component_type()
+        .exports(engine)
+        .map(|(name, _)| name.to_string())
+        .collect()
 }
 
 /// What a folder's files are now: each path with its length and

@@ -580,6 +580,15 @@ impl Plugins {
     /// Which role and contract a component implements (the first that fits:
     /// extractor 0.2.0, extractor 0.1.0, planner, differ, source), or why
     /// none does (a forbidden import, no matching world: with its exports).
+    /// The names a component exports (`plugin check` lists them).
+    pub fn exports_of(&self, wasm: &[u8]) -> anyhow::Result<Vec<String>> {
+        let inner = &self.inner;
+        let (component, _) = inner
+            .cache
+            .load(&inner.engine, wasm, &cache::sha256_hex(wasm))?;
+        Ok(loading::export_names(&inner.engine, &component))
+    }
+
     pub fn identify(&self, wasm: &[u8]) -> anyhow::Result<(Role, &'static str)> {
         let mut why = Vec::new();
         for role in [Role::Extractor, Role::Planner, Role::Differ, Role::Source] {
