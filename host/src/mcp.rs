@@ -362,10 +362,26 @@ impl Tools {
                     object: value,
                 });
             }
-            Ok(CallToolResult::structured(with_cost(value)))
+            Ok(CallToolResult::structured(value))
         } else {
             Ok(CallToolResult::structured_error(value))
         }
+    }
+
+    /// [`Tools::rest`] as a tool's answer: a success states its cost and
+    /// the receipts behind it ([`with_cost`]).
+    async fn tool(
+        &self,
+        parts: &Parts,
+        method: Method,
+        path: &str,
+        body: Option<Value>,
+    ) -> Result<CallToolResult, McpError> {
+        let mut result = self.rest(parts, method, path, body).await?;
+        if result.is_error != Some(true) {
+            result.structured_content = result.structured_content.map(with_cost);
+        }
+        Ok(result)
     }
 
     #[tool(
@@ -376,7 +392,7 @@ impl Tools {
         Parameters(a): Parameters<EstimateArgs>,
         Extension(parts): Extension<Parts>,
     ) -> Result<CallToolResult, McpError> {
-        self.rest(
+        self.tool(
             &parts,
             Method::POST,
             "/sessions/estimate",
@@ -393,7 +409,7 @@ impl Tools {
         Parameters(a): Parameters<StartSessionArgs>,
         Extension(parts): Extension<Parts>,
     ) -> Result<CallToolResult, McpError> {
-        self.rest(&parts, Method::POST, "/sessions", Some(json_of(&a)))
+        self.tool(&parts, Method::POST, "/sessions", Some(json_of(&a)))
             .await
     }
 
@@ -406,7 +422,7 @@ impl Tools {
         Extension(parts): Extension<Parts>,
     ) -> Result<CallToolResult, McpError> {
         let status = self
-            .rest(
+            .tool(
                 &parts,
                 Method::GET,
                 &format!("/sessions/{}", enc(&a.session_id)),
@@ -521,7 +537,7 @@ impl Tools {
         Extension(parts): Extension<Parts>,
     ) -> Result<CallToolResult, McpError> {
         let stopped = self
-            .rest(
+            .tool(
                 &parts,
                 Method::POST,
                 &format!("/sessions/{}/stop", enc(&a.session_id)),
@@ -537,7 +553,7 @@ impl Tools {
         &self,
         Extension(parts): Extension<Parts>,
     ) -> Result<CallToolResult, McpError> {
-        self.rest(&parts, Method::GET, "/balance", None).await
+        self.tool(&parts, Method::GET, "/balance", None).await
     }
 
     #[tool(
@@ -548,7 +564,7 @@ impl Tools {
         Parameters(a): Parameters<ExtractArgs>,
         Extension(parts): Extension<Parts>,
     ) -> Result<CallToolResult, McpError> {
-        self.rest(&parts, Method::POST, "/extractions", Some(json_of(&a)))
+        self.tool(&parts, Method::POST, "/extractions", Some(json_of(&a)))
             .await
     }
 
@@ -575,9 +591,7 @@ impl Tools {
         }
         let result = waited.structured_content.unwrap_or(Value::Null);
         if result.get("still_running").is_some() {
-            let mut r = result;
-            r["cost_usd"] = 0.into();
-            return Ok(CallToolResult::structured(r));
+            return Ok(CallToolResult::structured(with_cost(result)));
         }
         // A bounded page of its rows (checked, then unchecked), in order.
         let mut all: Vec<Value> = result["rows"].as_array().cloned().unwrap_or_default();
@@ -619,7 +633,7 @@ impl Tools {
         Parameters(a): Parameters<DiscoverArgs>,
         Extension(parts): Extension<Parts>,
     ) -> Result<CallToolResult, McpError> {
-        self.rest(&parts, Method::POST, "/discover", Some(json_of(&a)))
+        self.tool(&parts, Method::POST, "/discover", Some(json_of(&a)))
             .await
     }
 
@@ -641,7 +655,7 @@ impl Tools {
             max_spend_usd_per_run: a.max_spend_usd_per_run,
             name: a.name.as_deref(),
         };
-        self.rest(&parts, Method::POST, "/monitors", Some(json_of(&body)))
+        self.tool(&parts, Method::POST, "/monitors", Some(json_of(&body)))
             .await
     }
 
@@ -650,7 +664,7 @@ impl Tools {
         &self,
         Extension(parts): Extension<Parts>,
     ) -> Result<CallToolResult, McpError> {
-        self.rest(&parts, Method::GET, "/monitors?limit=100", None)
+        self.tool(&parts, Method::GET, "/monitors?limit=100", None)
             .await
     }
 }

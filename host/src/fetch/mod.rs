@@ -353,7 +353,6 @@ fn retry_after_secs(value: &str) -> Option<u64> {
     Some(secs as u64)
 }
 
-/// reqwest's error with its causes (where a refusal by the resolver shows).
 /// The redirects a page may take to its content.
 const MAX_REDIRECTS: usize = 5;
 
@@ -366,6 +365,7 @@ fn host_key(url: &Url) -> String {
     )
 }
 
+/// reqwest's error with its causes (where a refusal by the resolver shows).
 fn describe(e: &reqwest::Error) -> String {
     let mut text = e.to_string();
     let mut source = std::error::Error::source(e);
