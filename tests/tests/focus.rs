@@ -133,5 +133,17 @@ fn a_run_reads_the_department_its_query_names_and_nothing_else() {
         "{result}"
     );
     assert!(!unread(&events).to_string().contains("/footwear/"));
+
+    // A row named by another name of the kind meets the query: the tents
+    // of "Shelters" are shelters.
+    let (result, _) = run(&c, "shelters from camp-supply.example");
+    let tents = result["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["qualified"] == json!(true))
+        .filter(|r| r["record"]["name"].as_str().unwrap().contains("Tent"))
+        .count();
+    assert!(tents >= 5, "{result}");
     s.audit();
 }

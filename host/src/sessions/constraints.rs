@@ -47,6 +47,26 @@ fn mentions(text: &str, word: &str) -> bool {
     text.contains(&w) || text.contains(singular)
 }
 
+/// Whether a record names the entity by another name of its kind (a row
+/// "Camp Tent C" meets a query for shelters, "Metro Knit Sneaker" one for
+/// trainers): any name of the entity's synonym group, as whole words in
+/// the singular, in the record's name or category.
+fn named_by_synonym(record: &Map<String, Value>, entity: &str) -> bool {
+    let names = fnhost_synonyms::names_like(entity);
+    if names.is_empty() {
+        return false;
+    }
+    let words: Vec<String> = ["name", "category"]
+        .iter()
+        .filter_map(|k| record.get(*k).and_then(Value::as_str))
+        .flat_map(fnhost_synonyms::singular_words)
+        .collect();
+    names.iter().any(|name| {
+        let name = fnhost_synonyms::singular_words(name);
+        !name.is_empty() && words.windows(name.len()).any(|w| w == name.as_slice())
+    })
+}
+
 /// Check a record against an intent: its entity (what one row is;
 /// "product" matches anything) and its constraints.
 pub fn check(record: &Map<String, Value>, intent: &Intent) -> Check {
@@ -58,9 +78,13 @@ pub fn check(record: &Map<String, Value>, intent: &Intent) -> Check {
         if text.is_empty() {
             unknown.push("entity: the record has no name".into());
         } else {
-            // A multi-word entity matches on its last word ("camping tent" → tent).
+            // A multi-word entity matches on its last word ("camping tent"
+            // → tent), or by another name of its kind.
             let head = entity.split_whitespace().last().unwrap_or(entity);
-            f.insert("entity".into(), mentions(&text, head));
+            let met = mentions(&text, head)
+                || named_by_synonym(record, entity)
+                || named_by_synonym(record, head);
+            f.insert("entity".into(), met);
         }
     }
     if c.in_stock {
@@ -179,6 +203,25 @@ mod tests {
 
     fn rec(v: Value) -> Map<String, Value> {
         v.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn another_name_of_the_entity_meets_it() {
+        let entity = |e: &str| json!({"entity": e, "constraints": {}});
+        let qualified = |name: &str, e: &str| {
+            matches!(
+                check(&rec(json!({"name": name})), &entity(e)),
+                Check::Checked { qualified: true, .. }
+            )
+        };
+        assert!(qualified("Camp Tent C", "shelters"));
+        assert!(qualified("Metro Knit Sneaker", "trainers"));
+        assert!(qualified("Tempo Road Running Shoe", "trainers"));
+        assert!(qualified("Ridge Shelter 2P", "tent"));
+        // Whole words only, and only names of the same kind.
+        assert!(!qualified("Lightweight Stove", "lamps"));
+        assert!(!qualified("Trail Stove", "shelters"));
+        assert!(!qualified("Camp Kettle", "kettles x"));
     }
 
     #[test]

@@ -5,37 +5,8 @@
 //! `related-links:<n>` tells the host how many there are, so a run reads
 //! the category of tents before (or instead of) the camp stove beside it.
 
+use fnhost_synonyms::{singular, GROUPS as SYNONYMS};
 use serde_json::Value;
-
-/// Names of the same kind of product: a query for one reaches a category
-/// named by another.
-const SYNONYMS: &[&[&str]] = &[
-    &["tent", "shelter"],
-    &["sneaker", "trainer", "running shoe", "shoe"],
-    &["laptop", "notebook"],
-    &[
-        "phone",
-        "smartphone",
-        "mobile phone",
-        "cell phone",
-        "mobile",
-    ],
-    &["tv", "television"],
-    &["sofa", "couch", "settee"],
-    &["headphone", "headset", "earphone", "earbud"],
-    &["bike", "bicycle", "cycle"],
-    &["jacket", "coat", "parka"],
-    &["lamp", "light", "lighting"],
-    &["stove", "cooker", "burner"],
-    &["backpack", "rucksack", "daypack", "pack"],
-    &["t-shirt", "tee", "tshirt"],
-    &["trouser", "pant", "jean"],
-    &["fridge", "refrigerator"],
-    &["watch", "smartwatch"],
-    &["monitor", "display", "screen"],
-    &["speaker", "soundbar"],
-    &["book", "novel"],
-];
 
 /// What a run wants, as the words a link to it would use.
 #[derive(Debug, Clone)]
@@ -111,25 +82,6 @@ fn words(text: &str) -> Vec<String> {
         })
         .filter(|w| !w.is_empty())
         .collect()
-}
-
-/// A word without its plural ending (English-first, deliberately simple).
-fn singular(word: &str) -> String {
-    let w = word;
-    if let Some(stem) = w.strip_suffix("ies") {
-        if stem.len() >= 2 {
-            return format!("{stem}y");
-        }
-    }
-    for suffix in ["ches", "shes", "sses", "xes"] {
-        if w.ends_with(suffix) {
-            return w[..w.len() - 2].to_string();
-        }
-    }
-    if w.len() > 3 && w.ends_with('s') && !w.ends_with("ss") && !w.ends_with("us") {
-        return w[..w.len() - 1].to_string();
-    }
-    w.to_string()
 }
 
 fn singular_phrase(text: &str) -> String {
