@@ -105,7 +105,8 @@ async fn usage(
     if from > to {
         return Err(ApiError::invalid("from", "from must not be after to"));
     }
-    if (to - from).num_days() > 366 {
+    // Both ends count, as in the default (the last 30 days: `to` − 29).
+    if (to - from).num_days() + 1 > 366 {
         return Err(ApiError::invalid(
             "from",
             "a usage period is at most 366 days",

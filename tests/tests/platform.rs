@@ -325,6 +325,16 @@ fn the_platform_plane() {
             .error(400, "invalid_param")["param"],
         "from"
     );
+    // At most 366 days, both ends counted.
+    assert_eq!(
+        c.get("/usage?from=2024-01-01&to=2024-12-31").ok()["from"],
+        "2024-01-01"
+    );
+    assert_eq!(
+        c.get("/usage?from=2024-01-01&to=2025-01-01")
+            .error(400, "invalid_param")["param"],
+        "from"
+    );
 
     // Lists paginate one way: limit and starting_after, has_more.
     for i in 0..4 {

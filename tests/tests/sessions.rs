@@ -738,6 +738,12 @@ fn turns_are_priced_first_then_confirmed() {
         json!({"query": "only tents over $250", "proposal": p["id"]}),
     )
     .error(400, "invalid_param");
+    // A turn's query has the limits of a session's.
+    let long = c.post(
+        &format!("/sessions/{id}/turns"),
+        json!({"query": "t".repeat(2001)}),
+    );
+    assert_eq!(long.error(400, "invalid_param")["param"], "query");
 
     let declined = c
         .post("/sessions", json!({"query": "x FN_TEST_DECLINE"}))

@@ -115,8 +115,9 @@ async fn refresh(
         });
     }
     if base.redacted {
+        // Redaction is not a status: the context names the one it has.
         return Err(ApiError::SessionTerminal {
-            status: "redacted".into(),
+            status: base.status_str().into(),
         });
     }
     let max_spend = max_spend_usd.unwrap_or(base.max_spend);

@@ -39,7 +39,7 @@ impl SessionCreate {
 
 impl TurnCreate {
     pub fn parse(body: &Body) -> Result<TurnCreate, ApiError> {
-        let query = body.required_str("query")?;
+        let query = query_of(body)?;
         body.only(&["query", "proposal", "max_spend_usd"])?;
         Ok(TurnCreate {
             query,

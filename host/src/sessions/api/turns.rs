@@ -82,8 +82,9 @@ pub(super) async fn add_turn(
         (asked.query, asked.proposal, asked.max_spend_usd)
     };
     if session.redacted {
+        // Redaction is not a status: the context names the one it has.
         return Err(ApiError::SessionTerminal {
-            status: "redacted".into(),
+            status: session.status.as_str().into(),
         });
     }
     if session.is_running() {
