@@ -420,3 +420,41 @@ fn kill_9_in_a_loop_loses_no_session_money_or_webhook() {
 fn kill_9_in_a_long_loop_loses_no_session_money_or_webhook() {
     crash_loop(60);
 }
+
+#[test]
+fn a_stream_resumed_after_a_crash_still_ends_with_the_terminal_event() {
+    let site = Site::start("outdoor-gear.example");
+    site.slow(400);
+    let mut s = Server::builder().arg("--allow-private-targets").start();
+    let a = s.account("10");
+    let c = s.client(&a.live);
+    let id = c
+        .post(
+            "/sessions",
+            json!({"query": format!("tents from {}/", site.origin), "max_spend_usd": 1}),
+        )
+        .ok()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // Some events are read, then the server dies before the run ends.
+    let seen = wait_for(30, || {
+        let evs = events(&c, &id);
+        (evs.len() >= 3).then_some(evs)
+    });
+    let last_seen = seen.last().unwrap()["seq"].as_u64().unwrap();
+    s.restart();
+    let c = s.client(&a.live);
+    let sess = ended(&c, &id);
+    assert_eq!(sess["status"], "error", "{sess}");
+    // Whatever the crash lost, the terminal event comes after every number
+    // a client may have seen: resuming from the last one reaches it.
+    let rest = c.get(&format!("/sessions/{id}/events?after={last_seen}")).ok();
+    let rest = rest["data"].as_array().cloned().unwrap_or_default();
+    assert_eq!(
+        rest.last().map(|e| e["phase"].clone()),
+        Some(json!("error")),
+        "{rest:?}"
+    );
+    s.audit();
+}

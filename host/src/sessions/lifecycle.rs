@@ -589,6 +589,10 @@ pub fn end_in(tx: &Tx, s: &mut Session, outcome: Outcome, public_url: &str) -> a
     Ok(())
 }
 
+/// More than the events one run can commit between two durable commits
+/// (a few per page read, and a turn reads a bounded number of pages).
+const LOST_EVENT_NUMBERS: u64 = 10_000;
+
 /// After a crash: end every run this node had in flight as error
 /// (internal), settling exactly the receipts it committed and releasing the
 /// rest. On redb that is every running session; on a shared database, those
@@ -606,6 +610,11 @@ pub fn recover_orphans(store: &crate::store::Store, public_url: &str) -> anyhow:
             .filter(|s| mine.contains(&s.id))
             .collect();
         for mut s in orphans.clone() {
+            // Events the run committed after the last durable commit were
+            // lost with the crash, yet may have been read (a stream, the
+            // event log): the terminal event is numbered past any of them,
+            // so a stream resumed from a lost number still ends with it.
+            s.last_seq += LOST_EVENT_NUMBERS;
             end_in(
                 tx,
                 &mut s,
