@@ -39,7 +39,7 @@ pub enum ApiError {
         "this Idempotency-Key was used with a different request, or that request is still running"
     )]
     IdempotencyConflict { original_request_id: String },
-    #[error("the session is {status}; no turn can follow")]
+    #[error("the session is {status}: it cannot take this request")]
     SessionTerminal { status: String },
     #[error("the session is still running")]
     SessionBusy { status: String },
@@ -285,7 +285,7 @@ pub const CODE_DOCS: &[(&str, &str)] = &[
     ("not_found", "The path is unknown, the method is wrong for it, or the id is unknown or belongs to another account or mode. These cases are indistinguishable on purpose."),
     ("proposal_required", "Not a failure: the follow-up turn was priced first. Send `proposal.id` back as `proposal` to confirm and run it before `proposal.expires_at`."),
     ("idempotency_conflict", "The Idempotency-Key was first used with a different request (`original_request_id`), or that request is still in flight."),
-    ("session_terminal", "The session ended in a status where no turn can follow."),
+    ("session_terminal", "The session is in a status where this request cannot apply: a stop once it has ended, a turn once it abstained, failed, was redacted or used its last turn. `status` names its status."),
     ("session_busy", "The session is still running; wait for its terminal event."),
     ("declined_to_spend", "Reserved and never emitted: declines are not synchronous errors. A declined query gets 201 and ends abstained at $0."),
     ("rate_limited", "Too many requests for this key. Retry after `retry_after_s` seconds (also in the Retry-After header)."),
