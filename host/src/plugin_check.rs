@@ -144,7 +144,10 @@ pub async fn check(plugins: &Plugins, file: &Path, expect: &Expect) -> Report {
         Ok(names) => report.exports = names,
         Err(e) => report.problems.push(format!("{e:#}")),
     }
-    for (want, said_by) in [(expect.role, "--role"), (manifest_role, "the manifest's role")] {
+    for (want, said_by) in [
+        (expect.role, "--role"),
+        (manifest_role, "the manifest's role"),
+    ] {
         if let Some(want) = want {
             if want != role {
                 report.problems.push(format!(
@@ -167,10 +170,7 @@ pub async fn check(plugins: &Plugins, file: &Path, expect: &Expect) -> Report {
 
 /// Reads and checks a manifest as the host would load it: its summary, its
 /// role, and warnings (a component file other than the one checked).
-fn read_manifest(
-    path: &Path,
-    file: &Path,
-) -> anyhow::Result<(ManifestSummary, Role, Vec<String>)> {
+fn read_manifest(path: &Path, file: &Path) -> anyhow::Result<(ManifestSummary, Role, Vec<String>)> {
     let text = std::fs::read_to_string(path).map_err(|e| anyhow::anyhow!("cannot read it: {e}"))?;
     let m = crate::plugins::manifest::parse(&text)?;
     let mut warnings = Vec::new();

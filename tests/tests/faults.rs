@@ -449,7 +449,9 @@ fn a_stream_resumed_after_a_crash_still_ends_with_the_terminal_event() {
     assert_eq!(sess["status"], "error", "{sess}");
     // Whatever the crash lost, the terminal event comes after every number
     // a client may have seen: resuming from the last one reaches it.
-    let rest = c.get(&format!("/sessions/{id}/events?after={last_seen}")).ok();
+    let rest = c
+        .get(&format!("/sessions/{id}/events?after={last_seen}"))
+        .ok();
     let rest = rest["data"].as_array().cloned().unwrap_or_default();
     assert_eq!(
         rest.last().map(|e| e["phase"].clone()),

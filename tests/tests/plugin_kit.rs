@@ -70,16 +70,44 @@ fn plugin_check_passes_good_components_and_names_what_is_wrong_with_broken_ones(
         "name = \"acme\"\nversion = \"1.0.0\"\nrole = \"extractor\"\ndomains = [\"Acme.example\"]\n",
     )
     .unwrap();
-    let (ok, r) = check(d, &[wasm.as_os_str(), "--manifest".as_ref(), manifest.as_os_str()]);
+    let (ok, r) = check(
+        d,
+        &[
+            wasm.as_os_str(),
+            "--manifest".as_ref(),
+            manifest.as_os_str(),
+        ],
+    );
     assert!(ok, "{r}");
     assert_eq!(r["manifest"]["name"], "acme", "{r}");
     assert_eq!(r["manifest"]["domains"], json!(["acme.example"]), "{r}");
     assert_eq!(r["warnings"], json!([]), "{r}");
-    std::fs::write(&manifest, "name = \"acme\"\nversion = \"1.0.0\"\nrole = \"differ\"\n").unwrap();
-    let (ok, r) = check(d, &[wasm.as_os_str(), "--manifest".as_ref(), manifest.as_os_str()]);
-    assert!(!ok && r["problems"].to_string().contains("the manifest's role"), "{r}");
+    std::fs::write(
+        &manifest,
+        "name = \"acme\"\nversion = \"1.0.0\"\nrole = \"differ\"\n",
+    )
+    .unwrap();
+    let (ok, r) = check(
+        d,
+        &[
+            wasm.as_os_str(),
+            "--manifest".as_ref(),
+            manifest.as_os_str(),
+        ],
+    );
+    assert!(
+        !ok && r["problems"].to_string().contains("the manifest's role"),
+        "{r}"
+    );
     std::fs::write(&manifest, "name = \"acme\"\nrole = \"extractor\"\n").unwrap();
-    let (ok, r) = check(d, &[wasm.as_os_str(), "--manifest".as_ref(), manifest.as_os_str()]);
+    let (ok, r) = check(
+        d,
+        &[
+            wasm.as_os_str(),
+            "--manifest".as_ref(),
+            manifest.as_os_str(),
+        ],
+    );
     assert!(!ok && r["problems"].to_string().contains("version"), "{r}");
 
     // The three example plugins, one per language, pass.

@@ -536,7 +536,12 @@ fn sse_streams_resume_without_loss_or_repeats() {
             .json(&json!({"query": TENTS})),
     );
     assert_eq!(json_preferred.status, 201);
-    assert_eq!(json_preferred.json()["object"], "session", "{}", json_preferred.text);
+    assert_eq!(
+        json_preferred.json()["object"],
+        "session",
+        "{}",
+        json_preferred.text
+    );
     let streamed = c.send(
         c.request("POST", "/sessions")
             .header("accept", "Text/Event-Stream")

@@ -219,7 +219,11 @@ impl Fetcher {
         loop {
             let permit = self.gates.enter(&host_key(&url)).await;
             // Validators belong to the page asked for, not to a hop.
-            let conditional = if hops == 0 { since } else { &Validators::default() };
+            let conditional = if hops == 0 {
+                since
+            } else {
+                &Validators::default()
+            };
             let fetched = self.once(&url, conditional).await;
             drop(permit);
             let fetched = fetched?;

@@ -211,7 +211,10 @@ mod tests {
         let qualified = |name: &str, e: &str| {
             matches!(
                 check(&rec(json!({"name": name})), &entity(e)),
-                Check::Checked { qualified: true, .. }
+                Check::Checked {
+                    qualified: true,
+                    ..
+                }
             )
         };
         assert!(qualified("Camp Tent C", "shelters"));
