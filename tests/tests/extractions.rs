@@ -519,8 +519,14 @@ fn redaction_erases_customer_data_and_keeps_the_money_whole() {
     }
     assert_eq!(redacted["settled_usd"], before["settled_usd"]);
     // No turn follows a redaction; the refusal names the status it keeps.
-    let turn = c.post(&format!("/sessions/{id}/turns"), json!({ "query": "more tents" }));
-    assert_eq!(turn.error(409, "session_terminal")["status"], before["status"]);
+    let turn = c.post(
+        &format!("/sessions/{id}/turns"),
+        json!({ "query": "more tents" }),
+    );
+    assert_eq!(
+        turn.error(409, "session_terminal")["status"],
+        before["status"]
+    );
     assert_eq!(redacted["receipts_signed"], before["receipts_signed"]);
     // Rows and event payloads are gone; receipts are whole and verify.
     assert_eq!(
