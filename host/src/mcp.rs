@@ -290,19 +290,16 @@ fn api_error(parts: &Parts, err: crate::http::ApiError) -> CallToolResult {
     CallToolResult::structured_error(err.envelope_json(&request_id, &docs_url))
 }
 
-/// A page size as the REST routes take it: 1 to 100 (default 20); anything
-/// else is the same 400 `invalid_param` naming `limit`.
+/// A page size as the REST routes take it (`Page::from_query`: 1 to 100,
+/// default 20); anything else is the same 400 `invalid_param` naming `limit`.
 fn page_limit(parts: &Parts, limit: Option<u32>) -> Result<u32, CallToolResult> {
-    match limit {
-        None => Ok(20),
-        Some(l) if (1..=MAX_TOOL_ROWS).contains(&l) => Ok(l),
-        Some(_) => Err(api_error(
-            parts,
-            crate::http::ApiError::invalid(
-                "limit",
-                format!("limit must be an integer from 1 to {MAX_TOOL_ROWS}"),
-            ),
-        )),
+    let asked = crate::wire::PageParams {
+        limit: limit.map(|l| l.to_string()),
+        starting_after: None,
+    };
+    match crate::http::Page::from_query(&asked) {
+        Ok(page) => Ok(page.limit as u32),
+        Err(refused) => Err(api_error(parts, refused)),
     }
 }
 

@@ -5,7 +5,7 @@
 //! compilation and instantiation, and makes a smoke call on a sample page;
 //! the exit status is for CI.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use serde::Serialize;
@@ -174,18 +174,12 @@ fn read_manifest(path: &Path, file: &Path) -> anyhow::Result<(ManifestSummary, R
     let text = std::fs::read_to_string(path).map_err(|e| anyhow::anyhow!("cannot read it: {e}"))?;
     let m = crate::plugins::manifest::parse(&text)?;
     let mut warnings = Vec::new();
-    let folder = path.parent().unwrap_or(Path::new("."));
-    let named = match &m.component {
-        Some(c) => folder.join(c),
-        None => folder.join(format!(
-            "{}.wasm",
-            folder
-                .canonicalize()
-                .ok()
-                .and_then(|f| f.file_name().map(|n| n.to_string_lossy().into_owned()))
-                .unwrap_or_default()
-        )),
-    };
+    // The folder as the host scans it: `folder/plugin.toml` beside its component.
+    let folder = std::fs::canonicalize(path)
+        .ok()
+        .and_then(|p| p.parent().map(Path::to_path_buf))
+        .unwrap_or_else(|| PathBuf::from("."));
+    let named = crate::plugins::manifest::component_of(&folder, &m);
     let same = match (named.canonicalize(), file.canonicalize()) {
         (Ok(a), Ok(b)) => a == b,
         _ => false,

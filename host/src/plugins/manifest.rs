@@ -75,13 +75,10 @@ pub(crate) fn scan(dir: &Path) -> anyhow::Result<Vec<Candidate>> {
     Ok(found)
 }
 
-fn read_folder(folder: &Path) -> anyhow::Result<(Manifest, PathBuf)> {
-    let manifest_path = folder.join("plugin.toml");
-    let text = std::fs::read_to_string(&manifest_path)
-        .with_context(|| format!("failed to read {}", manifest_path.display()))?;
-    let manifest =
-        parse(&text).with_context(|| format!("bad manifest {}", manifest_path.display()))?;
-    let component = match &manifest.component {
+/// The component a manifest in `folder` loads: its `component`, else
+/// `<folder name>.wasm`, else `<name>.wasm` when only that one exists.
+pub(crate) fn component_of(folder: &Path, manifest: &Manifest) -> PathBuf {
+    match &manifest.component {
         Some(file) => folder.join(file),
         None => {
             let folder_name = folder
@@ -97,7 +94,16 @@ fn read_folder(folder: &Path) -> anyhow::Result<(Manifest, PathBuf)> {
                 by_name
             }
         }
-    };
+    }
+}
+
+fn read_folder(folder: &Path) -> anyhow::Result<(Manifest, PathBuf)> {
+    let manifest_path = folder.join("plugin.toml");
+    let text = std::fs::read_to_string(&manifest_path)
+        .with_context(|| format!("failed to read {}", manifest_path.display()))?;
+    let manifest =
+        parse(&text).with_context(|| format!("bad manifest {}", manifest_path.display()))?;
+    let component = component_of(folder, &manifest);
     Ok((manifest, component))
 }
 

@@ -166,7 +166,7 @@ where
                 match served_from {
                     None => {
                         opener.open_turn(tx, &mut session, events, reserved)?;
-                        reserved = Micros(reserved.0 + session.max_spend.0);
+                        reserved = reserved + session.max_spend;
                     }
                     Some(record) => {
                         serve_in(tx, &mut session, &record, events)?;
