@@ -151,25 +151,42 @@ pub fn parse_price(text: &str) -> Option<Price> {
 /// "statt 4.50 CHF 2.25", "was £20 now £15", "au lieu de 30 € 25 €" give the
 /// last price written next to a currency; other texts their first price.
 pub fn parse_current_price(text: &str) -> Option<Price> {
+    current_price(text).map(|(price, _)| price)
+}
+
+/// Whether a text states a former price and then, apart from it, the
+/// current one ("statt 4.50 CHF 2.25", "was £20 now £15"): the text's
+/// price is then the current one, not the former ("Save $5, was $25" is
+/// not: a former word stands right before its last amount).
+pub fn states_former_then_current(text: &str) -> bool {
+    current_price(text).is_some_and(|(_, after_former)| after_former)
+}
+
+const FORMER_WORDS: [&str; 12] = [
+    "statt",
+    "was ",
+    "instead of",
+    "au lieu de",
+    "invece di",
+    "en lugar de",
+    "em vez de",
+    "uvp",
+    "rrp",
+    "原價",
+    "原价",
+    "вместо",
+];
+
+/// The current price of a text, and whether a former price stands before
+/// it in the text with no former word between the two.
+fn current_price(text: &str) -> Option<(Price, bool)> {
     let lower = text.to_lowercase();
-    let former = [
-        "statt",
-        "was ",
-        "instead of",
-        "au lieu de",
-        "invece di",
-        "en lugar de",
-        "em vez de",
-        "uvp",
-        "rrp",
-        "原價",
-        "原价",
-        "вместо",
-    ];
-    if !former.iter().any(|w| lower.has(w)) {
-        return parse_price(text);
+    if !FORMER_WORDS.iter().any(|w| lower.has(w)) {
+        return parse_price(text).map(|p| (p, false));
     }
     let mut last: Option<Price> = None;
+    // Where the amount before the last one ended, and where the last began.
+    let (mut before_end, mut last_span) = (None::<usize>, (0, 0));
     let mut from = 0;
     for _ in 0..8 {
         let Some(r) = scan_number(text, from) else {
@@ -181,10 +198,14 @@ pub fn parse_current_price(text: &str) -> Option<Price> {
         );
         if let Some(cur) = currency_near(before, after) {
             if let Some(value) = interpret(&r, false) {
+                if last.is_some() {
+                    before_end = Some(last_span.1);
+                }
                 last = Some(Price {
                     value,
                     currency: Some(cur),
                 });
+                last_span = (r.start, r.end);
             }
         }
         if r.end >= text.len() {
@@ -192,8 +213,23 @@ pub fn parse_current_price(text: &str) -> Option<Price> {
         }
         from = r.end;
     }
-    last.or_else(|| parse_price(text))
+    match last {
+        Some(price) => {
+            let after_former = before_end.is_some_and(|end| {
+                let between = text[end..last_span.0].to_lowercase();
+                !FORMER_WORDS
+                    .iter()
+                    .chain(SAVING_WORDS.iter())
+                    .any(|w| between.has(w))
+            });
+            Some((price, after_former))
+        }
+        None => parse_price(text).map(|p| (p, false)),
+    }
 }
+
+/// Words of a saving, which a current price never follows directly.
+const SAVING_WORDS: [&str; 3] = ["save", "spare", "économisez"];
 
 /// Parse a price from markup (`content="1234.56"`, JSON-LD `"price": "12.5"`).
 pub fn parse_machine_price(text: &str) -> Option<String> {
@@ -606,6 +642,28 @@ pub fn normalize_currency(v: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_current_price_after_a_former_one_is_told_apart() {
+        for text in [
+            "- 50 % statt 4.50 CHF 2.25",
+            "was £20 now £15",
+            "au lieu de 30 € 25 €",
+            "You save £5 was £25 now £20",
+        ] {
+            assert!(states_former_then_current(text), "{text}");
+        }
+        for text in [
+            "Save $5, was $25",
+            "statt 4.50 CHF",
+            "UVP 19,99 €",
+            "CHF 7.95",
+            "12,99 € 9,99 €",
+        ] {
+            assert!(!states_former_then_current(text), "{text}");
+        }
+        assert_eq!(parse_current_price("Save $5, was $25").unwrap().value, "25");
+    }
 
     /// `currency_near` as first written: every code and sign tried in turn.
     fn currency_near_reference(before: &str, after: &str) -> Option<String> {

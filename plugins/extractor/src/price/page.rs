@@ -3,7 +3,7 @@
 
 use crate::dom::AttrOf as _;
 use crate::dom::{Doc, CHROME, HIDDEN, LINK, OPTION, PRICE_NAMED, RELATED, STRIKE};
-use crate::money::{has_currency_mark, parse_current_price, Price};
+use crate::money::{has_currency_mark, parse_current_price, states_former_then_current, Price};
 use crate::price::PriceFound;
 use crate::text::has_word;
 use crate::text::Find as _;
@@ -310,10 +310,13 @@ fn compute_price_candidates(doc: &Doc) -> Vec<PriceFound> {
             notes.push("-from".into());
         }
         let raw_lower = r.raw.to_lowercase();
+        // "statt 4.50 CHF 2.25": the text's amount is the current price
+        // after the former one, not a former price itself.
         if LIST_TEXT
             .iter()
             .chain(SAVING_TEXT)
             .any(|w| raw_lower.has(w))
+            && !states_former_then_current(&r.raw)
         {
             score -= 2;
             notes.push("-save".into());
