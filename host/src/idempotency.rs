@@ -55,7 +55,14 @@ pub enum Start {
     /// Run it; `Some` when it carries a key.
     Proceed(Option<Idem>),
     /// Answer with the stored first response.
-    Replay(Response),
+    Replay(Stored),
+}
+
+/// A stored first response: its status, its body, the request that made it.
+pub struct Stored {
+    status: u16,
+    body: Value,
+    request_id: String,
 }
 
 /// Claim the request's Idempotency-Key, if it has one.
@@ -110,9 +117,11 @@ pub async fn start(
                             });
                         }
                         return match existing.response {
-                            Some((status, body)) => {
-                                Ok(Start::Replay(replay(status, body, &existing.request_id)))
-                            }
+                            Some((status, body)) => Ok(Start::Replay(Stored {
+                                status,
+                                body,
+                                request_id: existing.request_id,
+                            })),
                             None => Err(ApiError::IdempotencyConflict {
                                 original_request_id: existing.request_id,
                             }),
@@ -149,7 +158,7 @@ async fn begin(
     caller.require(scope).map_err(IntoResponse::into_response)?;
     match start(state, caller, headers, request_id, operation, body).await {
         Ok(Start::Proceed(idem)) => Ok(idem),
-        Ok(Start::Replay(r)) => Err(r),
+        Ok(Start::Replay(stored)) => Err(replay(state, stored, headers)),
         Err(e) => Err(e.into_response()),
     }
 }
@@ -235,10 +244,28 @@ impl<S> Idempotent<S> {
     }
 }
 
-fn replay(status: u16, body: Value, request_id: &str) -> Response {
+/// The stored first response again. A run created with its event stream as
+/// the answer is answered with the stream again, from its first event, when
+/// the retry asks for it too: the stream is what the first request got.
+fn replay(state: &AppState, stored: Stored, headers: &HeaderMap) -> Response {
+    let Stored {
+        status,
+        body,
+        request_id,
+    } = stored;
     let status = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
-    let mut response = (status, axum::Json(body)).into_response();
-    if let Ok(v) = HeaderValue::from_str(request_id) {
+    let streamed_run = (status == StatusCode::CREATED
+        && crate::http::accept::wants_event_stream(headers))
+    .then(|| match (body["object"].as_str(), body["id"].as_str()) {
+        (Some("session" | "extraction"), Some(id)) => Some(id.to_string()),
+        _ => None,
+    })
+    .flatten();
+    let mut response = match streamed_run {
+        Some(id) => (status, crate::sessions::api::sse(state.clone(), id, 0)).into_response(),
+        None => (status, axum::Json(body)).into_response(),
+    };
+    if let Ok(v) = HeaderValue::from_str(&request_id) {
         response.headers_mut().insert("fn-request-id", v);
     }
     response

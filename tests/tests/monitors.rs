@@ -379,6 +379,15 @@ fn monitors_check_their_input_and_caps_and_stay_501_when_closed() {
         "paused",
     );
     named(c.patch(&format!("/monitors/{id}"), json!({})), "paused");
+    // A null member is an absent one (only webhook_url's null clears it).
+    named(
+        c.patch(&format!("/monitors/{id}"), json!({ "paused": null })),
+        "paused",
+    );
+    let cleared = c
+        .patch(&format!("/monitors/{id}"), json!({ "webhook_url": null }))
+        .ok();
+    assert!(cleared["webhook_url"].is_null());
     c.patch("/monitors/mon_nope", json!({ "paused": true }))
         .error(404, "not_found");
     // Another account, or the other mode, sees nothing.

@@ -542,11 +542,15 @@ fn sse_streams_resume_without_loss_or_repeats() {
         "{}",
         json_preferred.text
     );
-    let streamed = c.send(
-        c.request("POST", "/sessions")
-            .header("accept", "Text/Event-Stream")
-            .json(&json!({"query": TENTS})),
-    );
+    let streamed_create = || {
+        c.send(
+            c.request("POST", "/sessions")
+                .header("accept", "Text/Event-Stream")
+                .header("Idempotency-Key", "streamed")
+                .json(&json!({"query": TENTS})),
+        )
+    };
+    let streamed = streamed_create();
     assert_eq!(streamed.status, 201);
     assert!(streamed
         .header("content-type")
@@ -583,6 +587,22 @@ fn sse_streams_resume_without_loss_or_repeats() {
         .map(|v| v.trim().parse().unwrap())
         .collect();
     assert_eq!(rest, ids[2..].to_vec());
+
+    // A retry of the streamed create gets the stream again, whole.
+    let again = streamed_create();
+    assert_eq!(again.status, 201);
+    assert_eq!(again.header("idempotent-replayed").as_deref(), Some("true"));
+    assert!(again
+        .header("content-type")
+        .unwrap()
+        .starts_with("text/event-stream"));
+    let again_ids: Vec<u64> = again
+        .text
+        .lines()
+        .filter_map(|l| l.strip_prefix("id:"))
+        .map(|v| v.trim().parse().unwrap())
+        .collect();
+    assert_eq!(again_ids, ids);
     let all = events(&c, &session_id);
     assert_eq!(
         all.iter()

@@ -418,10 +418,12 @@ fn endpoint_crud_shows_the_secret_once_and_hides_other_accounts() {
     assert_eq!(e["param"], "secret");
     // Nothing to change, or a body that does not parse (treated as empty):
     // 400, and the endpoint stays as it was.
-    let e = c
-        .patch(&format!("/webhooks/{id}"), json!({}))
-        .error(400, "invalid_param");
-    assert_eq!(e["param"], "url");
+    for nothing in [json!({}), json!({ "url": null, "disabled": null })] {
+        let e = c
+            .patch(&format!("/webhooks/{id}"), nothing)
+            .error(400, "invalid_param");
+        assert_eq!(e["param"], "url");
+    }
     let broken = c.send(
         c.request("PATCH", &format!("/webhooks/{id}"))
             .header("content-type", "application/json")
@@ -819,6 +821,46 @@ fn a_runs_webhook_url_is_signed_with_the_account_default_secret() {
     let got = rx.wait("/run", 2, 30);
     got[1].verify(&new);
     got[1].verify(&secret);
+
+    // Every attempt to a run's own URL is kept and listed, newest first,
+    // per mode; a cursor must be one of these attempts.
+    let log = wait_for(10, || {
+        let page = c.get("/webhook-secret/attempts").ok();
+        (page["data"].as_array().unwrap().len() == 2).then_some(page)
+    });
+    assert_eq!(log["object"], "list");
+    let delivered: Vec<&str> = got
+        .iter()
+        .rev()
+        .map(|d| d.headers["webhook-id"].to_str().unwrap())
+        .collect();
+    let listed: Vec<&str> = log["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["msg_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(listed, delivered);
+    for at in log["data"].as_array().unwrap() {
+        assert_eq!(at["object"], "webhook_attempt");
+        assert_eq!(at["type"], "session.abstained");
+        assert_eq!(at["ok"], true);
+        assert_eq!(at["status"], 200);
+    }
+    let newest = log["data"][0]["id"].as_str().unwrap();
+    let rest = c
+        .get(&format!(
+            "/webhook-secret/attempts?limit=1&starting_after={newest}"
+        ))
+        .ok();
+    assert_eq!(rest["data"][0]["id"], log["data"][1]["id"]);
+    assert_eq!(rest["has_more"], false);
+    let e = c
+        .get("/webhook-secret/attempts?starting_after=att_nope")
+        .error(400, "invalid_param");
+    assert_eq!(e["param"], "starting_after");
+    let live = s.client(&a.live).get("/webhook-secret/attempts").ok();
+    assert_eq!(live["data"], json!([]));
 
     // A run URL must pass the wall too.
     let strict = Server::start();

@@ -236,7 +236,7 @@ async fn secret_page(
             }
         }
     };
-    let run_log = format!("run:{}:{}", dash.account.id, dash.key.mode.as_str());
+    let run_log = webhooks::run_log_target(&dash.account.id, dash.key.mode);
     let runs = match attempts_of(state, run_log, 20).await {
         Ok(l) => l,
         Err(e) => return internal(e),

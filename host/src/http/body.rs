@@ -41,6 +41,15 @@ impl Body {
         self.0.get(name).filter(|v| !v.is_null())
     }
 
+    /// Whether an update body asks for no change: no member, or only nulls
+    /// (a null member is an absent one) besides those in `clearable`, where
+    /// null clears the field.
+    pub fn changes_nothing(&self, clearable: &[&str]) -> bool {
+        self.0
+            .iter()
+            .all(|(name, v)| v.is_null() && !clearable.contains(&name.as_str()))
+    }
+
     /// A required non-empty string.
     pub fn required_str(&self, name: &str) -> Result<String, ApiError> {
         match self.get(name) {

@@ -198,8 +198,9 @@ impl MonitorUpdate {
             "notify_on",
             "channels",
         ])?;
-        if body.0.is_empty() {
-            // Nothing to change (also a body that does not parse, which counts as empty).
+        if body.changes_nothing(&["webhook_url"]) {
+            // Nothing to change: `{}`, only nulls (but a null webhook_url
+            // clears it), or a body that does not parse, which counts as empty.
             return Err(ApiError::invalid(
                 "paused",
                 "send at least one of paused, cadence_s, max_spend_usd_per_run, webhook_url, name, notify_on and channels",

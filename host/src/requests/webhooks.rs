@@ -97,10 +97,10 @@ impl WebhookEndpointUpdate {
         pinned: &str,
     ) -> Result<WebhookEndpointUpdate, ApiError> {
         body.only(&["url", "events", "disabled", "fn_version", "description"])?;
-        if body.0.is_empty() {
-            // Nothing to change, as with a body that does not parse or is
-            // over the cap (SPEC §7.3.1: treated as empty, 400), the same
-            // answer as a monitor's PATCH.
+        if body.changes_nothing(&[]) {
+            // Nothing to change (`{}`, only nulls), as with a body that does
+            // not parse or is over the cap (SPEC §7.3.1: treated as empty,
+            // 400), the same answer as a monitor's PATCH.
             return Err(ApiError::invalid(
                 "url",
                 "send at least one of url, events, disabled, fn_version and description",

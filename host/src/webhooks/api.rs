@@ -24,6 +24,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(read, update, remove))
         .routes(routes!(attempts))
         .routes(routes!(read_secret))
+        .routes(routes!(run_attempts))
         .routes(routes!(rotate_secret))
 }
 
@@ -276,7 +277,38 @@ async fn attempts(
     caller.require(KeyScope::WebhooksRead)?;
     let ep = own(&state, &caller, &id).await?;
     let page = Page::from_query(&q)?;
-    let prefix = crate::prefix!(ep.id);
+    Ok(Json(
+        attempts_page(&state, ep.id, page, "this endpoint").await?,
+    ))
+}
+
+/// Every delivery attempt to a run's own webhook_url in this account and
+/// mode, newest first (all are kept, as an endpoint's are).
+#[utoipa::path(get, path = "/webhook-secret/attempts", operation_id = "listRunWebhookAttempts", tag = "webhooks",
+    description = "Scope: webhooks:read. The attempts to the webhook_url given to sessions and extractions, which the default secret signs.",
+    params(wire::PageParams),
+    responses((status = 200, description = "A page of attempts", body = wire::WebhookAttemptList)))]
+async fn run_attempts(
+    State(state): State<AppState>,
+    caller: Caller,
+    Query(q): Query<wire::PageParams>,
+) -> Result<Json<wire::WebhookAttemptList>, ApiError> {
+    caller.require(KeyScope::WebhooksRead)?;
+    let page = Page::from_query(&q)?;
+    let log = super::run_log_target(&caller.account.id, caller.mode());
+    Ok(Json(
+        attempts_page(&state, log, page, "these deliveries").await?,
+    ))
+}
+
+/// One page of the attempts logged under `log_target`, newest first.
+async fn attempts_page(
+    state: &AppState,
+    log_target: String,
+    page: Page,
+    whose: &'static str,
+) -> Result<wire::WebhookAttemptList, ApiError> {
+    let prefix = crate::prefix!(log_target);
     let limit = page.limit + 1;
     let after_id = page.starting_after.clone();
     let list = state
@@ -291,7 +323,7 @@ async fn attempts(
                         _ => {
                             return Err(ApiError::invalid(
                                 "starting_after",
-                                "starting_after must be an attempt id of this endpoint",
+                                format!("starting_after must be an attempt id of {whose}"),
                             ))
                         }
                     }
@@ -305,7 +337,7 @@ async fn attempts(
                 .collect())
         })
         .await?;
-    Ok(Json(wire::WebhookAttemptList::cut(page.limit, list)))
+    Ok(wire::WebhookAttemptList::cut(page.limit, list))
 }
 
 /// The account default secret, which signs deliveries to a session's own

@@ -180,10 +180,16 @@ impl OutboxEntry {
     pub fn log_target(&self) -> String {
         match &self.target {
             Target::Endpoint { id } => id.clone(),
-            Target::Run { .. } => format!("run:{}:{}", self.account, self.mode.as_str()),
+            Target::Run { .. } => run_log_target(&self.account, self.mode),
             Target::Channel { .. } => format!("channel:{}:{}", self.account, self.mode.as_str()),
         }
     }
+}
+
+/// Where the attempts to runs' own webhook_url of an account and mode are
+/// logged (`GET /webhook-secret/attempts`).
+pub fn run_log_target(account: &str, mode: Mode) -> String {
+    format!("run:{}:{}", account, mode.as_str())
 }
 
 /// Outbox keys sort by due time, so the worker reads what is due first.
