@@ -72,8 +72,13 @@ pub fn classify(cx: &listing::Ctx, markup: &Markup, identity: &PageIdentity, ids
         && !has_own
         && !og_type.has("product")
         && linked.iter().all(|r| r.get(Field::Url).is_some());
+    // The page's own list, read at most once.
+    let mut page_list: Option<Option<listing::Listing>> = None;
     if card_like {
-        if let Some(found) = listing::from_page(cx, &markup.listed_urls) {
+        if let Some(found) = page_list
+            .get_or_insert_with(|| listing::from_page(cx, &markup.listed_urls))
+            .take()
+        {
             let bare = |u: &str| {
                 resolve(cx.base, u)
                     .and_then(|u| url::Url::parse(&u).ok())
@@ -92,13 +97,30 @@ pub fn classify(cx: &listing::Ctx, markup: &Markup, identity: &PageIdentity, ids
             if found.records.len() >= 4 && all_cards {
                 return Reading::PageList(found);
             }
+            page_list = Some(Some(found));
+        }
+    }
+    // An ItemList of addresses names the page's list. Beside it, markup
+    // products that are not the page's own and state no price (a featured
+    // item, a card's summary) do not make it one product's page: the list
+    // is read from the page, when it shows one.
+    let listed_page = markup.listed_urls.len() >= 2;
+    let priceless = records(&singles).iter().all(|r| !r.has(Field::Price));
+    if listed_page && !singles.is_empty() && priceless && !has_own && !og_type.has("product") {
+        if let Some(found) = page_list
+            .get_or_insert_with(|| listing::from_page(cx, &markup.listed_urls))
+            .take()
+        {
+            if found.records.len() >= 4 {
+                return Reading::PageList(found);
+            }
+            page_list = Some(Some(found));
         }
     }
     // No product markup of its own: a list in the page's state or cards,
     // unless a product code labelled on the page ("SKU: ...") or product
     // price tags say it is one product's page. An ItemList of URLs names
     // the page's list whatever the page labels.
-    let listed_page = markup.listed_urls.len() >= 2;
     // A product that states only a name (a site's description of itself
     // typed as a product) says nothing about the page.
     let bare = |r: &&Record| {
@@ -113,17 +135,29 @@ pub fn classify(cx: &listing::Ctx, markup: &Markup, identity: &PageIdentity, ids
         .iter()
         .any(|&f| r.has(f))
     };
+    // An "og:type" of product on a page whose markup describes no product
+    // is taken at its word only when the page shows no long list of
+    // products and nothing of its own beside them (category pages of some
+    // platforms carry the product pages' tags).
+    let og_product = og_type.has("product");
     if records(&singles).iter().all(bare)
-        && !og_type.has("product")
         && !has_product_price_tags(doc)
         && (listed_page || !ids.single)
     {
-        if let Some(found) = listing::from_page(cx, &markup.listed_urls) {
-            return Reading::PageList(found);
+        if let Some(found) = page_list
+            .get_or_insert_with(|| listing::from_page(cx, &markup.listed_urls))
+            .take()
+        {
+            if !og_product || found.records.len() >= LONG_LIST {
+                return Reading::PageList(found);
+            }
         }
     }
     Reading::Single
 }
+
+/// Cards enough that a page is their list whatever its tags say.
+const LONG_LIST: usize = 8;
 
 fn has_product_price_tags(doc: &Doc) -> bool {
     [

@@ -48,6 +48,8 @@ mod class_tests;
 #[cfg(test)]
 mod listing_tests;
 #[cfg(test)]
+mod more_class_tests;
+#[cfg(test)]
 mod page_tests;
 #[cfg(test)]
 mod parse_tests;
@@ -315,6 +317,20 @@ fn fill_currency(r: &mut Record, doc: &dom::Doc, hinted: &Option<String>) {
     .iter()
     .find_map(|k| doc.meta(k).and_then(money::normalize_currency))
     .or_else(|| hinted.clone())
+    .or_else(|| shown_currency(doc, r.get(Field::Price)?))
     .or_else(|| doc.locale.default_currency());
     r.put(Field::Currency, c);
+}
+
+/// The currency the page shows beside the amount of the record's price
+/// ("253.0 грн" where the markup gives 253 and no valid code).
+fn shown_currency(doc: &dom::Doc, price: &str) -> Option<String> {
+    let value = price.parse::<f64>().ok()?;
+    let shown = price::page::price_candidates(doc)
+        .iter()
+        .filter(|c| c.price.value.parse::<f64>().is_ok_and(|v| v == value))
+        .max_by_key(|c| c.score)?;
+    // A bare "$" or "kr" as the page resolves it (or leaves it).
+    doc.locale
+        .resolve(shown.price.currency.as_deref()?, &shown.raw)
 }

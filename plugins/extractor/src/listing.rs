@@ -214,8 +214,14 @@ fn climb_cards(doc: &Doc, markers: &[(usize, usize)], groups: usize) -> Vec<Opti
 /// The visible cards of the given product URLs, by the links to them.
 fn cards_by_url(cx: &Ctx, urls: &[String]) -> Vec<Option<usize>> {
     let mut ids: HashMap<String, usize> = HashMap::new();
+    // A URL without a query also names its page with the query a card's
+    // link adds (tracking: "?sp_atk=...").
+    let mut bare_ids: HashMap<String, usize> = HashMap::new();
     for (i, u) in urls.iter().enumerate() {
         ids.entry(url_key(u)).or_insert(i);
+        if !u.contains('?') {
+            bare_ids.entry(url_key(u)).or_insert(i);
+        }
     }
     let doc = cx.doc;
     let mut markers: Vec<(usize, usize)> = Vec::new();
@@ -226,7 +232,12 @@ fn cards_by_url(cx: &Ctx, urls: &[String]) -> Vec<Option<usize>> {
         let Some(h) = e.el.value().attr_of("href") else {
             continue;
         };
-        if let Some(g) = absolute(cx.base, h).and_then(|u| ids.get(&url_key(&u)).copied()) {
+        let listed = absolute(cx.base, h).and_then(|u| {
+            ids.get(&url_key(&u))
+                .or_else(|| bare_ids.get(&path_key(&u)))
+                .copied()
+        });
+        if let Some(g) = listed {
             markers.push((i, g));
         }
     }
@@ -623,6 +634,23 @@ pub fn from_page(cx: &Ctx, listed_urls: &[String]) -> Option<Listing> {
     if listed.len() >= 2 {
         let found = cards_by_url(cx, &listed);
         let cards: Vec<usize> = found.iter().flatten().copied().collect();
+        // An ItemList that names products the page does not show (a
+        // stale or other selection), or only the first of the cards the
+        // page shows (the top ten of sixty), is not the page's whole list:
+        // the visible cards are, when they show the listed products.
+        if let Some(visible) = from_page(cx, &[]) {
+            let shown = |u: &String| {
+                visible.records.iter().any(|r| {
+                    r.get(Field::Url)
+                        .is_some_and(|v| url_key(v) == url_key(u) || path_key(v) == path_key(u))
+                })
+            };
+            let not_shown = cards.len() * 2 < listed.len();
+            let more_shown = visible.records.len() > listed.len() && listed.iter().all(shown);
+            if (not_shown && visible.records.len() >= 4) || more_shown {
+                return Some(visible);
+            }
+        }
         if !cards.is_empty() && main_product_outside(doc, &cards) {
             return None;
         }

@@ -24,6 +24,54 @@ pub struct Locale {
     pub tld: String,
     /// The currency the page's markup or embedded data names most often.
     pub data_currency: Option<String>,
+    /// The language of the page's script when it states no language
+    /// ("zh" for Han text without kana); empty otherwise.
+    pub script_lang: &'static str,
+}
+
+/// The language a page's visible text is written in, by its script, where
+/// the script names one: Han without kana is Chinese, with kana Japanese;
+/// Hangul Korean; Hebrew; Thai; Greek. Empty for Latin, Cyrillic and
+/// Arabic text (each written in many languages) and for too little text.
+fn script_language(doc: &Doc) -> &'static str {
+    let (mut han, mut kana, mut hangul, mut hebrew, mut thai, mut greek, mut letters) =
+        (0usize, 0usize, 0usize, 0usize, 0usize, 0usize, 0usize);
+    for t in &doc.texts {
+        for c in t.text.chars().filter(|c| c.is_alphabetic()) {
+            letters += 1;
+            match c as u32 {
+                0x4E00..=0x9FFF | 0x3400..=0x4DBF => han += 1,
+                0x3040..=0x30FF => kana += 1,
+                0xAC00..=0xD7AF | 0x1100..=0x11FF => hangul += 1,
+                0x0590..=0x05FF => hebrew += 1,
+                0x0E00..=0x0E7F => thai += 1,
+                0x0370..=0x03FF => greek += 1,
+                _ => {}
+            }
+        }
+        if letters > 20_000 {
+            break;
+        }
+    }
+    // The script of at least a fifth of the letters, and of 50 or more.
+    let most = |n: usize| n >= 50 && n * 5 >= letters;
+    if most(han + kana) {
+        if kana * 20 >= han + kana {
+            "ja"
+        } else {
+            "zh"
+        }
+    } else if most(hangul) {
+        "ko"
+    } else if most(hebrew) {
+        "he"
+    } else if most(thai) {
+        "th"
+    } else if most(greek) {
+        "el"
+    } else {
+        ""
+    }
 }
 
 /// Currencies written with a dollar sign, by region.
@@ -161,7 +209,10 @@ fn region_of_url(url: &url::Url) -> Option<String> {
 fn data_currency(doc: &Doc) -> Option<String> {
     let mut counts: Vec<(String, usize)> = Vec::new();
     let mut count = |code: &str| {
-        let code = code.to_ascii_uppercase();
+        // Only currencies' codes ("UAN" in a shop's markup is none).
+        let Some(code) = crate::money::normalize_currency(code) else {
+            return;
+        };
         match counts.iter_mut().find(|(c, _)| *c == code) {
             Some((_, n)) => *n += 1,
             None => counts.push((code, 1)),
@@ -261,11 +312,26 @@ impl Locale {
                     .or_else(|| (tld == "co" && host.ends_with(".com.co")).then(|| "CO".into()))
             })
             .or_else(|| region_of_language(&lang).map(String::from));
+        let script_lang = if lang.is_empty() {
+            script_language(doc)
+        } else {
+            ""
+        };
         Locale {
             lang,
             region,
             tld,
             data_currency: data_currency(doc),
+            script_lang,
+        }
+    }
+
+    /// The page's language: the one it states, else its script's.
+    fn language(&self) -> &str {
+        if self.lang.is_empty() {
+            self.script_lang
+        } else {
+            &self.lang
         }
     }
 
@@ -314,7 +380,9 @@ impl Locale {
             "INR" if region == "PK" => Some("PKR".into()),
             "INR" if region == "LK" => Some("LKR".into()),
             "INR" if region == "NP" => Some("NPR".into()),
-            "JPY" if region == "CN" || self.lang == "zh" && region != "JP" => Some("CNY".into()),
+            "JPY" if region == "CN" || self.language() == "zh" && region != "JP" => {
+                Some("CNY".into())
+            }
             "CNY" if region == "TW" => Some("TWD".into()),
             _ => Some(code.to_string()),
         }
@@ -357,7 +425,7 @@ impl Locale {
             Some(
                 // Not the languages of several currency areas (es, pt, fr,
                 // de, zh): those need the region.
-                match self.lang.as_str() {
+                match self.language() {
                     "it" | "nl" | "fi" | "el" | "sk" | "sl" | "et" | "lv" | "lt" => "EUR",
                     "ru" => "RUB",
                     "uk" => "UAH",
@@ -367,6 +435,7 @@ impl Locale {
                     "ro" => "RON",
                     "ja" => "JPY",
                     "ko" => "KRW",
+                    "th" => "THB",
                     "he" => "ILS",
                     "tr" => "TRY",
                     "sv" => "SEK",

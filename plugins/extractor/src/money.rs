@@ -375,6 +375,8 @@ const SYMBOLS: &[(&str, &str)] = &[
     ("zł", "PLN"),
     ("Kč", "CZK"),
     ("lei", "RON"),
+    ("Lei", "RON"),
+    ("LEI", "RON"),
     ("Ft", "HUF"),
     ("円", "JPY"),
     ("元", "CNY"),
@@ -629,7 +631,16 @@ pub fn is_free_text(text: &str) -> bool {
 pub fn normalize_currency(v: &str) -> Option<String> {
     let t = v.trim();
     if t.len() == 3 && t.chars().all(|c| c.is_ascii_alphabetic()) {
-        return Some(t.to_uppercase());
+        let code = t.to_uppercase();
+        // The rouble's code before 1998, still in shops' markup.
+        if code == "RUR" {
+            return Some("RUB".into());
+        }
+        // Three letters that are no currency's code ("UAN" for the
+        // hryvnia) say nothing: the amount's shown sign decides.
+        if ISO_4217.binary_search(&code.as_str()).is_ok() {
+            return Some(code);
+        }
     }
     for (sym, code) in SYMBOLS {
         if t == *sym || t.eq_ignore_ascii_case(sym) {
@@ -639,9 +650,41 @@ pub fn normalize_currency(v: &str) -> Option<String> {
     None
 }
 
+/// The codes of ISO 4217, current and recently withdrawn (which old pages
+/// still carry), sorted.
+const ISO_4217: &[&str] = &[
+    "AED", "AFN", "ALL", "AMD", "ANG", "AOA", "ARS", "AUD", "AWG", "AZN", "BAM", "BBD", "BDT",
+    "BGN", "BHD", "BIF", "BMD", "BND", "BOB", "BOV", "BRL", "BSD", "BTN", "BWP", "BYN", "BYR",
+    "BZD", "CAD", "CDF", "CHE", "CHF", "CHW", "CLF", "CLP", "CNY", "COP", "COU", "CRC", "CUC",
+    "CUP", "CVE", "CYP", "CZK", "DEM", "DJF", "DKK", "DOP", "DZD", "EEK", "EGP", "ERN", "ETB",
+    "EUR", "FJD", "FKP", "FRF", "GBP", "GEL", "GHS", "GIP", "GMD", "GNF", "GTQ", "GYD", "HKD",
+    "HNL", "HRK", "HTG", "HUF", "IDR", "ILS", "INR", "IQD", "IRR", "ISK", "JMD", "JOD", "JPY",
+    "KES", "KGS", "KHR", "KMF", "KPW", "KRW", "KWD", "KYD", "KZT", "LAK", "LBP", "LKR", "LRD",
+    "LSL", "LTL", "LVL", "LYD", "MAD", "MDL", "MGA", "MKD", "MMK", "MNT", "MOP", "MRO", "MRU",
+    "MTL", "MUR", "MVR", "MWK", "MXN", "MXV", "MYR", "MZN", "NAD", "NGN", "NIO", "NOK", "NPR",
+    "NZD", "OMR", "PAB", "PEN", "PGK", "PHP", "PKR", "PLN", "PYG", "QAR", "RON", "RSD", "RUB",
+    "RWF", "SAR", "SBD", "SCR", "SDG", "SEK", "SGD", "SHP", "SIT", "SKK", "SLE", "SLL", "SOS",
+    "SRD", "SSP", "STD", "STN", "SVC", "SYP", "SZL", "THB", "TJS", "TMT", "TND", "TOP", "TRY",
+    "TTD", "TWD", "TZS", "UAH", "UGX", "USD", "USN", "UYI", "UYU", "UYW", "UZS", "VED", "VEF",
+    "VES", "VND", "VUV", "WST", "XAF", "XAG", "XAU", "XCD", "XCG", "XDR", "XOF", "XPD", "XPF",
+    "XPT", "XSU", "XUA", "YER", "ZAR", "ZMK", "ZMW", "ZWG", "ZWL",
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_currency_codes_are_read_as_currencies() {
+        assert!(
+            ISO_4217.windows(2).all(|w| w[0] < w[1]),
+            "sorted, once each"
+        );
+        assert_eq!(normalize_currency("eur").as_deref(), Some("EUR"));
+        assert_eq!(normalize_currency("RUR").as_deref(), Some("RUB"));
+        assert_eq!(normalize_currency("UAN"), None);
+        assert_eq!(normalize_currency("грн").as_deref(), Some("UAH"));
+    }
 
     #[test]
     fn a_current_price_after_a_former_one_is_told_apart() {

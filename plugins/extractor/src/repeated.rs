@@ -104,13 +104,37 @@ fn classified_ads(doc: &Doc, el: usize) -> bool {
 
 /// Filters of a list (layered navigation, facets, price sliders), by whole
 /// words of their class or id: their prices are bounds, not products.
+/// A name that also calls the element the filtered list itself
+/// ("ajax_facet_grid", "filter-results") is not a filter's.
 fn is_filter_hint(hint: &str) -> bool {
-    hint.split(|c: char| !c.is_ascii_alphanumeric()).any(|w| {
-        matches!(
-            w,
-            "filter" | "filters" | "facet" | "facets" | "layered" | "refinement" | "refinements"
-        )
+    hint.split_whitespace().any(|token| {
+        let mut words = token.split(|c: char| !c.is_ascii_alphanumeric());
+        let filter = words.clone().any(|w| {
+            matches!(
+                w,
+                "filter"
+                    | "filters"
+                    | "facet"
+                    | "facets"
+                    | "layered"
+                    | "refinement"
+                    | "refinements"
+            ) || is_price_filter_word(w)
+        });
+        // A list's own word ("facet_grid", "filter-results").
+        filter
+            && !words.any(|w| matches!(w, "grid" | "results" | "products" | "catalog" | "listing"))
     })
+}
+
+/// A price filter's name run together, as lowercased camel case leaves it
+/// ("filterPrice", "priceFilter", "priceRange", "priceSlider").
+fn is_price_filter_word(w: &str) -> bool {
+    w.len() > 5
+        && w.has("price")
+        && ["filter", "range", "slider"]
+            .iter()
+            .any(|f| w.starts_with(f) || w.ends_with(f))
 }
 
 /// Whether a text is a heading of `a`: the block holding it (the largest

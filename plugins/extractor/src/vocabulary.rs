@@ -102,6 +102,8 @@ pub(crate) static MEMBER_WORDS: WordList = WordList::new(&[
     "family",
     "rewards",
     "cardholder",
+    // A paid membership's price ("Premium ile": with Premium).
+    "premium",
 ]);
 
 /// Hint words of a price before tax (Magento's `price-excluding-tax`).

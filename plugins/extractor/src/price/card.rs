@@ -168,6 +168,15 @@ fn amounts(doc: &Doc, card: usize, names: &[String]) -> Vec<Amount> {
             format!("{} {}", t.text, m)
         } else if let (true, Some(m)) = (bare, k.checked_sub(1).and_then(lone_mark)) {
             format!("{} {}", m, t.text)
+        } else if let (true, Some(m)) = (bare, lone_mark(k + 2)) {
+            // The cents apart, then the currency ("224<sup>99</sup> Lei").
+            match cents_after(doc, e, k, &format!("{m} {}", t.text.trim())) {
+                Some((cents_at, joined)) => {
+                    cents_of_previous.push(cents_at);
+                    joined
+                }
+                None => continue,
+            }
         } else if priced_el && !done_els.contains(&t.el) {
             done_els.push(t.el);
             doc.text_of(t.el, 80)
@@ -197,6 +206,18 @@ fn amounts(doc: &Doc, card: usize, names: &[String]) -> Vec<Amount> {
             .iter()
             .any(|p| after.starts_with(p));
         if per_measure(&lower) || (per_after && per_measure(after)) {
+            continue;
+        }
+        // An instalment: a count and a times sign before the amount ("3 x"
+        // "363 TL", "12x R$ 10,00").
+        if is_instalment(&raw) || (k > e.text_start && ends_with_times(&doc.texts[k - 1].text)) {
+            continue;
+        }
+        // The cents of the amount before, set apart (",28 TL" after
+        // "1.091"), are no amount of their own.
+        if t.text.trim_start().starts_with([',', '.'])
+            && t.text.trim_start()[1..].starts_with(|c: char| c.is_ascii_digit())
+        {
             continue;
         }
         if OTHER_TEXT.iter().any(|w| lower.has(w))
@@ -287,6 +308,9 @@ fn own_role(hint: &str) -> String {
 /// "− $20"): the sign right before the figure or the currency sign, not a
 /// dash that separates words ("– Mara Lindqvist – 12,99 €").
 fn is_minus_amount(raw: &str) -> bool {
+    // Also in parentheses ("(-15 Lei)").
+    let raw = raw.trim_start();
+    let raw = raw.strip_prefix('(').unwrap_or(raw);
     let Some(rest) = raw.trim_start().strip_prefix(['-', '\u{2212}']) else {
         return false;
     };
@@ -328,12 +352,24 @@ fn without_typography(hints: &str) -> String {
 /// amount.
 fn cents_after(doc: &Doc, card: &crate::dom::El, k: usize, raw: &str) -> Option<(usize, String)> {
     let whole = raw.trim_end();
-    if !whole.ends_with(|c: char| c.is_ascii_digit())
-        || whole.contains(['.', ','])
-        || !has_currency_mark(whole)
+    if !whole.ends_with(|c: char| c.is_ascii_digit()) || !has_currency_mark(whole) {
+        return None;
+    }
+    // The whole amount's figure, with thousands grouped ("1.049", "1,049")
+    // but no decimals of its own ("19.99" then "97" is no amount).
+    let figure_at = whole
+        .trim_end_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ',')
+        .len();
+    let figure = &whole[figure_at..];
+    let mut groups = figure.split(['.', ',']);
+    let lead = groups.next().unwrap_or("");
+    if lead.is_empty()
+        || lead.len() > 3 && figure.contains(['.', ','])
+        || groups.any(|g| g.len() != 3)
     {
         return None;
     }
+    let whole = format!("{}{}", &whole[..figure_at], figure.replace(['.', ','], ""));
     let next = doc.texts.get(k + 1).filter(|_| k + 1 < card.text_end)?;
     if next.flags & HIDDEN != 0 {
         return None;
@@ -354,6 +390,51 @@ fn cents_after(doc: &Doc, card: &crate::dom::El, k: usize, raw: &str) -> Option<
     let apart =
         el.tag == "sup" || el.named & PRICE_NAMED != 0 || has_word(&el.hint, &FRACTION_WORDS);
     apart.then(|| (k + 1, format!("{whole}.{digits}")))
+}
+
+/// Whether a text ends with a count and a times sign ("3 x", "12x"), the
+/// start of an instalment written apart from its amount.
+fn ends_with_times(text: &str) -> bool {
+    let Some(rest) = text.trim_end().strip_suffix(['x', '×']) else {
+        return false;
+    };
+    let rest = rest.trim_end();
+    let digits = rest.len() - rest.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+    let before = rest[..rest.len() - digits].chars().next_back();
+    (1..=2).contains(&digits) && before.is_none_or(|c| !c.is_alphanumeric())
+}
+
+/// Whether an amount's text states an instalment: a count, a
+/// times sign, then an amount with its currency ("3 x 363 TL", "Peşin
+/// fiyatına 3 x 363 TL", "12x R$ 10,00", "10x de R$ 5,90"); not a pack
+/// ("2 x 250 g 4,99 €").
+fn is_instalment(text: &str) -> bool {
+    text.match_indices(['x', 'X', '×']).any(|(at, sign)| {
+        let before = text[..at].trim_end();
+        let digits = before.len() - before.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+        let ahead = before[..before.len() - digits].chars().next_back();
+        if !(1..=2).contains(&digits) || ahead.is_some_and(char::is_alphanumeric) {
+            return false;
+        }
+        if !text[at + sign.len()..].starts_with(char::is_whitespace) {
+            return false;
+        }
+        let rest = text[at + sign.len()..].trim_start();
+        let rest = rest
+            .strip_prefix("de ")
+            .or_else(|| rest.strip_prefix("De "))
+            .unwrap_or(rest);
+        let first = rest.split_whitespace().next().unwrap_or("");
+        if !first.starts_with(|c: char| c.is_ascii_digit()) {
+            return has_currency_mark(first);
+        }
+        // The amount, then its currency right after it.
+        let number_end = rest
+            .find(|c: char| !(c.is_ascii_digit() || matches!(c, '.' | ',' | '\'')))
+            .unwrap_or(rest.len());
+        let unit = rest[number_end..].split_whitespace().next().unwrap_or("");
+        has_currency_mark(first) || (unit.chars().count() <= 4 && has_currency_mark(unit))
+    })
 }
 
 /// Whether a lowercased text is the price of a quantity tier: a tier word,
@@ -523,6 +604,19 @@ pub fn of_card(doc: &Doc, card: usize, names: &[String]) -> Option<(Amount, Opti
         current.retain(|a| !a.excl_tax);
     }
     let former: Vec<&Amount> = all.iter().filter(|a| a.list).collect();
+    // Only a members' price beside a higher struck one: the struck one is
+    // what everyone else pays.
+    if !current.is_empty() && current.iter().all(|a| a.member) {
+        let member = as_f64(&current[0].value);
+        let everyones: Vec<&Amount> = former
+            .iter()
+            .copied()
+            .filter(|a| as_f64(&a.value) > member)
+            .collect();
+        if !everyones.is_empty() {
+            current = everyones;
+        }
+    }
     if current.is_empty() {
         current = former.clone();
     }

@@ -1,0 +1,187 @@
+//! One small page per class of miss seen on two more sets of shops the
+//! rules were not written against (listing sets m and n): lists their
+//! markup misdescribes, members' and instalment prices, currencies the
+//! markup misspells or the page's script decides, and filters named for
+//! the list they filter.
+
+use crate::listing_tests::{get, run};
+use crate::PageKind;
+
+/// Cards of `n` products, each linked at `/p/{i}` with `query` after the
+/// path, priced in `$`.
+fn cards(n: usize, query: &str) -> String {
+    (1..=n)
+        .map(|i| {
+            format!(
+                "<li class=\"card\"><a href=\"/p/{i}{query}\"><img src=\"/i/{i}.jpg\" alt=\"\">Lamp {i}</a>\
+                 <span class=\"price\">${i}9.00</span></li>"
+            )
+        })
+        .collect()
+}
+
+fn item_list(urls: impl Iterator<Item = String>) -> String {
+    let items: Vec<String> = urls
+        .enumerate()
+        .map(|(i, u)| {
+            format!(
+                "{{\"@type\":\"ListItem\",\"position\":{},\"name\":\"Lamp\",\"url\":\"{u}\"}}",
+                i + 1
+            )
+        })
+        .collect();
+    format!(
+        "<script type=\"application/ld+json\">{{\"@context\":\"http://schema.org\",\"@type\":\"ItemList\",\"itemListElement\":[{}]}}</script>",
+        items.join(",")
+    )
+}
+
+/// A product the markup describes with no offer, not the page's own.
+const FEATURED: &str = "<script type=\"application/ld+json\">{\"@context\":\"https://schema.org\",\"@type\":\"Product\",\
+    \"name\":\"Featured lamp\",\"url\":\"https://lamps.example.com/p/featured\",\"image\":\"https://lamps.example.com/i/f.jpg\"}</script>";
+
+#[test]
+fn an_item_list_of_products_the_page_does_not_show_gives_way_to_its_cards() {
+    let other = item_list((100..110).map(|i| format!("https://lamps.example.com/p/{i}")));
+    let body = format!(
+        "<html><head>{other}{FEATURED}</head><body><h1>Lamps</h1><ul class=\"results\">{}</ul></body></html>",
+        cards(12, "")
+    );
+    let x = run("https://lamps.example.com/c/lamps", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(x.records.len(), 12, "{:?}", x.notes);
+    assert_eq!(get(&x.records[0], "price"), Some("19.00"));
+}
+
+#[test]
+fn an_item_list_of_the_first_cards_gives_way_to_all_of_them() {
+    // The markup names the first ten without the query the cards' links add.
+    let first = item_list((1..=10).map(|i| format!("https://lamps.example.com/p/{i}")));
+    let body = format!(
+        "<html><head>{first}{FEATURED}</head><body><h1>Lamps</h1><ul class=\"results\">{}</ul></body></html>",
+        cards(30, "?trk=abc")
+    );
+    let x = run("https://lamps.example.com/search?q=lamp", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(x.records.len(), 30, "{:?}", x.notes);
+    // Naming all the cards, the list is read from the markup's order.
+    let all = item_list((1..=5).map(|i| format!("https://lamps.example.com/p/{i}")));
+    let body = format!(
+        "<html><head>{all}</head><body><h1>Lamps</h1><ul class=\"results\">{}</ul></body></html>",
+        cards(5, "?trk=abc")
+    );
+    let x = run("https://lamps.example.com/search?q=lamp", &body);
+    assert_eq!(x.records.len(), 5, "{:?}", x.notes);
+    assert!(x.notes[0].contains("ItemList"), "{:?}", x.notes);
+}
+
+#[test]
+fn a_long_list_is_a_listing_whatever_its_og_type_says() {
+    let page = |n: usize| {
+        format!(
+            "<html><head><meta property=\"og:type\" content=\"product\"></head><body><h1>Hard disks</h1>\
+             <ul class=\"results\">{}</ul></body></html>",
+            cards(n, "")
+        )
+    };
+    let x = run("https://disks.example.com/hdd/c", &page(12));
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(x.records.len(), 12);
+    // A few cards under a product's tags: the tags stand.
+    let x = run("https://disks.example.com/hdd/c", &page(3));
+    assert_ne!(x.kind, PageKind::Listing, "{:?}", x.notes);
+}
+
+#[test]
+fn a_members_price_gives_way_to_everyones_and_instalments_are_no_price() {
+    let card = |i: usize| {
+        format!(
+            "<li class=\"card\"><a href=\"/p/{i}\">Buds {i}</a>\
+             <span class=\"campaign\">Peşin fiyatına <span>3 x</span> <span>{i}63 TL</span></span>\
+             <div class=\"price-area isPremiumCampaign\"><div class=\"label\">Premium ile</div>\
+             <div class=\"info\"><span class=\"originalPrice\"><s>{i}.191,28 TL</s></span>\
+             <div class=\"finalPrice\">{i}.091<span class=\"fraction\">,28 TL</span></div></div></div></li>"
+        )
+    };
+    let body = format!(
+        "<html lang=\"tr\"><body><h1>Kulaklık</h1><ul class=\"results\">{}</ul></body></html>",
+        (1..=6).map(card).collect::<String>()
+    );
+    let x = run("https://shop.example.com.tr/ara?q=kulaklik", &body);
+    assert_eq!(x.records.len(), 6, "{:?}", x.notes);
+    for (i, r) in x.records.iter().enumerate() {
+        assert_eq!(get(r, "price"), Some(format!("{}191.28", i + 1).as_str()));
+        assert_eq!(get(r, "currency"), Some("TRY"));
+    }
+}
+
+#[test]
+fn a_currency_is_a_code_of_iso_4217_or_what_the_page_shows() {
+    // Microdata with a misspelt code, the hryvnia shown beside the amount.
+    let body = "<html><body><h1>Battery BL-44JN</h1>\
+        <div itemscope itemtype=\"http://schema.org/Product\"><span itemprop=\"name\">Battery BL-44JN</span>\
+        <div itemprop=\"offers\" itemscope itemtype=\"http://schema.org/Offer\">\
+        <meta content=\"UAN\" itemprop=\"priceCurrency\"><span content=\"253\" itemprop=\"price\" class=\"totalPrice\">253.0 грн</span>\
+        </div></div><button>Купить</button></body></html>";
+    let x = run("http://parts.example.com/product/30317/", body);
+    assert_eq!(x.kind, PageKind::Product, "{:?}", x.notes);
+    assert_eq!(get(&x.records[0], "price"), Some("253"));
+    assert_eq!(get(&x.records[0], "currency"), Some("UAH"));
+    // "Lei" as Romanian shops write it.
+    let body = format!(
+        "<html><body><h1>Hard disks</h1><div id=\"products\">{}</div></body></html>",
+        (1..=6)
+            .map(|i| format!(
+                "<div class=\"product-holder\"><a href=\"/hdd-{i}/pd/\">HDD {i}</a>\
+                 <span class=\"money-int\">2{i}4</span><sup>99</sup> <span>Lei</span></div>"
+            ))
+            .collect::<String>()
+    );
+    let x = run("http://shop.example.com/hdd/c", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(get(&x.records[0], "price"), Some("214.99"));
+    assert_eq!(get(&x.records[0], "currency"), Some("RON"));
+}
+
+#[test]
+fn a_yen_sign_on_a_page_written_in_chinese_is_the_yuan() {
+    let card = |i: usize| {
+        format!("<li class=\"card\"><a href=\"/detail/{i}\">官方正品 智能手机 全网通 双卡双待 {i}号</a><span class=\"price\">¥{i}299</span></li>")
+    };
+    // No language stated: the text's script says it.
+    let body = format!(
+        "<html><body><h1>手机</h1><p>蘑菇街 手机 频道 精选 商品 推荐 官方 正品 保证 全场 包邮 优惠 活动 进行 中 欢迎 选购</p>\
+         <ul class=\"results\">{}</ul></body></html>",
+        (1..=6).map(card).collect::<String>()
+    );
+    let x = run("http://www.shop.example.com/book/phones", &body);
+    assert_eq!(x.records.len(), 6, "{:?}", x.notes);
+    assert_eq!(get(&x.records[0], "currency"), Some("CNY"));
+    // With kana it is Japanese.
+    let ja = body.replace(
+        "<h1>手机</h1>",
+        "<h1>スマートフォン カテゴリー ページ です よ ね</h1>",
+    );
+    let x = run("http://www.shop.example.com/book/phones", &ja);
+    assert_eq!(get(&x.records[0], "currency"), Some("JPY"));
+}
+
+#[test]
+fn a_list_inside_an_element_named_for_its_facets_is_the_main_list() {
+    let body = format!(
+        "<html><body><h1>Shampoo</h1>\
+         <div class=\"sidebar\"><div class=\"facets\"><label>Under $10 (4)</label></div></div>\
+         <div class=\"ajax_facet_grid col-sm-9\"><div id=\"main\">{}</div></div>\
+         <div id=\"filterPrice\"><p id=\"priceRange\">$5 - $70</p><span class=\"left\">$8.99</span>\
+         <span class=\"right\">$69.99</span></div></body></html>",
+        (1..=8)
+            .map(|i| format!(
+                "<div class=\"col-md-3\"><div class=\"item\"><a href=\"/products/s-{i}.html\">Shampoo {i}</a>\
+                 <span class=\"price\">${i}.19</span></div></div>"
+            ))
+            .collect::<String>()
+    );
+    let x = run("https://shop.example.com/categories/shampoo.html", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(x.records.len(), 8, "{:?}", x.notes);
+}
