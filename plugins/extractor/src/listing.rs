@@ -740,6 +740,16 @@ pub fn from_page(cx: &Ctx, listed_urls: &[String]) -> Option<Listing> {
         .into_iter()
         .filter(|r| r.has(Field::Url) && (r.has(Field::Price) || r.has(Field::Name)))
         .collect();
+    // A card that leads to this very page shows the page's own product
+    // among others it is sold with: one product's page.
+    // (Whole addresses: an app's routes differ only after the "#".)
+    let page = cx.base.as_ref().map(|b| b.as_str().trim_end_matches('/'));
+    if records
+        .iter()
+        .any(|r| r.get(Field::Url).map(|u| u.trim_end_matches('/')) == page)
+    {
+        return None;
+    }
     let priced = records.iter().filter(|r| r.has(Field::Price)).count();
     // A short list must lead to pages of one shape: two or three boxes of
     // a side bar (a search link, an ad, a partner) are no catalog.

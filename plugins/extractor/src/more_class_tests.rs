@@ -185,3 +185,108 @@ fn a_list_inside_an_element_named_for_its_facets_is_the_main_list() {
     assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
     assert_eq!(x.records.len(), 8, "{:?}", x.notes);
 }
+
+#[test]
+fn rows_of_cards_keep_their_first_and_sold_out_cards() {
+    let card = |i: usize, class: &str| {
+        let price = if class == "sold_out" {
+            "<span class=\"meta availability\">Out of stock</span>".to_string()
+        } else {
+            format!("<span class=\"price\"><ins>£3{i}.95</ins></span>")
+        };
+        format!(
+            "<li class=\" {class} \"><span class=\"prod\"><a href=\"/shorts/Shorts-{i}?q=||hb0{i}|||\">\
+             <img src=\"/i/{i}.jpg\"></a><h3><a href=\"/shorts/Shorts-{i}?q=||hb0{i}|||\">Shorts {i}</a></h3>{price}</span></li>"
+        )
+    };
+    let row = |a: usize, classes: [&str; 3]| {
+        format!(
+            "<ul class=\"teasers\">{}{}{}</ul>",
+            card(a, classes[0]),
+            card(a + 1, classes[1]),
+            card(a + 2, classes[2])
+        )
+    };
+    let body = format!(
+        "<html lang=\"en\"><body><h1>Shorts</h1><div id=\"listing\">{}{}{}</div></body></html>",
+        row(1, ["first", "", ""]),
+        row(4, ["first", "", ""]),
+        row(7, ["first", "sold_out", "sold_out"])
+    );
+    let x = run("https://www.shirts.example.co.uk/mens/shorts", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(x.records.len(), 9, "{:?}", x.notes);
+    assert_eq!(get(&x.records[8], "price"), None);
+    assert_eq!(get(&x.records[8], "name"), Some("Shorts 9"));
+}
+
+#[test]
+fn a_side_bar_of_featured_products_is_not_the_list() {
+    let rows: String = (0..4)
+        .map(|r| {
+            let cells: String = (1..=3)
+                .map(|c| {
+                    let i = r * 3 + c;
+                    format!(
+                        "<td class=\"item-container\"><div class=\"item\"><a href=\"/jelly-{i}.aspx\">Jelly {i}</a>\
+                         <div class=\"cost\"><span>Price:</span> <span class=\"value\">${i}.19</span></div></div></td>"
+                    )
+                })
+                .collect();
+            format!("<tr>{cells}</tr>")
+        })
+        .collect();
+    let picks: String = (1..=10)
+        .map(|i| {
+            format!(
+                "<div class=\"featured-products-item\"><a href=\"cheese-{i}.aspx\">Cheese {i}</a>\
+                 <div class=\"featured-products-item-price\">${i}.29</div></div>"
+            )
+        })
+        .collect();
+    let body = format!(
+        "<html lang=\"en\"><body><h1>Pickles</h1><table class=\"product-list\">{rows}</table>\
+         <table class=\"module\"><tr><td class=\"module-body\">{picks}</td></tr></table></body></html>"
+    );
+    let x = run("http://www.cheese.example.com/pickles.aspx", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(x.records.len(), 12, "{:?}", x.notes);
+    assert_eq!(get(&x.records[0], "name"), Some("Jelly 1"));
+}
+
+#[test]
+fn a_card_that_leads_to_the_page_itself_makes_it_that_products_page() {
+    let cards: String = ["french-vanilla_601576_11", "decaf_601569_11", "hazelnut_601583_11"]
+        .iter()
+        .map(|slug| {
+            format!(
+                "<div class=\"gridSku\"><h3><a href=\"/{slug}/\">Coffee {slug}</a></h3><span class=\"price\">$8.99</span></div>"
+            )
+        })
+        .collect();
+    let body = format!(
+        "<html lang=\"en\"><body><h1>French Vanilla Ground Coffee</h1><div class=\"grid\">{cards}</div></body></html>"
+    );
+    let x = run("http://shop.example.com/french-vanilla_601576_11/", &body);
+    assert_ne!(x.kind, PageKind::Listing, "{:?}", x.notes);
+}
+
+#[test]
+fn whole_amounts_grouped_with_cents_apart_and_savings_in_parentheses() {
+    let card = |i: usize| {
+        format!(
+            "<div class=\"product-holder\"><a href=\"/hdd-{i}/pd/\">HDD {i}</a>\
+             <span class=\"old\"><span class=\"money-int\">1.2{i}9</span><sup class=\"money-decimal\">99</sup> <span>Lei</span></span>\
+             <span class=\"discount\">(-15 Lei)</span>\
+             <span class=\"price-over\"><span class=\"money-int\">1.0{i}9</span><sup class=\"money-decimal\">99</sup> <span>Lei</span></span></div>"
+        )
+    };
+    let body = format!(
+        "<html><body><h1>Hard disks</h1><div id=\"products\">{}</div></body></html>",
+        (1..=6).map(card).collect::<String>()
+    );
+    let x = run("http://shop.example.com/hdd/c", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(get(&x.records[0], "price"), Some("1019.99"));
+    assert_eq!(get(&x.records[0], "currency"), Some("RON"));
+}

@@ -157,6 +157,13 @@ fn heading_of(doc: &Doc, t: usize, a: usize) -> bool {
     e.text_end - e.text_start <= 3
 }
 
+/// Whether cards are named as a side bar's picks ("featured-products-item",
+/// as the heading "Featured products" names them), not the page's list.
+/// (Only the cards: a product page's own block may be named so.)
+fn named_as_picks(hint: &str) -> bool {
+    hint.has("featured-product") || hint.has("featured_product")
+}
+
 /// Whether an element sits in a part of the page that holds other products
 /// (recommendations, recently viewed, ads), in the filters of a list or in
 /// the page chrome.
@@ -322,12 +329,17 @@ fn cards_in_rows(
         .max()?;
     let mut cards = Vec::new();
     for &r in rows {
-        let sub = groups.get(&(r, card_shape.clone()))?;
+        // With a row's first or last card classed apart ("li.first"); a
+        // last row may hold one priced card.
+        let sub = with_odd_siblings(doc, groups, r, card_shape);
+        if sub.is_empty() {
+            return None;
+        }
         let inner: u32 = sub.iter().map(|&c| counts.prices(doc, c)).sum();
         if inner < counts.prices(doc, r) {
             return None;
         }
-        cards.extend_from_slice(sub);
+        cards.extend_from_slice(&sub);
     }
     (cards.len() > rows.len()).then_some(cards)
 }
@@ -403,7 +415,8 @@ pub fn main_list(doc: &Doc, min: usize) -> Vec<usize> {
             .map(|b| score > b.0 || (score == b.0 && *parent < b.1))
             != Some(false)
         {
-            if in_other_region(doc, *parent) {
+            // The region, or the cards' own names.
+            if in_other_region(doc, *parent) || named_as_picks(&doc.els[members[0]].hint) {
                 continue;
             }
             best = Some((score, *parent, members.clone()));
@@ -515,6 +528,17 @@ fn with_priceless_siblings(doc: &Doc, counts: &Counts, members: Vec<usize>) -> V
     let mut parents: Vec<usize> = members.iter().filter_map(|&m| doc.els[m].parent).collect();
     parents.dedup();
     let card_shapes: Vec<String> = members.iter().map(|&m| shape(doc, m)).collect();
+    let card_tags: Vec<&str> = members.iter().map(|&m| doc.els[m].tag).collect();
+    // Of the cards' shape, or of their tag and classed for its state: a
+    // card that says it is sold out ("li.sold_out", "Out of stock").
+    let of_the_cards = |k: usize| {
+        card_shapes.contains(&shape(doc, k))
+            || (card_tags.contains(&doc.els[k].tag)
+                && (doc.els[k].text_start..doc.els[k].text_end).any(|t| {
+                    crate::text::availability_from_short_text(&doc.texts[t].text)
+                        .is_some_and(|a| a != "InStock")
+                }))
+    };
     let ads_are_cards = mostly_ads(doc, &members);
     let mut extra: Vec<usize> = Vec::new();
     for &p in &parents {
@@ -525,7 +549,7 @@ fn with_priceless_siblings(doc: &Doc, counts: &Counts, members: Vec<usize>) -> V
                 && e.flags & HIDDEN == 0
                 && counts.prices(doc, k) == 0
                 && counts.links(doc, k) > 0
-                && card_shapes.contains(&shape(doc, k))
+                && of_the_cards(k)
                 && (ads_are_cards || !is_ad_hint(&e.hint))
                 && link_shape(doc, k).as_ref() == Some(&common)
             {
