@@ -26,6 +26,7 @@ mod links;
 mod listing;
 mod locale;
 mod markup;
+mod merging;
 pub mod money;
 pub mod parse;
 mod price;
@@ -45,6 +46,8 @@ mod vocabulary;
 mod card_tests;
 #[cfg(test)]
 mod class_tests;
+#[cfg(test)]
+mod list_class_tests;
 #[cfg(test)]
 mod listing_tests;
 #[cfg(test)]

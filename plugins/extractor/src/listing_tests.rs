@@ -427,7 +427,7 @@ pub(crate) fn simple_cards(n: usize) -> String {
 
 #[test]
 fn an_amount_is_shown_in_any_locales_writing() {
-    use crate::listing::shows_amount;
+    use crate::merging::shows_amount;
     assert!(shows_amount("Sold $ 975,000 Listed $998,000", "975000"));
     assert!(shows_amount("Vendu 975.000 €", "975000.00"));
     assert!(shows_amount("nur 19,99 € statt 24,99 €", "19.99"));

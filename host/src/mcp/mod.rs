@@ -29,13 +29,15 @@ use rmcp::service::RequestContext;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{tool, tool_handler, tool_router, ErrorData as McpError, RoleServer, ServerHandler};
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 use tower::ServiceExt;
 
 use crate::auth::Caller;
 use crate::state::AppState;
+
+mod shapes;
+use shapes::*;
 
 /// The tools each preview surface adds (removed while it is closed).
 const SURFACE_TOOLS: &[(&str, &[&str])] = &[
@@ -85,68 +87,6 @@ pub struct Tools {
 
 type Parts = axum::http::request::Parts;
 
-// ---- tool inputs ----
-
-#[derive(Debug, Deserialize, Serialize, JsonSchema)]
-pub struct EstimateArgs {
-    /// The natural-language query, e.g. "tents under $200 from outdoor-gear.example".
-    pub query: String,
-}
-
-#[derive(Debug, Deserialize, Serialize, JsonSchema)]
-pub struct StartSessionArgs {
-    /// The natural-language query (data for the planner, never instructions).
-    pub query: String,
-    /// The most this session may spend, in USD: reserved now, only receipts settle.
-    pub max_spend_usd: f64,
-    /// Optional extraction guidance (data for the extractor), at most 2000 characters.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub guidance: Option<String>,
-}
-
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct SessionArgs {
-    /// The session id (`ses_…`).
-    pub session_id: String,
-}
-
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct SessionResultArgs {
-    /// The session id (`ses_…`).
-    pub session_id: String,
-    /// Seconds to wait for the session to end (0 to 600; default 30).
-    pub wait_s: Option<u32>,
-    /// Rows per page, 1 to 100 (default 20).
-    pub limit: Option<u32>,
-    /// The last row id of the previous page.
-    pub starting_after: Option<String>,
-}
-
-#[derive(Debug, Deserialize, Serialize, JsonSchema)]
-pub struct ExtractArgs {
-    /// The catalog or product page to read.
-    pub url: String,
-    /// What its records are, e.g. "tent".
-    pub entity: String,
-    /// The most this extraction may spend, in USD: reserved now, only its receipt settles.
-    pub max_spend_usd: f64,
-    /// Optional guidance (data for the extractor), at most 2000 characters.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub guidance: Option<String>,
-}
-
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct ExtractionResultArgs {
-    /// The extraction id (`ext_…`).
-    pub extraction_id: String,
-    /// Seconds to wait for it to end (0 to 600; default 30).
-    pub wait_s: Option<u32>,
-    /// Rows per page, 1 to 100 (default 20).
-    pub limit: Option<u32>,
-    /// The last row id of the previous page.
-    pub starting_after: Option<String>,
-}
-
 /// The rows a tool returns at once, at most.
 const MAX_TOOL_ROWS: u32 = 100;
 
@@ -171,89 +111,6 @@ fn receipts_of(rows: &[Value]) -> Vec<Value> {
         }
     }
     out
-}
-
-#[derive(Debug, Deserialize, Serialize, JsonSchema)]
-pub struct DiscoverArgs {
-    /// A page of the site, usually its home page.
-    pub url: String,
-}
-
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct CreateMonitorArgs {
-    /// Catalog URLs to watch (1 to 20), read as extractions of `entity`.
-    pub urls: Option<Vec<String>>,
-    /// What the URLs' records are (with `urls`).
-    pub entity: Option<String>,
-    /// Or a query to run as a session each time (instead of `urls`).
-    pub query: Option<String>,
-    /// Seconds between runs, 60 to 2592000.
-    pub cadence_s: u64,
-    /// Reserved by each run; the monitor states its monthly worst case.
-    pub max_spend_usd_per_run: f64,
-    pub name: Option<String>,
-}
-
-/// The body of POST /v1/monitors from the tool's arguments.
-#[derive(Serialize)]
-struct MonitorBody<'a> {
-    watch: MonitorWatchBody<'a>,
-    cadence_s: u64,
-    max_spend_usd_per_run: f64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    name: Option<&'a str>,
-}
-
-#[derive(Serialize)]
-struct MonitorWatchBody<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    urls: Option<&'a [String]>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    entity: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    query: Option<&'a str>,
-}
-
-// ---- tool outputs (the REST answers they carry stay as the API wrote them) ----
-
-/// A long-poll that ran out of time: the object, still running.
-#[derive(Serialize)]
-struct StillRunning {
-    still_running: bool,
-    object: Value,
-}
-
-/// `session_result`: the session's summary and a page of its rows.
-#[derive(Serialize)]
-struct SessionResultPage {
-    session_id: String,
-    status: Value,
-    still_running: bool,
-    rows: Vec<Value>,
-    has_more: Value,
-    next_starting_after: Value,
-    receipt_ids: Vec<Value>,
-    spend_usd: Value,
-    /// Reading a result is free.
-    cost_usd: u8,
-}
-
-/// `extraction_result`: the extraction's summary and a page of its rows.
-#[derive(Serialize)]
-struct ExtractionResultPage {
-    extraction_id: String,
-    status: Value,
-    still_running: bool,
-    claim: Value,
-    outcome: Value,
-    records: Value,
-    rows: Vec<Value>,
-    has_more: bool,
-    next_starting_after: Option<Value>,
-    receipt_ids: Value,
-    spend_usd: Value,
-    /// Reading a result is free.
-    cost_usd: u8,
 }
 
 /// A tool's output or a request body as JSON.

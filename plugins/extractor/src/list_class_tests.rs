@@ -1,0 +1,397 @@
+//! One small page per class of miss seen on shops the rules were not
+//! written against, for which list is the page's: the main list among
+//! rails and tiles, lists that live only in page state, markup items and
+//! the cards they describe, classified ads.
+
+use crate::class_tests::{grid, prices};
+use crate::listing_tests::{get, run};
+use crate::PageKind;
+use serde_json::json;
+
+#[test]
+fn a_row_of_category_tiles_does_not_join_a_list() {
+    // Tiles that lead elsewhere (other path depth) stay out.
+    let mut body = grid("en", |i| {
+        format!("<li class=\"card\"><a href=\"/p/item-{i}\">Lamp {i}</a><span class=\"price\">${i}9.00</span></li>")
+    });
+    body = body.replace(
+        "</ul>",
+        "<li class=\"card\"><a href=\"/c/lamps/floor/all\">All floor lamps</a></li></ul>",
+    );
+    let x = run("https://lamps.example.com/c/lamps", &body);
+    assert_eq!(x.records.len(), 6, "{:?}", x.records);
+}
+
+#[test]
+fn a_featured_rail_is_not_the_main_list() {
+    let rail: String = (1..=4)
+        .map(|i| format!("<div class=\"tile\"><a href=\"/p/best-{i}\">Best seller {i}</a><span class=\"price\">$9{i}.00</span></div>"))
+        .collect();
+    let main: String = (1..=3)
+        .map(|i| format!("<li class=\"product\"><a href=\"/p/tent-{i}\">Tent {i}</a><span class=\"price\">${i}49.00</span></li>"))
+        .collect();
+    let body = format!(
+        "<html lang=\"en\"><body><h1>Tents</h1><section><h2>Best sellers</h2><div class=\"rail\">{rail}</div></section><ul class=\"products\">{main}</ul></body></html>"
+    );
+    let x = run("https://gear.example.com/tents", &body);
+    let names: Vec<_> = x.records.iter().filter_map(|r| get(r, "name")).collect();
+    assert_eq!(names, ["Tent 1", "Tent 2", "Tent 3"], "{:?}", x.notes);
+}
+
+#[test]
+fn a_list_that_lives_only_in_page_state_is_read() {
+    let state = json!({
+        "props": {"catalog": {"hits": [
+            {"title": "Trail Shoe", "url": "/trail-shoe", "priceInfo": {"amount": 89.5, "currencyCode": "EUR"}},
+            {"title": "Road Shoe", "url": "/road-shoe", "priceInfo": {"amount": 99, "currencyCode": "EUR"}},
+            {"title": "Track Spike", "url": "/track-spike", "priceInfo": {"amount": 120, "currencyCode": "EUR"}}
+        ]}}
+    });
+    let body = format!(
+        "<html lang=\"de\"><body><div id=\"app\"></div><script>window.__SHOP_STATE__ = {state};</script></body></html>"
+    );
+    let x = run("https://shoes.example.com/laufen", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(x.records.len(), 3, "{:?}", x.records);
+    assert_eq!(get(&x.records[0], "name"), Some("Trail Shoe"));
+    assert_eq!(get(&x.records[0], "price"), Some("89.5"));
+    assert_eq!(get(&x.records[0], "currency"), Some("EUR"));
+    assert_eq!(
+        get(&x.records[0], "url"),
+        Some("https://shoes.example.com/trail-shoe")
+    );
+}
+
+#[test]
+fn a_normalized_state_cache_is_a_list() {
+    // Apollo-style caches keep products as the values of an object keyed by
+    // type and id, not as an array.
+    let state = json!({
+        "ROOT_QUERY": {"search": {"__ref": "Search:1"}},
+        "Product:11": {"__typename": "Product", "name": "Desk Lamp", "url": "/p/desk-lamp", "price": {"value": 24.0, "currency": "USD"}},
+        "Product:12": {"__typename": "Product", "name": "Floor Lamp", "url": "/p/floor-lamp", "price": {"value": 64.0, "currency": "USD"}},
+        "Product:13": {"__typename": "Product", "name": "Wall Lamp", "url": "/p/wall-lamp", "price": {"value": 34.0, "currency": "USD"}}
+    });
+    let body = format!(
+        "<html lang=\"en\"><body><div id=\"root\"></div><script>window.__APOLLO_STATE__={state}</script></body></html>"
+    );
+    let x = run("https://lamps.example.com/lamps", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(x.records.len(), 3, "{:?}", x.records);
+    assert_eq!(
+        get(&x.records[1], "url"),
+        Some("https://lamps.example.com/p/floor-lamp")
+    );
+}
+
+#[test]
+fn app_routes_are_the_cards_addresses() {
+    let body = grid("en", |i| {
+        format!("<li class=\"block\"><a href=\"#%21/content/6{i}\" class=\"livelink\" title=\"Asset {i}\">Asset {i}</a><span class=\"price\">${i}</span></li>")
+    });
+    let x = run("https://store.example.com/en/#!/search/query=games", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(x.records.len(), 6, "{:?}", x.records);
+    assert_eq!(
+        get(&x.records[1], "url"),
+        Some("https://store.example.com/en/#!/content/62")
+    );
+}
+
+#[test]
+fn cards_the_markup_list_leaves_out_are_read_in_page_order() {
+    // The page's ItemList names cards 2-6; card 1 (a paid placement) is in
+    // the grid in the same shape but not in the markup.
+    let items: Vec<String> = (2..=6)
+        .map(|i| {
+            format!(
+                r#"{{"@type":"ListItem","position":{},"item":{{"@type":"Product","name":"Boat {i}","url":"https://boats.example/item/4000{i}","offers":{{"@type":"Offer","price":"{i}0000","priceCurrency":"NOK"}}}}}}"#,
+                i - 1
+            )
+        })
+        .collect();
+    let ld = format!(
+        r#"<script type="application/ld+json">{{"@context":"https://schema.org","@type":"ItemList","itemListElement":[{}]}}</script>"#,
+        items.join(",")
+    );
+    let cards: String = (1..=6)
+        .map(|i| {
+            format!(
+                "<article class=\"card\"><a href=\"/item/4000{i}\"><img src=\"/{i}.jpg\" alt=\"\"><h2>Boat {i}</h2></a><span class=\"price\">{i}0 000 kr</span></article>"
+            )
+        })
+        .collect();
+    let body = format!("<html lang=\"no\"><head>{ld}</head><body><h1>Boats</h1><div class=\"grid\">{cards}</div></body></html>");
+    let x = run("https://boats.example/search", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    let names: Vec<_> = x.records.iter().map(|r| get(r, "name")).collect();
+    assert_eq!(names[0], Some("Boat 1"), "{names:?}");
+    assert_eq!(x.records.len(), 6);
+    let first: Option<f64> = prices(&x)[0].and_then(|p| p.parse().ok());
+    assert_eq!(first, Some(10000.0));
+}
+
+#[test]
+fn state_paths_under_the_apps_base_take_the_prefix_the_cards_show() {
+    // The state writes product paths from the app's base; the site serves
+    // the app under /no/shopping, as the cards that are links show.
+    let hits: Vec<serde_json::Value> = (1..=4)
+        .map(|i| json!({"name": format!("Board {i}"), "url": format!("/pl/cl10/{i}000/Board-{i}/"), "price": {"amount": 100 * i, "currency": "NOK"}}))
+        .collect();
+    let state = json!({ "search": { "products": hits } });
+    let cards: String = (1..=4)
+        .map(|i| {
+            // Cards 3 and 4 are buttons: their address is only in the state.
+            let name = if i <= 2 {
+                format!("<a href=\"/no/shopping/pl/cl10/{i}000/Board-{i}/\"><h3>Board {i}</h3></a>")
+            } else {
+                format!("<button><h3>Board {i}</h3></button>")
+            };
+            format!("<div class=\"card\">{name}<span class=\"price\">{i}00 kr</span></div>")
+        })
+        .collect();
+    let body = format!(
+        "<html lang=\"no\"><body><div class=\"grid\">{cards}</div>\
+         <script type=\"application/json\" id=\"initial\">{state}</script></body></html>"
+    );
+    let x = run(
+        "https://shop.example.com/no/shopping/results?q=board",
+        &body,
+    );
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    let urls: Vec<_> = x.records.iter().map(|r| get(r, "url")).collect();
+    assert_eq!(
+        urls,
+        (1..=4)
+            .map(|i| Some(format!(
+                "https://shop.example.com/no/shopping/pl/cl10/{i}000/Board-{i}/"
+            )))
+            .collect::<Vec<_>>()
+            .iter()
+            .map(|u| u.as_deref())
+            .collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn markup_products_that_point_into_the_page_are_its_cards() {
+    // Every product of the markup has the page's own URL with a fragment of
+    // its own: they describe the cards, whose links are the products' pages.
+    let graph: Vec<serde_json::Value> = (1..=4)
+        .map(|i| json!({"@type": "Product", "name": format!("Flat, {i} rooms, 50 m2"), "url": format!("https://homes.example/sale/#search-realty-{i}"), "offers": {"@type": "Offer", "price": format!("{i}9000"), "priceCurrency": "USD"}}))
+        .collect();
+    let ld = json!([{ "@context": "http://schema.org", "@graph": graph }]);
+    let cards: String = (1..=4)
+        .map(|i| {
+            format!(
+                "<section class=\"ticket\" id=\"search-realty-{i}\"><a href=\"/realty-flat-{i}00{i}.html\"><img src=\"/{i}.jpg\" alt=\"\"></a>\
+                 <h3><a href=\"/realty-flat-{i}00{i}.html\">Green street {i}</a></h3><b class=\"price\">{i}9 000 $</b></section>"
+            )
+        })
+        .collect();
+    let body = format!(
+        "<html lang=\"uk\"><head><script type=\"application/ld+json\">{ld}</script></head>\
+         <body><h1>Flats for sale</h1><div class=\"results\">{cards}</div></body></html>"
+    );
+    let x = run("https://homes.example/sale/", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(x.records.len(), 4, "{:?}", x.records);
+    assert_eq!(
+        get(&x.records[1], "url"),
+        Some("https://homes.example/realty-flat-2002.html")
+    );
+    assert_eq!(get(&x.records[1], "name"), Some("Green street 2"));
+}
+
+#[test]
+fn two_sellers_items_of_one_name_are_two_records() {
+    // Microdata offers that name no URL: equal names are different ads.
+    let body = grid("fr", |i| {
+        let name = if i % 2 == 0 {
+            "Iphone 5s".to_string()
+        } else {
+            format!("Iphone {i}")
+        };
+        format!(
+            "<li itemscope itemtype=\"http://schema.org/Offer\"><a href=\"/telephonie/11163{i}.htm\">\
+             <h2 itemprop=\"name\">{name}</h2><span itemprop=\"price\" content=\"{i}75\">{i}75 €</span>\
+             <meta itemprop=\"priceCurrency\" content=\"EUR\"></a></li>"
+        )
+    });
+    let x = run("https://annonces.example.fr/telephonie/", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(x.records.len(), 6, "{:?}", x.records);
+    assert_eq!(
+        get(&x.records[3], "url"),
+        Some("https://annonces.example.fr/telephonie/111634.htm")
+    );
+}
+
+#[test]
+fn a_heading_with_a_label_is_named_by_its_link() {
+    // "<h2><a>2016 Artuke Joven</a> <small>(Rotwein)</small></h2>": the
+    // product's name is its link's text, not the type label beside it.
+    let body = grid("de", |i| {
+        format!(
+            "<li class=\"artikel\"><h2><a href=\"/wein/{i}-joven.php\">201{i} Artuke Joven</a> <small>(Rotwein)</small></h2>\
+             <span class=\"preis\">{i},25 €</span></li>"
+        )
+    });
+    let x = run("https://wein.example.de/rioja/", &body);
+    assert_eq!(get(&x.records[0], "name"), Some("2011 Artuke Joven"));
+}
+
+#[test]
+fn state_products_keyed_by_id_with_money_in_units_and_nanos_are_the_list() {
+    // A store normalized by id: the list is the map's values; amounts are
+    // whole units and billionths inside a price range. Only the first two
+    // products are rendered as cards.
+    let money =
+        |units: u64, nanos: u64| json!({"currencyCode": "USD", "units": units, "nanos": nanos});
+    let mut by_id = serde_json::Map::new();
+    for i in 1..=8u64 {
+        by_id.insert(
+            format!("{i}00{i}"),
+            json!({
+                "id": format!("{i}00{i}"),
+                "name": format!("Wool Sweater {i}"),
+                "productPageUrl": format!("/s/wool-sweater-{i}/{i}00{i}"),
+                "price": {
+                    "totalPriceRange": {"min": money(40 + i, 490_000_000), "max": money(60 + i, 0)},
+                    "regular": {"priceRange": {"min": money(99, 0), "max": money(99, 0)}}
+                }
+            }),
+        );
+    }
+    let state = json!({"productResults": {"productsById": by_id}});
+    let cards: String = (1..=2)
+        .map(|i| format!("<article><a href=\"/s/wool-sweater-{i}/{i}00{i}\"><h3>Wool Sweater {i}</h3></a><span>${}.49</span></article>", 40 + i))
+        .collect();
+    let body = format!(
+        "<html lang=\"en\"><body><h1>Results for sweater</h1><main class=\"results\">{cards}</main>\
+         <script>window.__INITIAL_CONFIG__ = {state};</script></body></html>"
+    );
+    let x = run("https://shop.example.com/sr?keyword=sweater", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(x.records.len(), 8, "{:?}", x.records);
+    let third = x
+        .records
+        .iter()
+        .find(|r| get(r, "name") == Some("Wool Sweater 3"))
+        .expect("the third product");
+    assert_eq!(get(third, "price"), Some("43.49"));
+    assert_eq!(get(third, "currency"), Some("USD"));
+    assert_eq!(
+        get(third, "url"),
+        Some("https://shop.example.com/s/wool-sweater-3/3003")
+    );
+}
+
+#[test]
+fn a_markup_item_that_links_to_one_card_does_not_make_a_listing_a_product() {
+    // The markup describes an open house of the third listing (an event
+    // with an offer); the page is the list of listings.
+    let event = json!({"@context": "https://schema.org", "@type": "Event", "name": "Open house at Elm Street 3",
+        "url": "https://rent.example.com/building/elm-3/1a", "offers": {"@type": "Offer", "price": "12", "priceCurrency": "USD"}});
+    let body = grid("en", |i| {
+        format!(
+            "<li class=\"listing-card\"><a href=\"https://rent.example.com/building/elm-{i}/1a?featured=1\"><img src=\"/{i}.jpg\" alt=\"\"></a>\
+             <a href=\"https://rent.example.com/building/elm-{i}/1a\">Elm Street {i}</a><span class=\"price\">$2,{i}50</span></li>"
+        )
+    })
+    .replace("<body>", &format!("<body><script type=\"application/ld+json\">{event}</script>"));
+    let x = run("https://rent.example.com/for-rent/nyc", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(x.records.len(), 6, "{:?}", x.records);
+    assert_eq!(prices(&x)[2], Some("2350"));
+}
+
+#[test]
+fn a_buy_entry_of_the_site_menu_is_not_a_product_of_the_page() {
+    // "Buy" and "Rent" head the site's menu of a property site; the page is
+    // a list of properties.
+    let menu = "<div class=\"header-container\"><div class=\"dropdownMenu-module__nav\">\
+                <div data-qa=\"action-buy\"><button><span>Buy now</span></button></div>\
+                <a href=\"/rent\">Rent</a></div></div>";
+    let body = grid("en", |i| {
+        format!(
+            "<li class=\"posting\"><h2 class=\"price\">USD {i}80.000</h2>\
+             <h3><a href=\"/listing/flat-in-palermo-5711{i}.html\">Bright flat of {i} rooms near the park</a></h3></li>"
+        )
+    })
+    .replace("<body>", &format!("<body>{menu}"));
+    let x = run("https://homes.example.com.ar/flats-for-sale.html", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(x.records.len(), 6, "{:?}", x.records);
+}
+
+#[test]
+fn a_list_of_classified_ads_is_the_pages_list_not_advertising() {
+    // Every card and the list itself are named "ad"; the price sits in an
+    // element of a "price-shipping" block.
+    let cards: String = (1..=5)
+        .map(|i| {
+            format!(
+                "<li class=\"ad-listitem\"><article class=\"aditem\"><a href=\"/s-ad/flat-{i}/33748330{i}-203\"><img src=\"/{i}.jpg\" alt=\"\"></a>\
+                 <h2><a href=\"/s-ad/flat-{i}/33748330{i}-203\">Bright flat {i}</a></h2>\
+                 <p class=\"aditem-main--price-shipping--price\">1.{i}90 € <span class=\"aditem-main--price-shipping--old-price\">1.{i}99 €</span></p>\
+                 </article></li>"
+            )
+        })
+        .collect();
+    let body = format!(
+        "<html lang=\"de\"><body><h1>Flats to rent</h1><ul class=\"itemlist ad-list\">{cards}</ul>\
+         <div class=\"ad-slot\"><a href=\"https://ads.example.net/c\">Buy a car</a> 9.999 €</div></body></html>"
+    );
+    let x = run("https://classifieds.example.de/s-flats/berlin/c203", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(x.records.len(), 5, "{:?}", x.records);
+    assert_eq!(prices(&x)[2], Some("1390"));
+}
+
+#[test]
+fn markup_items_without_links_are_the_cards_that_show_their_pictures() {
+    // Per-card markup names each flat (cut short) with its picture and
+    // price but no link; a summary product states the result count. The
+    // cards link the flats and show the pictures in other sizes.
+    let mut blocks = vec![
+        json!({"@context": "http://schema.org", "@type": "Product", "name": "521 Apartment for rent",
+        "offers": {"@type": "AggregateOffer", "offerCount": 521, "lowPrice": 1714, "highPrice": 6450, "priceCurrency": "CHF"}}),
+    ];
+    for i in 1..=5 {
+        blocks.push(json!({"@context": "http://schema.org", "@type": "Product",
+            "name": format!("Bright flat number {i} near the lake..., Rue Neuve {i}, CHF {i}714"),
+            "image": format!("https://media.example.ch/t_small/listings/400208667{i}/image/e201d75fd2e7d6d614b6bb322981a38{i}.jpg"),
+            "offers": [{"@type": "Offer", "price": i * 1000 + 714, "priceCurrency": "CHF"}]}));
+    }
+    let scripts: String = blocks
+        .iter()
+        .map(|b| format!("<script type=\"application/ld+json\">{b}</script>"))
+        .collect();
+    let cards: String = (1..=5)
+        .map(|i| {
+            format!(
+                "<div class=\"listing-card\"><a href=\"/rent/400208667{i}\">\
+                 <img src=\"https://media.example.ch/listings/400208667{i}/image/e201d75fd2e7d6d614b6bb322981a38{i}.jpg\" alt=\"\">\
+                 <p class=\"title\">Bright flat number {i} near the lake with a view</p><span class=\"price\">CHF {i},714.–</span></a></div>"
+            )
+        })
+        .collect();
+    let body = format!(
+        "<html lang=\"en\"><head>{scripts}</head><body><h1>Apartments for rent</h1><div class=\"results\">{cards}</div></body></html>"
+    );
+    let x = run(
+        "https://homes.example.ch/rent/apartment/matching-list",
+        &body,
+    );
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(x.records.len(), 5, "{:?}", x.records);
+    assert_eq!(
+        get(&x.records[2], "url"),
+        Some("https://homes.example.ch/rent/4002086673")
+    );
+    assert_eq!(
+        get(&x.records[2], "name"),
+        Some("Bright flat number 3 near the lake with a view")
+    );
+}
