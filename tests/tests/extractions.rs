@@ -441,6 +441,24 @@ fn webhook_test_and_redeliver() {
         (same.len() >= 2).then_some(same)
     });
     assert_eq!(again[0], again[1], "the same bytes");
+    // Logged as the message's second attempt.
+    let second = wait_for(10, || {
+        let list = c.get(&format!("/webhooks/{id}/attempts?limit=100")).ok();
+        let mine: Vec<Value> = list["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|a| a["msg_id"] == json!(msg))
+            .cloned()
+            .collect();
+        (mine.len() >= 2).then_some(mine)
+    });
+    let mut numbers: Vec<u64> = second
+        .iter()
+        .map(|a| a["attempt"].as_u64().unwrap())
+        .collect();
+    numbers.sort();
+    assert_eq!(numbers, vec![1, 2]);
 
     // A dead-lettered message can be redelivered once the receiver is back.
     receiver

@@ -50,7 +50,7 @@ const WEBHOOKS: store::Table<Endpoint> = store::WEBHOOKS.holding();
 const OUTBOX: store::Table<OutboxEntry> = store::OUTBOX.holding();
 
 /// `attempts`, read and written through this module only.
-const ATTEMPTS: store::Table<Attempt> = store::ATTEMPTS.holding();
+pub(super) const ATTEMPTS: store::Table<Attempt> = store::ATTEMPTS.holding();
 
 /// `messages`, read and written through this module only.
 const MESSAGES: store::Table<OutboxEntry> = store::MESSAGES.holding();

@@ -31,8 +31,9 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(redeliver))
 }
 
-/// A sample of an event type's data, in the event's own wire shape.
-pub fn sample(event_type: &str) -> Value {
+/// A sample of an event type's data, in the event's own wire shape, with
+/// this node's `public_url` in the links it carries.
+pub fn sample(event_type: &str, public_url: &str) -> Value {
     use crate::money::Micros;
     use crate::wire::{self, Usd};
     let usd = |micros: i64| Usd(Micros(micros));
@@ -89,6 +90,7 @@ pub fn sample(event_type: &str) -> Value {
         }
         "monitor.changed" | "monitor.unchanged" | "monitor.failed" => {
             let failed = event_type == "monitor.failed";
+            let changed = event_type == "monitor.changed";
             serde_json::to_value(wire::MonitorRunData {
                 monitor_id: "mon_test".into(),
                 run_id: "run_test".into(),
@@ -104,9 +106,16 @@ pub fn sample(event_type: &str) -> Value {
                 reason: failed.then(|| "a test delivery".into()),
                 consecutive_failures: failed.then_some(1),
                 paused: None,
-                changes: Vec::new(),
-                notified: None,
-                changes_url: None,
+                // What a real change tells: the changes (the first 20),
+                // how many were told, and where the whole list is.
+                changes: if changed {
+                    sample_changes()
+                } else {
+                    Vec::new()
+                },
+                notified: changed.then_some(3),
+                changes_url: changed
+                    .then(|| format!("{public_url}/v1/monitors/mon_test/runs/run_test/changes")),
                 baseline: None,
             })
         }
@@ -120,6 +129,38 @@ pub fn sample(event_type: &str) -> Value {
         _ => Ok(Value::Object(Default::default())),
     };
     data.expect("a sample serializes")
+}
+
+/// A sample monitor run's changes: a product added and two price moves.
+fn sample_changes() -> Vec<crate::wire::MonitorChange> {
+    let change =
+        |kind: &str, n: u32, old: Option<&str>, new: Option<&str>| crate::wire::MonitorChange {
+            kind: kind.into(),
+            identity: format!("url:https://shop.example/lamps/{n}"),
+            name: Some(format!("Lamp {n}")),
+            url: Some(format!("https://shop.example/lamps/{n}")),
+            old_price: old.map(String::from),
+            new_price: new.map(String::from),
+            change: old.zip(new).map(|_| {
+                if kind == "price_down" {
+                    "-5.00"
+                } else {
+                    "2.00"
+                }
+                .into()
+            }),
+            change_percent: old
+                .zip(new)
+                .map(|_| if kind == "price_down" { -12.5 } else { 10.0 }),
+            currency: Some("USD".into()),
+            fields: Vec::new(),
+            notify: true,
+        };
+    vec![
+        change("added", 1, None, Some("19.00")),
+        change("price_down", 2, Some("40.00"), Some("35.00")),
+        change("price_up", 3, Some("20.00"), Some("22.00")),
+    ]
 }
 
 async fn own(state: &AppState, caller: &Caller, id: &str) -> Result<Endpoint, ApiError> {
@@ -152,6 +193,7 @@ async fn test(
             "the endpoint is disabled; enable it to test it",
         ));
     }
+    let public_url = state.config.public_url();
     let queued = state
         .store
         .write_async(move |tx| -> anyhow::Result<Vec<wire::WebhookTestMessage>> {
@@ -159,7 +201,7 @@ async fn test(
             for event_type in &ep.events {
                 let msg_id = crate::ids::new_id("msg");
                 let created = crate::time::now();
-                let data = sample(event_type);
+                let data = sample(event_type, &public_url);
                 let envelope = Envelope {
                     id: &msg_id,
                     event_type,
@@ -232,6 +274,21 @@ async fn redeliver(
                 attempts = attempts.max(e.attempts);
                 super::unqueue(tx, &k)?;
             }
+            // A message delivered already: its attempts are in the log.
+            let logged = tx
+                .scan_json::<super::Attempt>(
+                    super::ATTEMPTS,
+                    &crate::prefix!(ep.id),
+                    None,
+                    usize::MAX,
+                    false,
+                )?
+                .into_iter()
+                .filter(|(_, a)| a.msg_id == first.msg_id)
+                .map(|(_, a)| a.attempt)
+                .max()
+                .unwrap_or(0);
+            attempts = attempts.max(logged);
             let entry = OutboxEntry {
                 attempts,
                 due_ms: chrono::Utc::now().timestamp_millis(),
@@ -248,4 +305,28 @@ async fn redeliver(
         .await?;
     state.webhooks.kick();
     Ok((StatusCode::ACCEPTED, Json(queued)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sample;
+
+    #[test]
+    fn a_sample_change_carries_what_a_real_one_does() {
+        let data = sample("monitor.changed", "https://fn.example");
+        let changes = data["changes"].as_array().unwrap();
+        assert_eq!(changes.len(), 3);
+        assert_eq!(data["notified"], 3);
+        assert_eq!(
+            data["changes_url"],
+            "https://fn.example/v1/monitors/mon_test/runs/run_test/changes"
+        );
+        // The counts agree with the changes: one added, two price moves.
+        assert_eq!(data["added"], 1);
+        assert_eq!(data["price_moves"], 2);
+        assert!(changes.iter().all(|c| c["notify"] == true));
+        // An unchanged run tells none.
+        let quiet = sample("monitor.unchanged", "https://fn.example");
+        assert!(quiet.get("changes_url").is_none_or(|u| u.is_null()));
+    }
 }
