@@ -91,6 +91,9 @@ pub fn build(
     add_error_schemas(&mut doc);
     add_common_header_components(&mut doc);
     add_planned(&mut doc, open);
+    if open.iter().any(|o| o == "mcp") {
+        add_mcp(&mut doc);
+    }
     finish_operations(&mut doc);
     add_links(&mut doc);
     doc["webhooks"] = webhooks(open);
@@ -144,6 +147,56 @@ fn add_planned(doc: &mut Value, open: &[String]) {
                 "x-fnhost-planned": true,
             });
         }
+    }
+}
+
+/// The tool-protocol server, once its switch opens it (MCP.md): one path
+/// of the Model Context Protocol's Streamable HTTP transport, whose
+/// messages are JSON-RPC; the protocol defines their shapes.
+fn add_mcp(doc: &mut Value) {
+    let session = json!({
+        "name": "Mcp-Session-Id", "in": "header", "required": false,
+        "description": "The session the server assigned in its answer to `initialize`; required after it.",
+        "schema": { "type": "string" },
+    });
+    let message = json!({ "type": "object", "description": "A JSON-RPC 2.0 message of the Model Context Protocol (2025-11-25)." });
+    doc["paths"]["/mcp"] = json!({
+        "post": {
+            "tags": ["mcp"],
+            "summary": "Send a protocol message",
+            "description": "Preview (switch `mcp`). One JSON-RPC request, notification or response. `Accept` must list both application/json and text/event-stream. Every tool is one REST operation run with this request's key: its scopes, caps and money rules hold (MCP.md).",
+            "operationId": "mcpPost",
+            "parameters": [session.clone()],
+            "requestBody": { "required": true, "content": { "application/json": { "schema": message.clone() } } },
+            "responses": {
+                "200": { "description": "The answer to a request", "content": {
+                    "application/json": { "schema": message.clone() },
+                    "text/event-stream": { "schema": { "type": "string" } },
+                } },
+                "202": { "description": "A notification or response, accepted" },
+            },
+        },
+        "get": {
+            "tags": ["mcp"],
+            "summary": "Open the server's message stream",
+            "description": "Preview (switch `mcp`). Server-sent events carrying the server's messages to the session.",
+            "operationId": "mcpStream",
+            "parameters": [session.clone()],
+            "responses": { "200": { "description": "The session's stream", "content": { "text/event-stream": { "schema": { "type": "string" } } } } },
+        },
+        "delete": {
+            "tags": ["mcp"],
+            "summary": "End the session",
+            "description": "Preview (switch `mcp`).",
+            "operationId": "mcpEnd",
+            "parameters": [session],
+            "responses": { "200": { "description": "The session ended" } },
+        },
+    });
+    if let Some(tags) = doc["tags"].as_array_mut() {
+        tags.push(
+            json!({ "name": "mcp", "description": "The tool-protocol server (preview: mcp)" }),
+        );
     }
 }
 
@@ -503,6 +556,21 @@ mod tests {
             let name = data.as_str().unwrap().rsplit('/').next().unwrap();
             assert!(doc["components"]["schemas"][name].is_object(), "{event}");
         }
+    }
+
+    #[test]
+    fn the_opened_tool_server_is_documented() {
+        let doc = crate::app::document_of(&["mcp".into()]);
+        for method in ["post", "get", "delete"] {
+            let op = &doc["paths"]["/mcp"][method];
+            assert_eq!(op["tags"][0], "mcp", "{method}");
+            assert!(
+                op["responses"]["401"].is_object(),
+                "{method}: the key is checked"
+            );
+        }
+        assert!(doc["paths"]["/mcp/{rest}"].is_null(), "only /mcp is served");
+        assert!(crate::app::document()["paths"]["/mcp"]["post"]["responses"]["501"].is_object());
     }
 
     #[test]
