@@ -612,4 +612,41 @@ fn a_monitors_price_history_in_headless_chromium() {
         String::from_utf8_lossy(&run.stderr)
     );
     assert!(out.join("22-monitor-price-history.png").is_file());
+
+    // An extraction's pages: the list, its rows, events and receipts.
+    let ext = c
+        .post(
+            "/extractions",
+            json!({ "url": shop.url("/lamps"), "entity": "lamp", "max_spend_usd": 0.05 }),
+        )
+        .ok();
+    let ext_id = ext["id"].as_str().unwrap().to_string();
+    wait_for(30, || {
+        let e = c.get(&format!("/extractions/{ext_id}")).ok();
+        (e["status"] != "running").then_some(())
+    });
+    let (d, _) = sign_in(&s, &a.live);
+    let list = d.get("/dashboard/extractions");
+    assert_eq!(list.status, 200, "{}", list.text);
+    assert!(
+        list.text
+            .contains(&format!("/dashboard/extractions/{ext_id}")),
+        "{}",
+        list.text
+    );
+    let rows = d.get(&format!("/dashboard/extractions/{ext_id}"));
+    assert_eq!(rows.status, 200);
+    assert!(rows.text.contains("Amber Lamp"), "{}", rows.text);
+    for tab in ["events", "receipts"] {
+        let p = d.get(&format!("/dashboard/extractions/{ext_id}/{tab}"));
+        assert_eq!(p.status, 200, "{tab}: {}", p.text);
+        assert!(p.text.contains(&ext_id), "{tab}");
+    }
+    // A session is not an extraction, nor the other way round.
+    let session = c
+        .post("/sessions", json!({ "query": "lamps FN_TEST_DECLINE" }))
+        .json();
+    let sid = session["id"].as_str().unwrap();
+    assert_eq!(d.get(&format!("/dashboard/extractions/{sid}")).status, 404);
+    assert_eq!(d.get(&format!("/dashboard/sessions/{ext_id}")).status, 404);
 }

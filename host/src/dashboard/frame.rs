@@ -16,6 +16,7 @@ use super::html::{document, html, notice, E};
 pub enum Nav {
     Balance,
     Sessions,
+    Extractions,
     Monitors,
     Keys,
     Webhooks,
@@ -26,6 +27,7 @@ pub enum Nav {
 const NAV: &[(Nav, &str, &str)] = &[
     (Nav::Balance, "/dashboard/balance", "Balance"),
     (Nav::Sessions, "/dashboard/sessions", "Sessions"),
+    (Nav::Extractions, "/dashboard/extractions", "Extractions"),
     (Nav::Monitors, "/dashboard/monitors", "Monitors"),
     (Nav::Keys, "/dashboard/keys", "Keys"),
     (Nav::Webhooks, "/dashboard/webhooks", "Webhooks"),

@@ -6,7 +6,7 @@
 //! - `auth`: sign-in, sign-out, the session cookie, CSRF, scopes.
 //! - `html`: escaping and the page frame.
 //! - `balance`: balance, open reserves, the spend chart.
-//! - `sessions`: the sessions list; one session's rows, events (live) and receipts.
+//! - `sessions`: the sessions and the extractions; one run's rows, events (live) and receipts.
 //! - `monitors`: the monitors; one monitor's runs, changes and price history.
 //! - `keys`: the keys of the signed-in mode; rename and revoke.
 //! - `webhooks`: endpoints, their attempts, the account default secret.
@@ -48,6 +48,23 @@ pub fn routes() -> Router<AppState> {
             get(sessions::events_json),
         )
         .route("/dashboard/sessions/{id}/receipts", get(sessions::receipts))
+        .route("/dashboard/extractions", get(sessions::extractions))
+        .route(
+            "/dashboard/extractions/{id}",
+            get(sessions::extraction_rows),
+        )
+        .route(
+            "/dashboard/extractions/{id}/events",
+            get(sessions::extraction_events),
+        )
+        .route(
+            "/dashboard/extractions/{id}/events.json",
+            get(sessions::extraction_events_json),
+        )
+        .route(
+            "/dashboard/extractions/{id}/receipts",
+            get(sessions::extraction_receipts),
+        )
         .route("/dashboard/monitors", get(monitors::list))
         .route("/dashboard/monitors/{id}", get(monitors::detail))
         .route("/dashboard/keys", get(keys::page))

@@ -23,6 +23,36 @@ use crate::wire::KeyScope;
 const PAGE: usize = 25;
 const ROWS_PAGE: usize = 50;
 
+/// Which runs a page shows: sessions, or extractions (preview switch
+/// `extractions`), whose pages are the same but for their names.
+#[derive(Clone, Copy)]
+struct Of {
+    kind: sessions::Kind,
+    base: &'static str,
+    nav: Nav,
+    noun: &'static str,
+    plural: &'static str,
+    empty: &'static str,
+}
+
+const SESSIONS: Of = Of {
+    kind: sessions::Kind::Session,
+    base: "/dashboard/sessions",
+    nav: Nav::Sessions,
+    noun: "Session",
+    plural: "Sessions",
+    empty: "No sessions yet in this mode. Start one with <code>POST /v1/sessions</code>.",
+};
+
+const EXTRACTIONS: Of = Of {
+    kind: sessions::Kind::Extraction,
+    base: "/dashboard/extractions",
+    nav: Nav::Extractions,
+    noun: "Extraction",
+    plural: "Extractions",
+    empty: "No extractions yet in this mode (POST /v1/extractions, preview switch <code>extractions</code>).",
+};
+
 #[derive(Deserialize)]
 pub struct After {
     after: Option<String>,
@@ -32,53 +62,70 @@ fn internal(e: impl Into<anyhow::Error>) -> Response {
     ApiError::internal(e).into_response()
 }
 
-fn not_found(dash: &Dash) -> Response {
+fn not_found(dash: &Dash, of: Of) -> Response {
     frame::page_with_status(
         dash,
-        Nav::Sessions,
-        "Session not found",
-        &html::notice("error", "No session with this id in this account and mode."),
+        of.nav,
+        &format!("{} not found", of.noun),
+        &html::notice(
+            "error",
+            &format!(
+                "No {} with this id in this account and mode.",
+                of.noun.to_lowercase()
+            ),
+        ),
         StatusCode::NOT_FOUND,
     )
 }
 
 /// The session `id` if it belongs to the signed-in account and mode.
-async fn own(state: &AppState, dash: &Dash, id: &str) -> Result<Option<Session>, Response> {
+async fn own(state: &AppState, dash: &Dash, of: Of, id: &str) -> Result<Option<Session>, Response> {
     let id = id.to_string();
     let s = state
         .store
         .read_async(move |tx| sessions::get(tx, &id))
         .await
         .map_err(internal)?;
-    Ok(s.filter(|s| {
-        s.kind == sessions::Kind::Session && s.account == dash.account.id && s.mode == dash.key.mode
-    }))
+    Ok(s.filter(|s| s.kind == of.kind && s.account == dash.account.id && s.mode == dash.key.mode))
 }
 
 /// The session `id` for one of its pages: the page that says why not when
 /// the key lacks `sessions:read` or the session is not the account's.
-async fn readable(state: &AppState, dash: &Dash, id: &str) -> Result<Session, Response> {
+async fn readable(state: &AppState, dash: &Dash, of: Of, id: &str) -> Result<Session, Response> {
     if !dash.can(KeyScope::SessionsRead) {
         let missing = html::missing_scope(KeyScope::SessionsRead);
-        return Err(frame::page(dash, Nav::Sessions, "Session", &missing));
+        return Err(frame::page(dash, of.nav, of.noun, &missing));
     }
-    match own(state, dash, id).await? {
+    match own(state, dash, of, id).await? {
         Some(s) => Ok(s),
-        None => Err(not_found(dash)),
+        None => Err(not_found(dash, of)),
     }
 }
 
-pub async fn list(State(state): State<AppState>, dash: Dash, Query(q): Query<After>) -> Response {
+pub async fn list(state: State<AppState>, dash: Dash, q: Query<After>) -> Response {
+    list_of(SESSIONS, state, dash, q).await
+}
+
+pub async fn extractions(state: State<AppState>, dash: Dash, q: Query<After>) -> Response {
+    list_of(EXTRACTIONS, state, dash, q).await
+}
+
+async fn list_of(
+    of: Of,
+    State(state): State<AppState>,
+    dash: Dash,
+    Query(q): Query<After>,
+) -> Response {
     if !dash.can(KeyScope::SessionsRead) {
         return frame::page(
             &dash,
-            Nav::Sessions,
-            "Sessions",
+            of.nav,
+            of.plural,
             &html::missing_scope(KeyScope::SessionsRead),
         );
     }
     let after = match &q.after {
-        Some(id) => match own(&state, &dash, id).await {
+        Some(id) => match own(&state, &dash, of, id).await {
             Ok(Some(s)) => Some(s),
             Ok(None) => None,
             Err(r) => return r,
@@ -88,16 +135,7 @@ pub async fn list(State(state): State<AppState>, dash: Dash, Query(q): Query<Aft
     let (account, mode) = (dash.account.id.clone(), dash.key.mode);
     let list = match state
         .store
-        .read_async(move |tx| {
-            sessions::list(
-                tx,
-                sessions::Kind::Session,
-                &account,
-                mode,
-                after.as_ref(),
-                PAGE + 1,
-            )
-        })
+        .read_async(move |tx| sessions::list(tx, of.kind, &account, mode, after.as_ref(), PAGE + 1))
         .await
     {
         Ok(l) => l,
@@ -106,20 +144,19 @@ pub async fn list(State(state): State<AppState>, dash: Dash, Query(q): Query<Aft
     let more = list.len() > PAGE;
     let mut main = String::new();
     if list.is_empty() {
-        main.push_str(
-            "<p class=\"empty\">No sessions yet in this mode. Start one with <code>POST /v1/sessions</code>.</p>",
-        );
+        let _ = write!(main, "<p class=\"empty\">{}</p>", of.empty);
     } else {
         main.push_str(
-            "<table id=\"sessions\"><thead><tr><th>Session</th><th>Status</th><th>Query</th><th class=\"num\">Spend</th>\
+            "<table id=\"sessions\"><thead><tr><th>Id</th><th>Status</th><th>Query</th><th class=\"num\">Spend</th>\
              <th class=\"num\">Rows</th><th class=\"num\">Qualified</th><th>Created</th></tr></thead><tbody>",
         );
         for s in list.iter().take(PAGE) {
             let spend = s.settled + s.pending_spend();
             let _ = write!(
                 main,
-                "<tr><td><a href=\"/dashboard/sessions/{id}\"><code>{id}</code></a></td><td>{status}</td><td class=\"query\">{query}</td>\
+                "<tr><td><a href=\"{base}/{id}\"><code>{id}</code></a></td><td>{status}</td><td class=\"query\">{query}</td>\
                  <td class=\"num\">{spend}</td><td class=\"num\">{rows}</td><td class=\"num\">{qualified}</td><td>{created}</td></tr>",
+                base = of.base,
                 id = E(&s.id),
                 status = pill(s.status.as_str()),
                 query = E(&s.query),
@@ -132,11 +169,16 @@ pub async fn list(State(state): State<AppState>, dash: Dash, Query(q): Query<Aft
         main.push_str("</tbody></table>");
         if more {
             if let Some(last) = list.get(PAGE - 1) {
-                let _ = write!(main, "<p class=\"pager\"><a href=\"/dashboard/sessions?after={}\">Older sessions →</a></p>", E(&last.id));
+                let _ = write!(
+                    main,
+                    "<p class=\"pager\"><a href=\"{}?after={}\">Older →</a></p>",
+                    of.base,
+                    E(&last.id)
+                );
             }
         }
     }
-    frame::page(&dash, Nav::Sessions, "Sessions", &main)
+    frame::page(&dash, of.nav, of.plural, &main)
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -147,7 +189,7 @@ enum Tab {
 }
 
 /// The summary and tabs shared by a session's pages.
-fn header(s: &Session, tab: Tab) -> String {
+fn header(of: Of, s: &Session, tab: Tab) -> String {
     let mut out = String::new();
     let spend = s.settled + s.pending_spend();
     let mut extra = String::new();
@@ -205,7 +247,8 @@ fn header(s: &Session, tab: Tab) -> String {
         };
         let _ = write!(
             out,
-            "<a href=\"/dashboard/sessions/{}{suffix}\"{current}>{label}</a>",
+            "<a href=\"{}/{}{suffix}\"{current}>{label}</a>",
+            of.base,
             E(&s.id)
         );
     }
@@ -234,12 +277,31 @@ fn price_cell(record: &Value) -> String {
 }
 
 pub async fn rows(
+    state: State<AppState>,
+    dash: Dash,
+    id: Path<String>,
+    q: Query<After>,
+) -> Response {
+    rows_of(SESSIONS, state, dash, id, q).await
+}
+
+pub async fn extraction_rows(
+    state: State<AppState>,
+    dash: Dash,
+    id: Path<String>,
+    q: Query<After>,
+) -> Response {
+    rows_of(EXTRACTIONS, state, dash, id, q).await
+}
+
+async fn rows_of(
+    of: Of,
     State(state): State<AppState>,
     dash: Dash,
     Path(id): Path<String>,
     Query(q): Query<After>,
 ) -> Response {
-    let s = match readable(&state, &dash, &id).await {
+    let s = match readable(&state, &dash, of, &id).await {
         Ok(s) => s,
         Err(page) => return page,
     };
@@ -258,12 +320,12 @@ pub async fn rows(
         Err(e) => return internal(e),
     };
     let more = rows.len() > ROWS_PAGE;
-    let mut main = header(&s, Tab::Rows);
+    let mut main = header(of, &s, Tab::Rows);
     if rows.is_empty() {
         main.push_str(if s.is_running() {
             "<p class=\"empty\">No rows yet: the run is still going. Follow it on the Events tab.</p>"
         } else {
-            "<p class=\"empty\">This session has no rows.</p>"
+            "<p class=\"empty\">No rows.</p>"
         });
     } else {
         main.push_str(
@@ -294,13 +356,14 @@ pub async fn rows(
             let _ = write!(
                 main,
                 "<tr><td><code>row_{n}</code></td><td class=\"name\">{name}</td><td>{price}</td><td>{brand}</td><td>{avail}</td>\
-                 <td>{qualified}</td><td>{source}</td><td><a href=\"/dashboard/sessions/{sid}/receipts#{rid}\"><code>{rid}</code></a></td>\
+                 <td>{qualified}</td><td>{source}</td><td><a href=\"{base}/{sid}/receipts#{rid}\"><code>{rid}</code></a></td>\
                  <td><details><summary>JSON</summary><pre>{json}</pre></details></td></tr>",
                 name = record_cell(record, "name"),
                 price = price_cell(record),
                 brand = record_cell(record, "brand"),
                 avail = record_cell(record, "availability"),
                 source = html::ext_link(url, domain),
+                base = of.base,
                 sid = E(&s.id),
                 rid = E(receipt),
                 json = esc_json(&serde_json::to_value(row).unwrap_or_default()),
@@ -308,10 +371,15 @@ pub async fn rows(
         }
         main.push_str("</tbody></table>");
         if more {
-            let _ = write!(main, "<p class=\"pager\"><a href=\"/dashboard/sessions/{}?after=row_{last_n}\">More rows →</a></p>", E(&s.id));
+            let _ = write!(
+                main,
+                "<p class=\"pager\"><a href=\"{}/{}?after=row_{last_n}\">More rows →</a></p>",
+                of.base,
+                E(&s.id)
+            );
         }
     }
-    frame::page(&dash, Nav::Sessions, "Session", &main)
+    frame::page(&dash, of.nav, of.noun, &main)
 }
 
 /// One event as a table row.
@@ -325,8 +393,21 @@ fn event_row(e: &events::Event) -> String {
     )
 }
 
-pub async fn events(State(state): State<AppState>, dash: Dash, Path(id): Path<String>) -> Response {
-    let s = match readable(&state, &dash, &id).await {
+pub async fn events(state: State<AppState>, dash: Dash, id: Path<String>) -> Response {
+    events_of(SESSIONS, state, dash, id).await
+}
+
+pub async fn extraction_events(state: State<AppState>, dash: Dash, id: Path<String>) -> Response {
+    events_of(EXTRACTIONS, state, dash, id).await
+}
+
+async fn events_of(
+    of: Of,
+    State(state): State<AppState>,
+    dash: Dash,
+    Path(id): Path<String>,
+) -> Response {
+    let s = match readable(&state, &dash, of, &id).await {
         Ok(s) => s,
         Err(page) => return page,
     };
@@ -340,16 +421,17 @@ pub async fn events(State(state): State<AppState>, dash: Dash, Path(id): Path<St
         Err(e) => return internal(e),
     };
     let last = list.last().map(|e| e.seq).unwrap_or(0);
-    let mut main = header(&s, Tab::Events);
+    let mut main = header(of, &s, Tab::Events);
     if s.is_running() {
         main.push_str("<p class=\"notice info\" id=\"live\" role=\"status\">Live: new events appear as the run goes.</p>");
     }
     let _ = write!(
         main,
         "<table id=\"events\"><thead><tr><th class=\"num\">Seq</th><th>Phase</th><th>At</th><th>Data</th></tr></thead>\
-         <tbody id=\"event-rows\" data-poll=\"/dashboard/sessions/{}/events.json\" data-after=\"{last}\" data-running=\"{}\">",
+         <tbody id=\"event-rows\" data-poll=\"{base}/{}/events.json\" data-after=\"{last}\" data-running=\"{}\">",
         E(&s.id),
-        s.is_running()
+        s.is_running(),
+        base = of.base,
     );
     for e in &list {
         main.push_str(&event_row(e));
@@ -360,7 +442,7 @@ pub async fn events(State(state): State<AppState>, dash: Dash, Path(id): Path<St
             "<p class=\"small\">The first 1000 events are shown; the API has them all.</p>",
         );
     }
-    frame::page(&dash, Nav::Sessions, "Session", &main)
+    frame::page(&dash, of.nav, of.noun, &main)
 }
 
 #[derive(Deserialize)]
@@ -393,6 +475,25 @@ struct DashError {
 
 /// New events after `after`, for the live events page.
 pub async fn events_json(
+    state: State<AppState>,
+    dash: Dash,
+    id: Path<String>,
+    q: Query<EventsQuery>,
+) -> Response {
+    events_json_of(SESSIONS, state, dash, id, q).await
+}
+
+pub async fn extraction_events_json(
+    state: State<AppState>,
+    dash: Dash,
+    id: Path<String>,
+    q: Query<EventsQuery>,
+) -> Response {
+    events_json_of(EXTRACTIONS, state, dash, id, q).await
+}
+
+async fn events_json_of(
+    of: Of,
     State(state): State<AppState>,
     dash: Dash,
     Path(id): Path<String>,
@@ -409,7 +510,7 @@ pub async fn events_json(
                 .into_response(),
         );
     }
-    let s = match own(&state, &dash, &id).await {
+    let s = match own(&state, &dash, of, &id).await {
         Ok(Some(s)) => s,
         Ok(None) => {
             return html::secure(
@@ -453,12 +554,21 @@ pub async fn events_json(
     )
 }
 
-pub async fn receipts(
+pub async fn receipts(state: State<AppState>, dash: Dash, id: Path<String>) -> Response {
+    receipts_of(SESSIONS, state, dash, id).await
+}
+
+pub async fn extraction_receipts(state: State<AppState>, dash: Dash, id: Path<String>) -> Response {
+    receipts_of(EXTRACTIONS, state, dash, id).await
+}
+
+async fn receipts_of(
+    of: Of,
     State(state): State<AppState>,
     dash: Dash,
     Path(id): Path<String>,
 ) -> Response {
-    let s = match readable(&state, &dash, &id).await {
+    let s = match readable(&state, &dash, of, &id).await {
         Ok(s) => s,
         Err(page) => return page,
     };
@@ -474,7 +584,7 @@ pub async fn receipts(
         Ok(l) => l,
         Err(e) => return internal(e),
     };
-    let mut main = header(&s, Tab::Receipts);
+    let mut main = header(of, &s, Tab::Receipts);
     main.push_str(
         "<p class=\"small\">Each receipt is signed with Ed25519 over its canonical JSON; the public keys are at \
          <code>GET /v1/signing-keys</code>.</p>",
@@ -510,5 +620,5 @@ pub async fn receipts(
         }
         main.push_str("</tbody></table>");
     }
-    frame::page(&dash, Nav::Sessions, "Session", &main)
+    frame::page(&dash, of.nav, of.noun, &main)
 }
