@@ -32,6 +32,7 @@ fn insert(map: &mut Map<String, Value>, key: &str, v: Value) {
     if key.is_empty() {
         return;
     }
+    let key = good_relations(key).unwrap_or(key);
     match map.get_mut(key) {
         None => {
             map.insert(key.to_string(), v);
@@ -44,6 +45,39 @@ fn insert(map: &mut Map<String, Value>, key: &str, v: Value) {
     }
 }
 
+/// The schema.org name of a GoodRelations property (`gr:hasCurrencyValue`
+/// in the RDFa of shops of the 2010s is an offer's `price`).
+fn good_relations(key: &str) -> Option<&'static str> {
+    Some(match key {
+        "hasCurrencyValue" => "price",
+        "hasMinCurrencyValue" => "minPrice",
+        "hasCurrency" => "priceCurrency",
+        "hasPriceSpecification" => "priceSpecification",
+        "hasStockKeepingUnit" => "sku",
+        "hasMPN" => "mpn",
+        "hasEAN_UCC-13" => "gtin13",
+        "hasGTIN-14" => "gtin14",
+        "hasBrand" => "brand",
+        "hasInventoryLevel" => "inventoryLevel",
+        _ => return None,
+    })
+}
+
+/// The schema.org type of a GoodRelations class (`gr:Offering` is an
+/// `Offer`, `gr:SomeItems` a `Product`).
+fn good_relations_type(t: &str) -> Option<&'static str> {
+    let name = t.rsplit([':', '/', '#']).next()?;
+    t.contains("gr:")
+        .then_some(())
+        .or_else(|| t.contains("goodrelations").then_some(()))?;
+    Some(match name {
+        "Offering" => "Offer",
+        "ProductOrService" | "ProductOrServiceModel" | "SomeItems" | "Individual" => "Product",
+        "UnitPriceSpecification" | "PriceSpecification" => "UnitPriceSpecification",
+        _ => return None,
+    })
+}
+
 /// The item of a microdata (`itemscope`) or RDFa (`typeof`) scope.
 fn item_of(scope: ElementRef, rdfa: bool, depth: usize) -> Map<String, Value> {
     let mut map = Map::new();
@@ -53,12 +87,14 @@ fn item_of(scope: ElementRef, rdfa: bool, depth: usize) -> Map<String, Value> {
         scope.value().attr_of("itemtype")
     };
     if let Some(t) = ty {
-        map.insert("@type".into(), Value::String(t.trim().to_string()));
+        let t = t.trim();
+        let t = good_relations_type(t).unwrap_or(t);
+        map.insert("@type".into(), Value::String(t.to_string()));
     }
     if depth > 6 {
         return map;
     }
-    walk_props(scope, rdfa, depth, &mut map, 0);
+    walk_props(scope, rdfa, depth, &mut map, 0, None);
     map
 }
 
@@ -80,12 +116,16 @@ fn prop_names<'b>(el: &'b ElementRef, rdfa: bool) -> Vec<&'b str> {
         .unwrap_or_default()
 }
 
-fn walk_props(
-    parent: ElementRef,
+/// `rel`: in RDFa, the link an ancestor names (`rel="gr:hasPriceSpecification"`)
+/// to the resource a nested `typeof` describes, which has no property of its
+/// own (chaining).
+fn walk_props<'a>(
+    parent: ElementRef<'a>,
     rdfa: bool,
     depth: usize,
     map: &mut Map<String, Value>,
     level: usize,
+    rel: Option<&'a str>,
 ) {
     if level > 300 {
         return;
@@ -101,8 +141,20 @@ fn walk_props(
         if matches!(name, "script" | "style" | "template") {
             continue;
         }
-        let names = prop_names(&c, rdfa);
+        let mut names = prop_names(&c, rdfa);
+        // A vocabulary's link ("gr:…", a full IRI), not a link type
+        // ("nofollow").
+        let own_rel = if rdfa {
+            c.value().attr_of("rel").filter(|r| r.contains(':'))
+        } else {
+            None
+        };
         if is_scope(&c, rdfa) {
+            if names.is_empty() {
+                if let Some(r) = rel {
+                    names = r.split_whitespace().collect();
+                }
+            }
             if !names.is_empty() {
                 let item = Value::Object(item_of(c, rdfa, depth + 1));
                 for n in names {
@@ -132,7 +184,7 @@ fn walk_props(
             }
             // A property element may still hold other properties inside.
         }
-        walk_props(c, rdfa, depth, map, level + 1);
+        walk_props(c, rdfa, depth, map, level + 1, own_rel.or(rel));
     }
 }
 
@@ -142,7 +194,25 @@ pub fn items(html: &Html) -> (Vec<Value>, Vec<Value>, Map<String, Value>) {
     let mut rdfa = Vec::new();
     let mut orphans = Map::new();
     let root = html.root_element();
-    top_level(root, &mut micro, &mut rdfa, &mut orphans, false, false, 0);
+    // The document element may be the RDFa item itself (`<html
+    // typeof="gr:Offering">`). (Microdata there is read as orphan
+    // properties, which the product stage takes.)
+    let root_item = root
+        .value()
+        .attr_of("typeof")
+        .is_some_and(|t| t.has("Product") || t.has("Offer"));
+    if root_item {
+        rdfa.push(Value::Object(item_of(root, true, 0)));
+    }
+    top_level(
+        root,
+        &mut micro,
+        &mut rdfa,
+        &mut orphans,
+        false,
+        root_item,
+        0,
+    );
     (micro, rdfa, orphans)
 }
 

@@ -290,3 +290,22 @@ fn whole_amounts_grouped_with_cents_apart_and_savings_in_parentheses() {
     assert_eq!(get(&x.records[0], "price"), Some("1019.99"));
     assert_eq!(get(&x.records[0], "currency"), Some("RON"));
 }
+
+#[test]
+fn goodrelations_rdfa_on_the_document_element_is_the_pages_offer() {
+    // The offer is the whole document; its price specification is linked
+    // by a `rel` on an ancestor of the nested `typeof` (RDFa chaining).
+    let body = "<html xmlns:gr=\"http://purl.org/goodrelations/v1#\" typeof=\"gr:Offering\"><body>\
+        <h1 property=\"gr:name\">French Vanilla Ground Coffee, 1-lb</h1>\
+        <div id=\"buyTogether\"><h4>Often Bought With This Item</h4><span class=\"bothPrice\">Price for both:</span>\
+        <span class=\"addToCartSpecialPrice\">$17.98</span></div>\
+        <div id=\"priceBox\" rel=\"gr:hasPriceSpecification\"><div class=\"border\"><div typeof=\"gr:UnitPriceSpecification\">\
+        <dl><dt>Price</dt><dd><span property=\"gr:hasCurrencyValue\" content=\"8.99\">$8.99</span>\
+        <span property=\"gr:hasCurrency\" content=\"USD\"></span></dd></dl></div></div></div>\
+        <button>Add to cart</button></body></html>";
+    let x = run("http://shop.example.com/french-vanilla_601576_11/", body);
+    assert_eq!(x.kind, PageKind::Product, "{:?}", x.notes);
+    assert_eq!(get(&x.records[0], "price"), Some("8.99"), "{:?}", x.notes);
+    assert_eq!(get(&x.records[0], "currency"), Some("USD"));
+    assert!(x.notes.iter().any(|n| n == "rdfa"), "{:?}", x.notes);
+}
