@@ -40,31 +40,6 @@ pub fn routes() -> Router<AppState> {
         .route("/dashboard/login", get(auth::login_form).post(auth::login))
         .route("/dashboard/logout", post(auth::logout))
         .route("/dashboard/balance", get(balance::page))
-        .route("/dashboard/sessions", get(sessions::list))
-        .route("/dashboard/sessions/{id}", get(sessions::rows))
-        .route("/dashboard/sessions/{id}/events", get(sessions::events))
-        .route(
-            "/dashboard/sessions/{id}/events.json",
-            get(sessions::events_json),
-        )
-        .route("/dashboard/sessions/{id}/receipts", get(sessions::receipts))
-        .route("/dashboard/extractions", get(sessions::extractions))
-        .route(
-            "/dashboard/extractions/{id}",
-            get(sessions::extraction_rows),
-        )
-        .route(
-            "/dashboard/extractions/{id}/events",
-            get(sessions::extraction_events),
-        )
-        .route(
-            "/dashboard/extractions/{id}/events.json",
-            get(sessions::extraction_events_json),
-        )
-        .route(
-            "/dashboard/extractions/{id}/receipts",
-            get(sessions::extraction_receipts),
-        )
         .route("/dashboard/monitors", get(monitors::list))
         .route("/dashboard/monitors/{id}", get(monitors::detail))
         .route("/dashboard/keys", get(keys::page))
@@ -83,7 +58,33 @@ pub fn routes() -> Router<AppState> {
             "/dashboard/assets/app.js",
             get(|| async { asset("text/javascript; charset=utf-8", SCRIPT) }),
         )
+        .merge(run_pages(sessions::SESSIONS))
+        .merge(run_pages(sessions::EXTRACTIONS))
         .layer(Extension(auth::Sessions::default()))
+}
+
+/// The pages of one kind of run (sessions, extractions): the list, and one
+/// run's rows, events (live) and receipts.
+fn run_pages(of: sessions::Of) -> Router<AppState> {
+    let one = format!("{}/{{id}}", of.base);
+    Router::new()
+        .route(of.base, get(move |s, d, q| sessions::list(of, s, d, q)))
+        .route(
+            &one,
+            get(move |s, d, id, q| sessions::rows(of, s, d, id, q)),
+        )
+        .route(
+            &format!("{one}/events"),
+            get(move |s, d, id| sessions::events(of, s, d, id)),
+        )
+        .route(
+            &format!("{one}/events.json"),
+            get(move |s, d, id, q| sessions::events_json(of, s, d, id, q)),
+        )
+        .route(
+            &format!("{one}/receipts"),
+            get(move |s, d, id| sessions::receipts(of, s, d, id)),
+        )
 }
 
 async fn home(_: auth::Dash) -> Response {

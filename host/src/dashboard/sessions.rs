@@ -26,16 +26,16 @@ const ROWS_PAGE: usize = 50;
 /// Which runs a page shows: sessions, or extractions (preview switch
 /// `extractions`), whose pages are the same but for their names.
 #[derive(Clone, Copy)]
-struct Of {
+pub struct Of {
     kind: sessions::Kind,
-    base: &'static str,
+    pub base: &'static str,
     nav: Nav,
     noun: &'static str,
     plural: &'static str,
     empty: &'static str,
 }
 
-const SESSIONS: Of = Of {
+pub const SESSIONS: Of = Of {
     kind: sessions::Kind::Session,
     base: "/dashboard/sessions",
     nav: Nav::Sessions,
@@ -44,7 +44,7 @@ const SESSIONS: Of = Of {
     empty: "No sessions yet in this mode. Start one with <code>POST /v1/sessions</code>.",
 };
 
-const EXTRACTIONS: Of = Of {
+pub const EXTRACTIONS: Of = Of {
     kind: sessions::Kind::Extraction,
     base: "/dashboard/extractions",
     nav: Nav::Extractions,
@@ -102,15 +102,7 @@ async fn readable(state: &AppState, dash: &Dash, of: Of, id: &str) -> Result<Ses
     }
 }
 
-pub async fn list(state: State<AppState>, dash: Dash, q: Query<After>) -> Response {
-    list_of(SESSIONS, state, dash, q).await
-}
-
-pub async fn extractions(state: State<AppState>, dash: Dash, q: Query<After>) -> Response {
-    list_of(EXTRACTIONS, state, dash, q).await
-}
-
-async fn list_of(
+pub async fn list(
     of: Of,
     State(state): State<AppState>,
     dash: Dash,
@@ -277,24 +269,6 @@ fn price_cell(record: &Value) -> String {
 }
 
 pub async fn rows(
-    state: State<AppState>,
-    dash: Dash,
-    id: Path<String>,
-    q: Query<After>,
-) -> Response {
-    rows_of(SESSIONS, state, dash, id, q).await
-}
-
-pub async fn extraction_rows(
-    state: State<AppState>,
-    dash: Dash,
-    id: Path<String>,
-    q: Query<After>,
-) -> Response {
-    rows_of(EXTRACTIONS, state, dash, id, q).await
-}
-
-async fn rows_of(
     of: Of,
     State(state): State<AppState>,
     dash: Dash,
@@ -393,15 +367,7 @@ fn event_row(e: &events::Event) -> String {
     )
 }
 
-pub async fn events(state: State<AppState>, dash: Dash, id: Path<String>) -> Response {
-    events_of(SESSIONS, state, dash, id).await
-}
-
-pub async fn extraction_events(state: State<AppState>, dash: Dash, id: Path<String>) -> Response {
-    events_of(EXTRACTIONS, state, dash, id).await
-}
-
-async fn events_of(
+pub async fn events(
     of: Of,
     State(state): State<AppState>,
     dash: Dash,
@@ -475,24 +441,6 @@ struct DashError {
 
 /// New events after `after`, for the live events page.
 pub async fn events_json(
-    state: State<AppState>,
-    dash: Dash,
-    id: Path<String>,
-    q: Query<EventsQuery>,
-) -> Response {
-    events_json_of(SESSIONS, state, dash, id, q).await
-}
-
-pub async fn extraction_events_json(
-    state: State<AppState>,
-    dash: Dash,
-    id: Path<String>,
-    q: Query<EventsQuery>,
-) -> Response {
-    events_json_of(EXTRACTIONS, state, dash, id, q).await
-}
-
-async fn events_json_of(
     of: Of,
     State(state): State<AppState>,
     dash: Dash,
@@ -554,15 +502,7 @@ async fn events_json_of(
     )
 }
 
-pub async fn receipts(state: State<AppState>, dash: Dash, id: Path<String>) -> Response {
-    receipts_of(SESSIONS, state, dash, id).await
-}
-
-pub async fn extraction_receipts(state: State<AppState>, dash: Dash, id: Path<String>) -> Response {
-    receipts_of(EXTRACTIONS, state, dash, id).await
-}
-
-async fn receipts_of(
+pub async fn receipts(
     of: Of,
     State(state): State<AppState>,
     dash: Dash,
