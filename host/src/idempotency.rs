@@ -37,6 +37,10 @@ struct Record {
     created_at: String,
     /// None while the first request is still running.
     response: Option<(u16, Value)>,
+    /// The first response was the run's event stream (its body stored here
+    /// is the run as created).
+    #[serde(default)]
+    streamed: bool,
 }
 
 /// A claimed key: the request holding it must complete or abandon it.
@@ -48,6 +52,8 @@ pub struct Idem {
     table_key: String,
     fingerprint: String,
     request_id: String,
+    /// The answer is the run's event stream, so is a retry's that asks for it.
+    pub streamed: bool,
 }
 
 /// What to do with a request.
@@ -63,6 +69,7 @@ pub struct Stored {
     status: u16,
     body: Value,
     request_id: String,
+    streamed: bool,
 }
 
 /// Claim the request's Idempotency-Key, if it has one.
@@ -99,6 +106,7 @@ pub async fn start(
         table_key: table_key.clone(),
         fingerprint: fingerprint.clone(),
         request_id: request_id.to_string(),
+        streamed: false,
     };
     let request_id = request_id.to_string();
     state
@@ -121,6 +129,7 @@ pub async fn start(
                                 status,
                                 body,
                                 request_id: existing.request_id,
+                                streamed: existing.streamed,
                             })),
                             None => Err(ApiError::IdempotencyConflict {
                                 original_request_id: existing.request_id,
@@ -133,6 +142,7 @@ pub async fn start(
                     request_id,
                     created_at: crate::time::now(),
                     response: None,
+                    streamed: false,
                 };
                 store::put_json(tx, IDEMPOTENCY, &table_key, &record)?;
                 // Marked with this node: if it dies before answering, another
@@ -245,16 +255,19 @@ impl<S> Idempotent<S> {
 }
 
 /// The stored first response again. A run created with its event stream as
-/// the answer is answered with the stream again, from its first event, when
-/// the retry asks for it too: the stream is what the first request got.
+/// the answer is answered with that stream again, from its first event to
+/// the end of the turn it created (not the turns after), when the retry asks
+/// for it too: the stream is what the first request got.
 fn replay(state: &AppState, stored: Stored, headers: &HeaderMap) -> Response {
     let Stored {
         status,
         body,
         request_id,
+        streamed,
     } = stored;
     let status = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
-    let streamed_run = (status == StatusCode::CREATED
+    let streamed_run = (streamed
+        && status == StatusCode::CREATED
         && crate::http::accept::wants_event_stream(headers))
     .then(|| match (body["object"].as_str(), body["id"].as_str()) {
         (Some("session" | "extraction"), Some(id)) => Some(id.to_string()),
@@ -262,7 +275,11 @@ fn replay(state: &AppState, stored: Stored, headers: &HeaderMap) -> Response {
     })
     .flatten();
     let mut response = match streamed_run {
-        Some(id) => (status, crate::sessions::api::sse(state.clone(), id, 0)).into_response(),
+        Some(id) => (
+            status,
+            crate::sessions::api::sse_first_turn(state.clone(), id),
+        )
+            .into_response(),
         None => (status, axum::Json(body)).into_response(),
     };
     if let Ok(v) = HeaderValue::from_str(&request_id) {
@@ -304,6 +321,7 @@ impl Idem {
             request_id: self.request_id.clone(),
             created_at: crate::time::now(),
             response: Some((status.as_u16(), serde_json::to_value(body)?)),
+            streamed: self.streamed,
         };
         tx.remove(PENDING_CLAIMS, &self.table_key)?;
         store::put_json(tx, IDEMPOTENCY, &self.table_key, &record)

@@ -615,6 +615,47 @@ fn sse_streams_resume_without_loss_or_repeats() {
             .header("last-event-id", "x"),
     )
     .error(400, "invalid_param");
+    // After a second turn, the replay is still the first turn's stream.
+    let proposal = c
+        .post(
+            &format!("/sessions/{session_id}/turns"),
+            json!({"query": "only tents over $250"}),
+        )
+        .error(409, "proposal_required")["proposal"]["id"]
+        .clone();
+    let turn = c.post(
+        &format!("/sessions/{session_id}/turns"),
+        json!({"query": "only tents over $250", "proposal": proposal}),
+    );
+    assert_eq!(turn.status, 201, "{}", turn.text);
+    wait_for(30, || {
+        let s = c.get(&format!("/sessions/{session_id}")).ok();
+        (s["status"] != "running").then_some(())
+    });
+    let later: Vec<u64> = streamed_create()
+        .text
+        .lines()
+        .filter_map(|l| l.strip_prefix("id:"))
+        .map(|v| v.trim().parse().unwrap())
+        .collect();
+    assert_eq!(later, ids, "the first turn's events only");
+    // A create first answered with JSON is replayed as JSON.
+    let json_first = || {
+        c.send(
+            c.request("POST", "/sessions")
+                .header("Idempotency-Key", "json-first")
+                .json(&json!({"query": TENTS})),
+        )
+    };
+    assert_eq!(json_first().status, 201);
+    let retry = c.send(
+        c.request("POST", "/sessions")
+            .header("accept", "text/event-stream")
+            .header("Idempotency-Key", "json-first")
+            .json(&json!({"query": TENTS})),
+    );
+    assert_eq!(retry.header("idempotent-replayed").as_deref(), Some("true"));
+    assert_eq!(retry.json()["object"], "session", "{}", retry.text);
 }
 
 #[test]

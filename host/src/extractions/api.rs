@@ -224,10 +224,13 @@ async fn create(State(state): State<AppState>, request: Idempotent<SessionsWrite
         caller,
         headers,
         body,
-        idem,
+        mut idem,
         ..
     } = request;
     let wants_stream = crate::http::accept::wants_event_stream(&headers);
+    if let Some(idem) = idem.as_mut() {
+        idem.streamed = wants_stream;
+    }
     let created = create_extractions(&state, &caller, &body, idem.as_ref()).await;
     match created {
         Ok((answer @ wire::ExtractionCreated::One(_), first)) if wants_stream => {

@@ -121,8 +121,14 @@ pub(super) async fn create(
 ) -> Response {
     let wants_stream = request.wants_stream();
     let Idempotent {
-        caller, body, idem, ..
+        caller,
+        body,
+        mut idem,
+        ..
     } = request;
+    if let Some(idem) = idem.as_mut() {
+        idem.streamed = wants_stream;
+    }
     let result = create_session(&state, &caller, &body, idem.as_ref()).await;
     let public_url = state.config.public_url();
     match result {

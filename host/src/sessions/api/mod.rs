@@ -10,7 +10,7 @@ mod read;
 mod stop;
 mod turns;
 
-pub(crate) use read::{event_page, long_poll, sse};
+pub(crate) use read::{event_page, long_poll, sse, sse_first_turn};
 
 use super::{Kind, Session};
 use crate::auth::Caller;

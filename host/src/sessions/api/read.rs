@@ -110,6 +110,24 @@ pub(crate) fn sse(
     session_id: String,
     after: u64,
 ) -> Sse<impl Stream<Item = Result<SseEvent, Infallible>>> {
+    follow(state, session_id, after, false)
+}
+
+/// The run's events from its first, ending after the first turn's terminal
+/// event: the stream a create answered with.
+pub(crate) fn sse_first_turn(
+    state: AppState,
+    session_id: String,
+) -> Sse<impl Stream<Item = Result<SseEvent, Infallible>>> {
+    follow(state, session_id, 0, true)
+}
+
+fn follow(
+    state: AppState,
+    session_id: String,
+    after: u64,
+    first_turn: bool,
+) -> Sse<impl Stream<Item = Result<SseEvent, Infallible>>> {
     let follow = Follow {
         bus: state.bus.subscribe(),
         state,
@@ -117,6 +135,7 @@ pub(crate) fn sse(
         after,
         buffered: VecDeque::new(),
         done: false,
+        first_turn,
     };
     let stream = futures::stream::unfold(follow, |mut follow| async move {
         let event = follow.next().await?;
@@ -136,6 +155,8 @@ struct Follow {
     buffered: VecDeque<Event>,
     /// The terminal entry of the current turn was sent.
     done: bool,
+    /// End at the first terminal entry, whatever turns came after it.
+    first_turn: bool,
 }
 
 impl Follow {
@@ -148,7 +169,7 @@ impl Follow {
         loop {
             if let Some(e) = self.buffered.pop_front() {
                 self.after = e.seq;
-                self.done = e.is_terminal() && self.ended_by(e.seq);
+                self.done = e.is_terminal() && (self.first_turn || self.ended_by(e.seq));
                 return Some(
                     SseEvent::default()
                         .id(e.seq.to_string())
