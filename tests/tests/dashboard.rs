@@ -634,9 +634,22 @@ fn a_monitors_price_history_in_headless_chromium() {
         "{}",
         list.text
     );
+    // What it read and how it ended, in the API's words.
+    assert!(
+        list.text
+            .contains(&format!("lamp · {}", shop.url("/lamps"))),
+        "{}",
+        list.text
+    );
     let rows = d.get(&format!("/dashboard/extractions/{ext_id}"));
     assert_eq!(rows.status, 200);
     assert!(rows.text.contains("Amber Lamp"), "{}", rows.text);
+    let status = c.get(&format!("/extractions/{ext_id}")).ok()["status"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(rows.text.contains(&format!(">{status}<")), "{}", rows.text);
+    assert!(!rows.text.contains("per turn"));
     for tab in ["events", "receipts"] {
         let p = d.get(&format!("/dashboard/extractions/{ext_id}/{tab}"));
         assert_eq!(p.status, 200, "{tab}: {}", p.text);

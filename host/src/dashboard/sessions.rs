@@ -150,8 +150,8 @@ pub async fn list(
                  <td class=\"num\">{spend}</td><td class=\"num\">{rows}</td><td class=\"num\">{qualified}</td><td>{created}</td></tr>",
                 base = of.base,
                 id = E(&s.id),
-                status = pill(s.status.as_str()),
-                query = E(&s.query),
+                status = pill(s.status_str()),
+                query = E(&asked(s)),
                 spend = usd(spend),
                 rows = s.records,
                 qualified = s.qualified,
@@ -171,6 +171,17 @@ pub async fn list(
         }
     }
     frame::page(&dash, of.nav, of.plural, &main)
+}
+
+/// What the run was asked: a session's query; an extraction's entity and
+/// URL.
+fn asked(s: &Session) -> String {
+    match (&s.entity, &s.url) {
+        (Some(entity), Some(url)) if s.kind == sessions::Kind::Extraction => {
+            format!("{entity} · {url}")
+        }
+        _ => s.query.clone(),
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -199,20 +210,31 @@ fn header(of: Of, s: &Session, tab: Tab) -> String {
     if let Some(reason) = &s.reason {
         let _ = write!(extra, "<dt>Reason</dt><dd>{}</dd>", E(reason));
     }
+    // A session's turns; an extraction's claim and its page's outcome.
+    let (turn, per_turn) = if s.kind == sessions::Kind::Extraction {
+        if let Some(claim) = &s.claim {
+            let _ = write!(extra, "<dt>Claim</dt><dd>{}</dd>", E(claim));
+        }
+        if let Some(outcome) = s.outcome {
+            let _ = write!(extra, "<dt>Outcome</dt><dd>{}</dd>", E(outcome.as_str()));
+        }
+        (String::new(), "")
+    } else {
+        (format!("<dt>Turn</dt><dd>{}</dd>", s.turn), " per turn")
+    };
     let _ = write!(
         out,
         "<p class=\"query-line\">“<span id=\"session-query\">{query}</span>”</p>\
          <dl class=\"summary\"><dt>Id</dt><dd><code id=\"session-id\">{id}</code></dd>\
-         <dt>Status</dt><dd id=\"session-status\">{status}</dd><dt>Turn</dt><dd>{turn}</dd>\
-         <dt>Spend</dt><dd>{spend} of at most {max} per turn</dd>\
+         <dt>Status</dt><dd id=\"session-status\">{status}</dd>{turn}\
+         <dt>Spend</dt><dd>{spend} of at most {max}{per_turn}</dd>\
          <dt>Settled / released</dt><dd>{settled} / {released}</dd>\
          <dt>Rows</dt><dd>{records} ({qualified} qualified, {unchecked} unchecked)</dd>\
          <dt>Sources read</dt><dd>{sources}</dd><dt>Receipts</dt><dd>{receipts}</dd>\
          <dt>Created</dt><dd>{created}</dd><dt>Ended</dt><dd>{ended}</dd>{extra}</dl>",
-        query = E(&s.query),
+        query = E(&asked(s)),
         id = E(&s.id),
-        status = pill(s.status.as_str()),
-        turn = s.turn,
+        status = pill(s.status_str()),
         spend = usd(spend),
         max = usd(s.max_spend),
         settled = usd(s.settled),
@@ -496,7 +518,7 @@ pub async fn events_json(
             events,
             next_after: next,
             running: s.is_running() || next < s.last_seq,
-            status: s.status.as_str(),
+            status: s.status_str(),
         })
         .into_response(),
     )
