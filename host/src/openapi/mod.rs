@@ -89,6 +89,7 @@ pub fn build(
     doc["openapi"] = json!("3.1.0");
     doc["info"]["version"] = json!(CURRENT_VERSION);
     add_error_schemas(&mut doc);
+    complete_schemas(&mut doc);
     add_common_header_components(&mut doc);
     add_planned(&mut doc, open);
     if open.iter().any(|o| o == "mcp") {
@@ -98,6 +99,26 @@ pub fn build(
     add_links(&mut doc);
     doc["webhooks"] = webhooks(open);
     doc
+}
+
+/// What the derive leaves out of two schemas, written here: the update
+/// bodies take at least one member (`{}` is 400; the derive's
+/// `min_properties` writes a `maxProperties`), and an attempt names its
+/// `object` (a member the derive skips because it is never read back).
+fn complete_schemas(doc: &mut Value) {
+    for name in ["MonitorUpdate", "WebhookEndpointUpdate"] {
+        if let Some(schema) = doc["components"]["schemas"][name].as_object_mut() {
+            schema.remove("maxProperties");
+            schema.insert("minProperties".into(), json!(1));
+        }
+    }
+    let attempt = &mut doc["components"]["schemas"]["WebhookAttempt"];
+    if attempt.is_object() {
+        attempt["properties"]["object"] = json!({ "type": "string", "enum": ["webhook_attempt"] });
+        if let Some(required) = attempt["required"].as_array_mut() {
+            required.push(json!("object"));
+        }
+    }
 }
 
 fn add_error_schemas(doc: &mut Value) {
@@ -174,6 +195,7 @@ fn add_mcp(doc: &mut Value) {
                     "text/event-stream": { "schema": { "type": "string" } },
                 } },
                 "202": { "description": "A notification or response, accepted" },
+                "404": { "description": "No session has this Mcp-Session-Id (it ended, or never was): start again with initialize" },
             },
         },
         "get": {
@@ -182,7 +204,10 @@ fn add_mcp(doc: &mut Value) {
             "description": "Preview (switch `mcp`). Server-sent events carrying the server's messages to the session.",
             "operationId": "mcpStream",
             "parameters": [session.clone()],
-            "responses": { "200": { "description": "The session's stream", "content": { "text/event-stream": { "schema": { "type": "string" } } } } },
+            "responses": {
+                "200": { "description": "The session's stream", "content": { "text/event-stream": { "schema": { "type": "string" } } } },
+                "404": { "description": "No session has this Mcp-Session-Id" },
+            },
         },
         "delete": {
             "tags": ["mcp"],
@@ -190,7 +215,7 @@ fn add_mcp(doc: &mut Value) {
             "description": "Preview (switch `mcp`).",
             "operationId": "mcpEnd",
             "parameters": [session],
-            "responses": { "200": { "description": "The session ended" } },
+            "responses": { "202": { "description": "The session ended (or had already)" } },
         },
     });
     if let Some(tags) = doc["tags"].as_array_mut() {
@@ -555,6 +580,26 @@ mod tests {
                 ["application/json"]["schema"]["properties"]["data"]["$ref"];
             let name = data.as_str().unwrap().rsplit('/').next().unwrap();
             assert!(doc["components"]["schemas"][name].is_object(), "{event}");
+        }
+    }
+
+    #[test]
+    fn an_attempt_names_its_object() {
+        let schema = &crate::app::document()["components"]["schemas"]["WebhookAttempt"];
+        assert_eq!(schema["properties"]["object"]["enum"][0], "webhook_attempt");
+        assert!(schema["required"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("object")));
+    }
+
+    #[test]
+    fn update_bodies_take_at_least_one_member() {
+        let doc = crate::app::document_of(&["monitors".into()]);
+        for name in ["MonitorUpdate", "WebhookEndpointUpdate"] {
+            let schema = &doc["components"]["schemas"][name];
+            assert_eq!(schema["minProperties"], 1, "{name}");
+            assert!(schema["maxProperties"].is_null(), "{name}");
         }
     }
 

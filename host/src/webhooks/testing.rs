@@ -47,7 +47,7 @@ pub fn sample(event_type: &str, public_url: &str) -> Value {
             sources: 2,
             receipts_signed: 2,
             spend_usd: usd(6_000),
-            result_url: "https://api.example/v1/sessions/ses_test/result".into(),
+            result_url: format!("{public_url}/v1/sessions/ses_test/result"),
         }),
         "session.abstained" | "session.error" | "session.stopped" => {
             let status = match event_type {

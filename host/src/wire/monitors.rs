@@ -184,7 +184,6 @@ pub struct MonitorCreate {
 /// PATCH /monitors/{id} (preview: monitors): at least one member.
 #[derive(Debug, ToSchema)]
 #[serde(deny_unknown_fields)]
-#[schema(min_properties = 1)]
 pub struct MonitorUpdate {
     pub paused: Option<bool>,
     #[schema(minimum = 60, maximum = 2592000)]

@@ -204,7 +204,7 @@ pub fn default_events() -> Vec<String> {
         .collect()
 }
 
-/// PATCH /webhooks/{id}: every member optional.
+/// PATCH /webhooks/{id}: every member optional, at least one given.
 #[derive(Debug, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WebhookEndpointUpdate {
