@@ -38,17 +38,9 @@ pub fn extraction_figures(root: &Path, server: &Path) {
     let target =
         std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
     let venv = target.join("bench-py");
-    let python = venv.join("bin/python");
+    let mut python = venv.join("bin/python");
     if !python.exists() {
-        run(Command::new("python3").arg("-m").arg("venv").arg(&venv));
-        run(Command::new(&python).args([
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            "--disable-pip-version-check",
-            "extruct",
-        ]));
+        python = crate::python_env(&venv, &["extruct"]);
     }
     let pin = Command::new("taskset")
         .args(["-c", "0", "true"])

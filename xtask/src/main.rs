@@ -340,17 +340,25 @@ fn ensure_python_tools() -> PathBuf {
         "xtask: installing the tests' Python packages into {}",
         venv.display()
     );
-    run(Command::new("python3").arg("-m").arg("venv").arg(&venv));
-    run(Command::new(&python).args([
-        "-m",
-        "pip",
-        "install",
-        "--quiet",
-        "--disable-pip-version-check",
-        "-r",
-        REQUIREMENTS,
-    ]));
+    python_env(&venv, &["-r", REQUIREMENTS]);
     std::fs::write(&stamp, wanted).expect("write the install stamp");
+    python
+}
+
+/// A virtual environment at `venv` with `packages` installed from PyPI
+/// (pip's arguments: names, or `-r FILE`); its Python.
+pub fn python_env(venv: &Path, packages: &[&str]) -> PathBuf {
+    let python = venv.join("bin/python");
+    run(Command::new("python3").arg("-m").arg("venv").arg(venv));
+    run(Command::new(&python)
+        .args([
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+        ])
+        .args(packages));
     python
 }
 
