@@ -588,6 +588,7 @@ pub fn from_page(cx: &Ctx, listed_urls: &[String]) -> Option<Listing> {
         .into_iter()
         .filter(|r| r.has(Field::Url) && (r.has(Field::Price) || r.has(Field::Name)))
         .collect();
+    let records = without_other_views_of_this_list(cx.base, records);
     // A card that leads to this very page shows the page's own product
     // among others it is sold with: one product's page.
     // (Whole addresses: an app's routes differ only after the "#".)
@@ -611,6 +612,32 @@ pub fn from_page(cx: &Ctx, listed_urls: &[String]) -> Option<Listing> {
         ),
         records,
     })
+}
+
+/// The cards without those that lead back to this list under other
+/// parameters (a related search, a filter, a page number: the page's own
+/// path with another query), when at least two thirds of the cards lead
+/// to pages elsewhere. Where products are this path with a query of their
+/// own (`index.php?route=product/...`), most cards share the path and all
+/// are kept; a card that leads to this very address is left to the test of
+/// a product's page.
+fn without_other_views_of_this_list(base: &Option<url::Url>, records: Vec<Record>) -> Vec<Record> {
+    let Some(base) = base else { return records };
+    let other_view = |r: &Record| {
+        r.get(Field::Url)
+            .and_then(|u| url::Url::parse(u).ok())
+            .is_some_and(|u| {
+                u.host_str() == base.host_str()
+                    && u.path() == base.path()
+                    && u.query() != base.query()
+                    && u.query().is_some()
+            })
+    };
+    let others = records.iter().filter(|r| other_view(r)).count();
+    if others == 0 || (records.len() - others) * 3 < records.len() * 2 {
+        return records;
+    }
+    records.into_iter().filter(|r| !other_view(r)).collect()
 }
 
 /// A list of product cards none of which shows an amount: records with a

@@ -309,3 +309,40 @@ fn goodrelations_rdfa_on_the_document_element_is_the_pages_offer() {
     assert_eq!(get(&x.records[0], "currency"), Some("USD"));
     assert!(x.notes.iter().any(|n| n == "rdfa"), "{:?}", x.notes);
 }
+
+#[test]
+fn cards_that_lead_back_to_the_list_under_other_parameters_are_not_products() {
+    // A search's results, with a related search, a promotion of a filter
+    // and the pager's first page in the same list.
+    let page = "https://lamps.example.com/search?q=lamp";
+    let views = "<li class=\"card\"><a href=\"/search?q=lamp&amp;cond=refurb\"><img src=\"/i/r.jpg\" alt=\"\">Refurbished lamps</a>\
+         <span class=\"price\">$19.00</span></li>\
+         <li class=\"card\"><a href=\"/search?q=desk+lamp\">Related searches</a></li>\
+         <li class=\"card\"><a href=\"/search?q=lamp&amp;page=1\">Page 1</a></li>";
+    let body = format!(
+        "<html><body><h1>lamp</h1><ul class=\"results\">{}{views}</ul></body></html>",
+        cards(9, "")
+    );
+    let x = run(page, &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(x.records.len(), 9, "{:?}", x.records);
+    assert!(x
+        .records
+        .iter()
+        .all(|r| get(r, "url").is_some_and(|u| u.contains("/p/"))));
+
+    // Where products are the list's path with a query of their own, every
+    // card is kept.
+    let shop = "https://lamps.example.com/index.php?route=product/category&path=20";
+    let body = format!(
+        "<html><body><h1>Lamps</h1><ul class=\"results\">{}</ul></body></html>",
+        (1..=6)
+            .map(|i| format!(
+                "<li class=\"card\"><a href=\"/index.php?route=product/product&amp;product_id={i}\">Lamp {i}</a>\
+                 <span class=\"price\">${i}9.00</span></li>"
+            ))
+            .collect::<String>()
+    );
+    let x = run(shop, &body);
+    assert_eq!(x.records.len(), 6, "{:?}", x.records);
+}
