@@ -62,5 +62,57 @@ pub fn of_page(doc: &Doc) -> Option<String> {
             return Some(b);
         }
     }
+    labelled(doc)
+}
+
+/// A brand stated as a label and its value side by side in one row of a
+/// table of details ("BRAND | John Boos", "Značka: | Swissdent"): the label
+/// a text of its own, the value the next text, both within one small block.
+fn labelled(doc: &Doc) -> Option<String> {
+    let skip = RELATED | CHROME | HIDDEN | OPTION;
+    for (k, t) in doc.texts.iter().enumerate() {
+        if t.flags & skip != 0 || t.text.len() > 24 {
+            continue;
+        }
+        let label = t
+            .text
+            .trim()
+            .trim_end_matches([':', '：'])
+            .trim_end()
+            .to_lowercase();
+        if !BRAND_LABELS.contains(&label.as_str()) {
+            continue;
+        }
+        let Some(value) = doc.texts.get(k + 1) else {
+            break;
+        };
+        let v = value.text.trim();
+        if value.flags & skip != 0
+            || v.is_empty()
+            || v.chars().count() > 40
+            || !v.chars().any(char::is_alphabetic)
+            || v.ends_with(':')
+            || !one_row(doc, t.el, value.el)
+        {
+            continue;
+        }
+        return Some(v.to_string());
+    }
     None
+}
+
+/// Whether two elements lie within one small block (a table row, a list
+/// item, a pair of cells): an ancestor of the first, at most two levels
+/// up, holds the second and no more than eight elements in all.
+fn one_row(doc: &Doc, label: usize, value: usize) -> bool {
+    let mut up = doc.els[label].parent;
+    for _ in 0..2 {
+        let Some(a) = up else { return false };
+        let holds = a < value && value < doc.els[a].el_end;
+        if holds {
+            return doc.els[a].el_end - a <= 8;
+        }
+        up = doc.els[a].parent;
+    }
+    false
 }

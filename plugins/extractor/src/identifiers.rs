@@ -406,10 +406,32 @@ pub fn url_identifier(page_url: &str, body: &str) -> Option<String> {
             .count()
             >= 3
         {
-            return Some(c);
+            return Some(without_letter_prefix(&c, body).unwrap_or(c));
         }
     }
     None
+}
+
+/// The number of a URL's code that is one letter and digits ("p100224517"),
+/// when the page also gives the number alone as a value (`value="100224517"`,
+/// `>100224517<`, `"100224517"`): the letter marks the kind of page, the
+/// number is the product's.
+fn without_letter_prefix(code: &str, body: &str) -> Option<String> {
+    let (first, digits) = code.split_at(1);
+    if !first.chars().all(|c| c.is_ascii_alphabetic())
+        || !digits.bytes().all(|b| b.is_ascii_digit())
+    {
+        return None;
+    }
+    let b = body.as_bytes();
+    memchr::memmem::find_iter(b, digits.as_bytes())
+        .any(|at| {
+            let before = at.checked_sub(1).map(|i| b[i]);
+            let after = b.get(at + digits.len()).copied();
+            matches!(before, Some(b'"' | b'\'' | b'>'))
+                && matches!(after, Some(b'"' | b'\'' | b'<'))
+        })
+        .then(|| digits.to_string())
 }
 
 #[cfg(test)]

@@ -57,6 +57,8 @@ mod page_tests;
 #[cfg(test)]
 mod parse_tests;
 #[cfg(test)]
+mod product_class_tests;
+#[cfg(test)]
 mod tests;
 
 /// A reproducible stream of pseudo-random numbers (xorshift64) for the
@@ -309,7 +311,13 @@ pub fn debug_price_candidates(body: &str) -> Vec<(String, String, i32)> {
 
 /// Set a missing currency from the page's meta tags or its context.
 fn fill_currency(r: &mut Record, doc: &dom::Doc, hinted: &Option<String>) {
-    if r.has(Field::Currency) || !r.has(Field::Price) {
+    // A currency is a price's: without one it says nothing (markup that
+    // names a currency beside an empty price).
+    if !r.has(Field::Price) {
+        r.take(Field::Currency);
+        return;
+    }
+    if r.has(Field::Currency) {
         return;
     }
     let c = [

@@ -21,7 +21,10 @@ pub fn read(
     notes: &mut Vec<String>,
 ) -> Option<Record> {
     let mut main = from_markup(markup, identity, notes);
+    // The page's markup describes its product by name.
+    let described = main.has(Field::Name);
     current_over_list_price(doc, &mut main, notes);
+    current_over_stated_standard(doc, &mut main, notes);
     from_orphans(markup, &mut main, notes);
     from_meta(doc, &mut main, notes);
     from_visible(doc, &mut main, ids, notes);
@@ -42,7 +45,13 @@ pub fn read(
     if let Some(img) = main.get(Field::Image).and_then(|h| resolve(base, h)) {
         main.set(Field::Image, img);
     }
-    let is_product = main.has(Field::Price) || main.has(Field::Sku) || main.has(Field::Gtin);
+    // A product the markup describes and whose stock the page states is
+    // one even without a price or a code (one no longer sold: "No longer
+    // available" where the price was).
+    let is_product = main.has(Field::Price)
+        || main.has(Field::Sku)
+        || main.has(Field::Gtin)
+        || (described && main.has(Field::Availability));
     is_product.then_some(main)
 }
 
@@ -102,6 +111,39 @@ fn current_over_list_price(doc: &Doc, main: &mut Record, notes: &mut Vec<String>
     if let Some(found) = price::page::is_list_price(doc, p) {
         main.set(Field::Price, found.price.value);
         notes.push("markup price is the list price; visible sale price used".into());
+    }
+}
+
+/// A markup price that the page's meta tags state as the standard (former)
+/// amount gives way to the lower amount they state as the current one
+/// (`og:price:standard_amount` 150.00 beside `product:price:amount` 120.00,
+/// where the structured data still says 150.00).
+fn current_over_stated_standard(doc: &Doc, main: &mut Record, notes: &mut Vec<String>) {
+    let amount = |keys: &[&str]| {
+        keys.iter()
+            .find_map(|k| doc.meta(k).and_then(money::parse_machine_price))
+            .and_then(|p| p.parse::<f64>().ok().map(|v| (p, v)))
+    };
+    let Some(price) = main.get(Field::Price).and_then(|p| p.parse::<f64>().ok()) else {
+        return;
+    };
+    let Some((_, standard)) =
+        amount(&["og:price:standard_amount", "product:original_price:amount"])
+    else {
+        return;
+    };
+    let Some((current, value)) = amount(&[
+        "product:sale_price:amount",
+        "product:price:amount",
+        "og:price:amount",
+    ]) else {
+        return;
+    };
+    if (standard - price).abs() < 0.005 && value > 0.0 && value < price {
+        main.set(Field::Price, current);
+        notes.push(
+            "markup price is the stated standard price; the stated current price used".into(),
+        );
     }
 }
 

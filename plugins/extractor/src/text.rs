@@ -498,12 +498,25 @@ pub(crate) fn has_word(hint: &str, list: &WordList) -> bool {
                 continue;
             }
             let p = part.as_bytes();
-            let priced = p.len() > 5 && (ends_with(p, b"price") || starts_with(p, b"price"));
+            // A word run together with "price" ("priceold", "wasprice"):
+            // what the part holds besides "price" is the word (or its
+            // plural), so that "pricenobold" is no "old" price.
+            let rest = if p.len() <= 5 {
+                None
+            } else if starts_with(p, b"price") {
+                Some(&p[5..])
+            } else if ends_with(p, b"price") {
+                Some(&p[..p.len() - 5])
+            } else {
+                None
+            };
             for w in words {
                 let wb = w.as_bytes();
                 if same(p, wb)
                     || (wb.len() >= 6 && part.has(w))
-                    || (priced && p.len() > wb.len() && (starts_with(p, wb) || ends_with(p, wb)))
+                    || rest.is_some_and(|r| {
+                        same(r, wb) || (ends_with(r, b"s") && same(&r[..r.len() - 1], wb))
+                    })
                 {
                     return true;
                 }
