@@ -6,7 +6,7 @@
 use std::io::Read;
 use std::path::Path;
 
-use fnhost::fetch::outcome::of_response;
+use fnhost::fetch::outcome::{of_empty, of_response, PageOutcome};
 use fnhost::fetch::Fetched;
 
 #[test]
@@ -61,4 +61,85 @@ fn real_shop_pages_are_read() {
         }
     }
     assert!(pages >= 37, "the listing sets' pages were read ({pages})");
+}
+
+/// What becomes of a saved page served with `status`, as a run decides it:
+/// the response alone, else the extractor's records, else why it gave none.
+fn outcome_of(url: &str, status: u16, body: String) -> (PageOutcome, String) {
+    let page = Fetched {
+        url: url.to_string(),
+        status,
+        content_type: Some("text/html; charset=utf-8".into()),
+        headers: Vec::new(),
+        bytes: body.len(),
+        sha256: String::new(),
+        body,
+        fetched_at: String::new(),
+    };
+    if let Some(v) = of_response(url, &page) {
+        return (v.outcome, v.signal);
+    }
+    let hints = serde_json::json!({});
+    let extraction = fnhost_extractor::extract(
+        &fnhost_extractor::Page {
+            url,
+            status,
+            content_type: page.content_type.as_deref(),
+            body: &page.body,
+        },
+        &fnhost_extractor::Request {
+            entity: "product",
+            guidance: None,
+            hints: &hints,
+        },
+    )
+    .expect("extraction");
+    if !extraction.records.is_empty() {
+        return (
+            PageOutcome::Ok,
+            format!("{} records", extraction.records.len()),
+        );
+    }
+    let v = of_empty(&page);
+    (v.outcome, v.signal)
+}
+
+/// Real pages served instead of a shop's content (challenges and blocks of
+/// several vendors, sign-in pages, a soft 404, a page that needs script)
+/// and real shop pages that merely mention such things
+/// (`datasets/page-outcomes`): each ends in its labelled outcome.
+#[test]
+fn real_refusals_are_told_apart_from_real_pages() {
+    let set = Path::new(env!("CARGO_MANIFEST_DIR")).join("../datasets/page-outcomes");
+    let labels: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_slice(&std::fs::read(set.join("labels.json")).unwrap()).unwrap();
+    let mut wrong = Vec::new();
+    for (id, label) in &labels {
+        let body = std::fs::read(set.join("pages").join(format!("{id}.html"))).unwrap();
+        let body = String::from_utf8_lossy(&body).into_owned();
+        // Some URLs are stated with a remark after them.
+        let url = label["url"]
+            .as_str()
+            .unwrap()
+            .split_whitespace()
+            .next()
+            .unwrap();
+        let status = label["status"].as_u64().map_or(200, |s| s as u16);
+        let expected = label["outcome"].as_str().unwrap();
+        let (outcome, signal) = outcome_of(url, status, body);
+        if outcome.as_str() != expected {
+            wrong.push(format!(
+                "{id}: {} ({signal}), labelled {expected}",
+                outcome.as_str()
+            ));
+        }
+    }
+    assert!(labels.len() >= 24, "{} pages", labels.len());
+    assert!(
+        wrong.is_empty(),
+        "{} of {} wrong:\n{}",
+        wrong.len(),
+        labels.len(),
+        wrong.join("\n")
+    );
 }

@@ -116,7 +116,12 @@ pub fn of_response(requested: &str, page: &Fetched) -> Option<Verdict> {
 pub fn of_empty(page: &Fetched) -> Verdict {
     let m = Markup::of(&page.body);
     let v = |outcome, signal: String| Verdict { outcome, signal };
-    if m.has_password_field && m.heading_has(LOGIN_WORDS).is_some() {
+    // A sign-in form under a sign-in heading, or all but alone on its page
+    // ("Email Password (Forgot Password?) Sign In").
+    if m.has_password_field
+        && (m.heading_has(LOGIN_WORDS).is_some()
+            || (m.visible_text < 600 && m.text_has(LOGIN_WORDS).is_some()))
+    {
         return v(PageOutcome::LoginRequired, "a sign-in form".into());
     }
     if let Some(phrase) = m.text_has(GONE_PHRASES) {
@@ -223,6 +228,7 @@ fn challenge(page: &Fetched) -> Option<String> {
         "_pxcaptcha",
         "awswafintegration",
         "sucuri website firewall",
+        "sucuri_cloudproxy_js",
         "/_sec/cp_challenge",
         "ak-challenge",
     ];
@@ -235,6 +241,11 @@ fn challenge(page: &Fetched) -> Option<String> {
     const CAPTCHA_WIDGETS: &[&str] = &["g-recaptcha", "h-captcha", "cf-turnstile", "captcha"];
     const HUMAN_WORDS: &[&str] = &[
         "verify you are human",
+        "prove your humanity",
+        "prove you're human",
+        "prove you are human",
+        "you're a real person",
+        "you are a real person",
         "verify that you are human",
         "are you a robot",
         "not a robot",
@@ -275,6 +286,11 @@ fn script_shell(body: &str, m: &Markup) -> Option<String> {
         "activate javascript",
         "javascript aktivieren",
         "activer javascript",
+        "permit javascript",
+        "allow javascript",
+        "javascript is not enabled",
+        "javascript is turned off",
+        "javascript to be enabled",
     ];
     let scripts = lower.matches("<script").count();
     let text = m.visible_text;
@@ -318,6 +334,25 @@ const LOGIN_WORDS: &[&str] = &[
     "inloggen",
     "logga in",
     "zaloguj",
+    "logowanie",
+    "iniciar sessão",
+    "přihlášení",
+    "prihlásenie",
+    "bejelentkezés",
+    "giriş yap",
+    "kirjaudu",
+    "logg inn",
+    "log ind",
+    "вход",
+    "войти",
+    "авторизация",
+    "аутентификация",
+    "вхід",
+    "увійти",
+    "ログイン",
+    "登录",
+    "登入",
+    "로그인",
 ];
 
 /// Titles and headings of "not found" pages.
@@ -336,6 +371,46 @@ const NOT_FOUND_TITLES: &[&str] = &[
     "página no encontrada",
     "pagina non trovata",
     "pagina niet gevonden",
+    "página não encontrada",
+    "seite wurde nicht gefunden",
+    "nie znaleziono strony",
+    "strony nie znaleziono",
+    "stránka nenalezena",
+    "stránka nebyla nalezena",
+    "страница не найдена",
+    "sayfa bulunamadı",
+    "sivua ei löytynyt",
+    "sidan hittades inte",
+    "siden blev ikke fundet",
+    "siden ble ikke funnet",
+    "az oldal nem található",
+    "ページが見つかりません",
+    "页面不存在",
+    "找不到页面",
+    "페이지를 찾을 수 없습니다",
+];
+
+/// Words beside "404" in a title that make it an error page's ("Error 404",
+/// "Błąd 404 - nie znaleziono strony"), not a product's ("Peugeot 404").
+const ERROR_PAGE_WORDS: &[&str] = &[
+    "error",
+    "page",
+    "błąd",
+    "fehler",
+    "seite",
+    "erreur",
+    "errore",
+    "pagina",
+    "página",
+    "fout",
+    "strona",
+    "strony",
+    "chyba",
+    "stránka",
+    "hata",
+    "sayfa",
+    "ошибка",
+    "страница",
 ];
 
 /// What a page with no records may say about an item that is gone.
@@ -400,7 +475,16 @@ impl Markup {
         let first_heading = self.headings.first().map(String::as_str).unwrap_or("");
         [self.title.as_str(), first_heading]
             .into_iter()
+            // The markup was lowercased as ASCII; other scripts are here.
+            .map(|t| -> std::borrow::Cow<'_, str> {
+                if t.is_ascii() {
+                    t.into()
+                } else {
+                    t.to_lowercase().into()
+                }
+            })
             .find_map(|t| {
+                let t = t.as_ref();
                 NOT_FOUND_TITLES.iter().copied().find(|p| {
                     if *p == "404" {
                         // "404", "Error 404 | Shop"; not "Peugeot 404 parts".
@@ -409,7 +493,7 @@ impl Markup {
                             .filter(|w| !w.is_empty())
                             .collect();
                         words.contains(&"404")
-                            && (words.len() <= 3 || t.contains("error") || t.contains("page"))
+                            && (words.len() <= 3 || ERROR_PAGE_WORDS.iter().any(|w| t.contains(w)))
                     } else {
                         t.contains(p)
                     }
@@ -423,7 +507,15 @@ impl Markup {
             .iter()
             .map(String::as_str)
             .chain([self.title.as_str()]);
-        texts.find_map(|t| words.iter().copied().find(|w| t.contains(w)))
+        // The markup was lowercased as ASCII; other scripts are here.
+        texts.find_map(|t| {
+            let t = if t.is_ascii() {
+                t.into()
+            } else {
+                t.to_lowercase()
+            };
+            words.iter().copied().find(|w| t.contains(w))
+        })
     }
 
     fn text_has(&self, phrases: &[&'static str]) -> Option<&'static str> {
