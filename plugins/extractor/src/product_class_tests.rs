@@ -109,3 +109,18 @@ fn a_url_code_of_a_letter_and_digits_is_the_number_the_page_gives() {
         Some("p100224517")
     );
 }
+
+#[test]
+fn a_gtin_of_zeros_is_a_placeholder() {
+    let body = product_page(
+        r#"<div itemscope itemtype="http://schema.org/Product"><h1 itemprop="name">Toner</h1>
+        <meta itemprop="gtin14" content="00000000000000"><meta itemprop="sku" content="5301079">
+        <div itemprop="offers" itemscope itemtype="http://schema.org/Offer"><meta itemprop="price" content="199.00"><meta itemprop="priceCurrency" content="USD"></div></div>"#,
+    );
+    let r = main_record(
+        "https://shop.example.com/item-details.asp?EdpNo=5301079",
+        &body,
+    );
+    assert_eq!(get(&r, "gtin"), None);
+    assert_eq!(get(&r, "sku"), Some("5301079"));
+}

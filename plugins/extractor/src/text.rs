@@ -450,13 +450,16 @@ pub fn clean_identifier(v: &str) -> Option<String> {
     Some(t.to_string())
 }
 
-/// Whether a string is a plausible GTIN (8, 12, 13 or 14 digits).
+/// Whether a string is a plausible GTIN (8, 12, 13 or 14 digits, not all
+/// of them zeros: a template's placeholder).
 pub fn is_gtin(v: &str) -> bool {
     let d: String = v
         .chars()
         .filter(|c| !c.is_whitespace() && *c != '-')
         .collect();
-    d.chars().all(|c| c.is_ascii_digit()) && matches!(d.len(), 8 | 12 | 13 | 14)
+    d.chars().all(|c| c.is_ascii_digit())
+        && matches!(d.len(), 8 | 12 | 13 | 14)
+        && d.bytes().any(|b| b != b'0')
 }
 
 /// Words looked for in class and id names by [`has_word`], with the
