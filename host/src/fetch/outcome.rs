@@ -229,12 +229,22 @@ fn challenge(page: &Fetched) -> Option<String> {
         "awswafintegration",
         "sucuri website firewall",
         "sucuri_cloudproxy_js",
+        "ddos-shield.appspot.com",
+        "rbzns",
         "/_sec/cp_challenge",
         "ak-challenge",
     ];
     if let Some(m) = CHALLENGE_MARKERS.iter().find(|m| lower.contains(*m)) {
         if error || visible_text_len(body) < 3_000 {
             return Some(format!("challenge page ({m})"));
+        }
+    }
+    // A page that says only that it checks its visitor: a title of a
+    // security check ("Hepsiburada | Güvenlik", "Pardon Our Interruption")
+    // over almost no text.
+    if let Some(t) = security_title(&lower) {
+        if error || visible_text_len(body) < 200 {
+            return Some(format!("a security check page (\"{t}\")"));
         }
     }
     // A CAPTCHA page: a CAPTCHA widget and words asking to prove a human.
@@ -267,6 +277,46 @@ fn challenge(page: &Fetched) -> Option<String> {
         }
     }
     None
+}
+
+/// Titles, or parts of titles between separators, of the pages that check a
+/// visitor instead of showing the content.
+const SECURITY_TITLES: &[&str] = &[
+    "security",
+    "security check",
+    "security verification",
+    "güvenlik",
+    "güvenlik doğrulaması",
+    "sicherheit",
+    "sicherheitsüberprüfung",
+    "sécurité",
+    "vérification de sécurité",
+    "seguridad",
+    "verificación de seguridad",
+    "verification",
+    "bot verification",
+    "access denied",
+    "checking your browser",
+    "one more step",
+    "pardon our interruption",
+    "are you a robot?",
+    "robot check",
+    "captcha",
+];
+
+/// The part of the page's title (lowercased markup) that names a security
+/// check, if one does.
+fn security_title(lower: &str) -> Option<&'static str> {
+    let title = between(lower, "<title", "</title>")?.split_once('>')?.1;
+    let title = if title.is_ascii() {
+        title.to_string()
+    } else {
+        title.to_lowercase()
+    };
+    title
+        .split(['|', '-', '–', '—', ':'])
+        .map(str::trim)
+        .find_map(|part| SECURITY_TITLES.iter().copied().find(|t| part == *t))
 }
 
 /// A page whose content only script produces: a notice asking for
@@ -315,6 +365,27 @@ fn script_shell(body: &str, m: &Markup) -> Option<String> {
     }
     if scripts >= 1 && text < 200 {
         return Some("scripts and almost no text".into());
+    }
+    // Blocks that script fills, still showing their placeholders ("Loading..."
+    // for every product of the grid).
+    const PLACEHOLDERS: &[&str] = &[
+        "loading...",
+        "loading…",
+        "chargement...",
+        "cargando...",
+        "caricamento...",
+        "carregando...",
+        "wird geladen",
+        "laden...",
+        "загрузка...",
+    ];
+    if scripts >= 1 {
+        if let Some(p) = PLACEHOLDERS
+            .iter()
+            .find(|p| m.text_start.matches(**p).count() >= 3)
+        {
+            return Some(format!("placeholders that script fills (\"{p}\")"));
+        }
     }
     None
 }
@@ -372,6 +443,8 @@ const NOT_FOUND_TITLES: &[&str] = &[
     "pagina non trovata",
     "pagina niet gevonden",
     "página não encontrada",
+    "page non trouvée",
+    "page non trouvee",
     "seite wurde nicht gefunden",
     "nie znaleziono strony",
     "strony nie znaleziono",
