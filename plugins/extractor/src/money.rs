@@ -151,7 +151,26 @@ pub fn parse_price(text: &str) -> Option<Price> {
 /// "statt 4.50 CHF 2.25", "was £20 now £15", "au lieu de 30 € 25 €" give the
 /// last price written next to a currency; other texts their first price.
 pub fn parse_current_price(text: &str) -> Option<Price> {
-    current_price(text).map(|(price, _)| price)
+    minor_units(text).or_else(|| current_price(text).map(|(price, _)| price))
+}
+
+/// An amount written in pence or cents alone ("43p", "99¢"): hundredths of
+/// the pound, or of the page's currency.
+fn minor_units(text: &str) -> Option<Price> {
+    let t = text.trim();
+    let (digits, currency) = match t.strip_suffix('p') {
+        Some(d) => (d, Some("GBP")),
+        None => (t.strip_suffix('¢')?, None),
+    };
+    let digits = digits.trim_end();
+    if digits.is_empty() || digits.len() > 3 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let n: u32 = digits.parse().ok()?;
+    Some(Price {
+        value: format!("{}.{:02}", n / 100, n % 100),
+        currency: currency.map(String::from),
+    })
 }
 
 /// Whether a text states a former price and then, apart from it, the

@@ -346,3 +346,69 @@ fn cards_that_lead_back_to_the_list_under_other_parameters_are_not_products() {
     let x = run(shop, &body);
     assert_eq!(x.records.len(), 6, "{:?}", x.records);
 }
+
+#[test]
+fn loyalty_card_prices_give_way_to_everyones() {
+    // The price with a loyalty card labelled beside it, and everyone's
+    // price in a block of its own; both blocks carry the card's modifier.
+    let card = |i: usize| {
+        format!(
+            r#"<li class="pt-grid-item"><article class="pt"><h2><a href="/gol-ui/product/p{i}" class="pt__link">Biscuits {i}</a></h2>
+        <div class="pt__cost"><div class="pt__cost__contextual--wrapper"><span class="pt__cost__contextual pt__cost__contextual--with-nectar-not-associated"><span class="pt__cost--price">£1.00</span></span><span class="pt__with-or-without-nectar">with Nectar</span></div>
+        <div class="pt__cost__retail-price__wrapper"><span class="pt__cost__retail-price pt__cost__retail-price--with-nectar-not-associated">£1.60</span><span class="pt__cost__unit-price-per-measure">93p / 100g</span></div></div>
+        <button>Add</button></article></li>"#
+        )
+    };
+    let body = format!(
+        "<html><body><h1>Biscuits</h1><ul class=\"grid\">{}</ul></body></html>",
+        (1..=6).map(card).collect::<String>()
+    );
+    let x = run(
+        "https://www.shop.example.co.uk/gol-ui/groceries/biscuits",
+        &body,
+    );
+    assert_eq!(x.records.len(), 6, "{:?}", x.notes);
+    assert!(
+        x.records.iter().all(|r| get(r, "price") == Some("1.60")),
+        "{:?}",
+        x.records
+    );
+
+    // A card's offer says "Clubcard Price"; its buy box has everyone's.
+    let card = |i: usize| {
+        format!(
+            r#"<li class="product-list--list-item"><h3><a href="/groceries/en-GB/products/{i}">Teacake {i}</a></h3>
+        <div class="promotions"><span class="offer-text">£1.70 Clubcard Price</span><span class="offer-secondary-text">(£1.29/100g)</span></div>
+        <div class="buybox"><p class="price">£2.00</p><p class="unit">£1.52/100g</p></div><button>Add</button></li>"#
+        )
+    };
+    let body = format!(
+        "<html><body><h1>Biscuits</h1><ul class=\"grid\">{}</ul></body></html>",
+        (1..=6).map(card).collect::<String>()
+    );
+    let x = run(
+        "https://www.shop.example.com/groceries/en-GB/shop/biscuits",
+        &body,
+    );
+    assert!(
+        x.records.iter().all(|r| get(r, "price") == Some("2.00")),
+        "{:?}",
+        x.records
+    );
+}
+
+#[test]
+fn an_amount_in_pence_alone_is_hundredths_of_a_pound() {
+    let card = |i: usize| {
+        format!(
+            r#"<li class="card"><a href="/product/p{i}">Rich tea {i}</a><span class="price">4{i}p</span><span class="unit">23p / 100g</span></li>"#
+        )
+    };
+    let body = format!(
+        "<html><body><h1>Biscuits</h1><ul class=\"grid\">{}</ul></body></html>",
+        (1..=6).map(card).collect::<String>()
+    );
+    let x = run("https://www.shop.example.co.uk/biscuits", &body);
+    assert_eq!(get(&x.records[0], "price"), Some("0.41"));
+    assert_eq!(get(&x.records[0], "currency"), Some("GBP"));
+}

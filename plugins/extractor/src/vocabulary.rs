@@ -104,6 +104,9 @@ pub(crate) static MEMBER_WORDS: WordList = WordList::new(&[
     "cardholder",
     // A paid membership's price ("Premium ile": with Premium).
     "premium",
+    // Loyalty cards' prices ("£1.70 Clubcard Price", "£1.00 with Nectar").
+    "clubcard",
+    "nectar",
 ]);
 
 /// Hint words of a price before tax (Magento's `price-excluding-tax`).

@@ -38,6 +38,9 @@ pub struct Amount {
     pub sale: bool,
     /// A members' price (a loyalty club, a shop card), not everyone's.
     pub member: bool,
+    /// The text (its own or a label beside it) calls it a members' price,
+    /// not only the names of its elements.
+    pub member_text: bool,
     /// A price before tax, shown beside the price the shopper pays.
     pub excl_tax: bool,
     /// Part of the card's name ("Turbo E-Bike ($900 OFF)"), not a price
@@ -68,6 +71,7 @@ fn amounts(doc: &Doc, card: usize, names: &[String]) -> Vec<Amount> {
                 list: has_word(&ty, &LIST_WORDS) || doc.els[i].flags & STRIKE != 0,
                 sale: false,
                 member: false,
+                member_text: false,
                 excl_tax: false,
                 in_name: false,
             });
@@ -105,6 +109,7 @@ fn amounts(doc: &Doc, card: usize, names: &[String]) -> Vec<Amount> {
                 list: false,
                 sale: false,
                 member: false,
+                member_text: false,
                 excl_tax: false,
                 in_name: false,
             });
@@ -258,11 +263,25 @@ fn amounts(doc: &Doc, card: usize, names: &[String]) -> Vec<Amount> {
             || label_before
                 .as_ref()
                 .is_some_and(|prev| EXCL_TAX_TEXT.iter().any(|w| prev.has(w)));
-        let member = has_word(&hints, &MEMBER_WORDS)
-            || (lower.len() < 40 && has_word(&lower, &MEMBER_WORDS))
-            || label_before
-                .as_ref()
-                .is_some_and(|prev| has_word(prev, &MEMBER_WORDS));
+        // The text calls it a members' price: the amount's own text, or a
+        // short label before or after it ("with Nectar").
+        // A label is this amount's when it hangs from the amount's element
+        // or one of its two ancestors: "with Nectar" beside one amount
+        // is not the label of the next amount's block.
+        let ups: Vec<usize> = std::iter::successors(Some(t.el), |&i| doc.els[i].parent)
+            .take(3)
+            .collect();
+        let member_label = |j: usize| {
+            let label = &doc.texts[j];
+            label.text.len() < 30
+                && !label.text.bytes().any(|b| b.is_ascii_digit())
+                && doc.els[label.el].parent.is_some_and(|p| ups.contains(&p))
+                && has_word(&label.text.to_lowercase(), &MEMBER_WORDS)
+        };
+        let member_text = (lower.len() < 40 && has_word(&lower, &MEMBER_WORDS))
+            || (k > e.text_start && member_label(k - 1))
+            || (k + 1 < e.text_end && member_label(k + 1));
+        let member = member_text || has_word(&hints, &MEMBER_WORDS);
         out.push(Amount {
             value: p.value,
             currency: p.currency,
@@ -270,6 +289,7 @@ fn amounts(doc: &Doc, card: usize, names: &[String]) -> Vec<Amount> {
             list,
             sale,
             member,
+            member_text,
             excl_tax,
             // An amount in the card's name, or in a sentence of its
             // description ("the #1 gaming PC under $600 in 2018 by ..."),
@@ -600,6 +620,12 @@ pub fn of_card(doc: &Doc, card: usize, names: &[String]) -> Option<(Amount, Opti
     if current.iter().any(|a| !a.member) {
         current.retain(|a| !a.member);
     }
+    // Every amount named for members by its classes (a modifier that every
+    // price of the card carries): the ones the text does not call a
+    // members' price are everyone's.
+    if current.iter().any(|a| a.member_text) && current.iter().any(|a| !a.member_text) {
+        current.retain(|a| !a.member_text);
+    }
     if current.iter().any(|a| !a.excl_tax) {
         current.retain(|a| !a.excl_tax);
     }
@@ -649,6 +675,7 @@ pub fn of_card(doc: &Doc, card: usize, names: &[String]) -> Option<(Amount, Opti
             list: false,
             sale: pick.sale,
             member: pick.member,
+            member_text: pick.member_text,
             excl_tax: pick.excl_tax,
             in_name: pick.in_name,
         },
