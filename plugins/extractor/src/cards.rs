@@ -62,12 +62,8 @@ pub fn absolute(base: &Option<url::Url>, href: &str) -> Option<String> {
 /// The first usable link of a card, absolute.
 pub fn card_link(doc: &Doc, card: usize, base: &Option<url::Url>) -> Option<String> {
     (card..doc.els[card].el_end).find_map(|i| {
-        let e = &doc.els[i];
-        if e.tag != "a" {
-            return None;
-        }
-        e.el.value()
-            .attr_of("href")
+        doc.els[i]
+            .href()
             .filter(|h| usable_href(h))
             .and_then(|h| absolute(base, h))
     })
@@ -98,11 +94,10 @@ fn name_labels(
     let mut out: Vec<String> = Vec::new();
     for e in &doc.els[card..doc.els[card].el_end] {
         let v = e.el.value();
+        let leads_to_url = || url.is_some() && e.href().and_then(|h| absolute(base, h)) == *url;
         let attrs: &[&str] = match e.tag {
-            "a" if url.is_some() && v.attr_of("href").and_then(|h| absolute(base, h)) == *url => {
-                &["aria-label", "title"]
-            }
             "img" => &["alt"],
+            _ if leads_to_url() => &["aria-label", "title"],
             _ => &[],
         };
         for a in attrs {
@@ -158,8 +153,8 @@ pub fn read_card(doc: &Doc, card: usize, base: &Option<url::Url>) -> Record {
         }
         let has_text = e.text_end > e.text_start;
         match e.tag {
-            "a" if anchor_text.is_none() => {
-                let same = v.attr_of("href").and_then(|h| absolute(base, h)) == url;
+            _ if anchor_text.is_none() && e.href().is_some() => {
+                let same = e.href().and_then(|h| absolute(base, h)) == url;
                 if same && url.is_some() {
                     anchor_text = doc.texts[e.text_start..e.text_end]
                         .iter()

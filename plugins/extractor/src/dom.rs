@@ -35,6 +35,18 @@ pub struct El<'a> {
     pub el_end: usize,
 }
 
+impl<'a> El<'a> {
+    /// Where the element leads when it works as a link: an anchor's `href`,
+    /// or an `href` that another element carries for a script to follow (a
+    /// masked link: `<span class="link" href="/angebot/31047/">`).
+    pub fn href(&self) -> Option<&'a str> {
+        match self.tag {
+            "a" | "span" | "div" | "li" | "td" | "p" => self.el.value().attr_of("href"),
+            _ => None,
+        }
+    }
+}
+
 pub struct Text {
     pub text: String,
     pub el: usize,
@@ -380,7 +392,7 @@ impl<'a> Doc<'a> {
         {
             flags |= BUTTON;
         }
-        if tag == "a" {
+        if tag == "a" || (tag != "link" && e.attr_of("href").is_some()) {
             flags |= LINK;
         }
         if matches!(tag, "option" | "select") {

@@ -74,10 +74,10 @@ fn cards_by_url(cx: &Ctx, urls: &[String]) -> Vec<Option<usize>> {
     let doc = cx.doc;
     let mut markers: Vec<(usize, usize)> = Vec::new();
     for (i, e) in doc.els.iter().enumerate() {
-        if e.tag != "a" || e.flags & (CHROME | RELATED) != 0 {
+        if e.flags & (CHROME | RELATED) != 0 {
             continue;
         }
-        let Some(h) = e.el.value().attr_of("href") else {
+        let Some(h) = e.href() else {
             continue;
         };
         let listed = absolute(cx.base, h).and_then(|u| {

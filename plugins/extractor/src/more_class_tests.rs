@@ -412,3 +412,48 @@ fn an_amount_in_pence_alone_is_hundredths_of_a_pound() {
     assert_eq!(get(&x.records[0], "price"), Some("0.41"));
     assert_eq!(get(&x.records[0], "currency"), Some("GBP"));
 }
+
+#[test]
+fn a_heading_the_names_of_several_products_hold_is_their_category() {
+    // Microdata products without links, each named "<category> <model>".
+    let card = |i: usize| {
+        format!(
+            r#"<div class="single-product" itemscope itemtype="http://schema.org/Product"><img itemprop="image" src="/i/{i}.jpg" alt="">
+        <span itemprop="name">Sejlersko Model {i}</span><div itemprop="offers" itemscope itemtype="http://schema.org/Offer">
+        <span itemprop="price">{i}99.00</span><meta itemprop="priceCurrency" content="DKK"></div></div>"#
+        )
+    };
+    let body = format!(
+        "<html><body><h1>Sejlersko</h1><div class=\"list-of-products\">{}</div></body></html>",
+        (1..=8).map(card).collect::<String>()
+    );
+    let x = run("https://shoes.example.dk/sko/sejlersko/", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(x.records.len(), 8);
+}
+
+#[test]
+fn masked_links_and_a_price_struck_as_drawn() {
+    // Cards whose links are spans with an href for a script to follow; the
+    // current price's id says "old_price", the former one is drawn struck.
+    let card = |i: usize| {
+        format!(
+            r#"<td><div class="borderless_box"><span class="secondary_link" href="/angebot/{i}/" title="Sofa {i}"><img alt="Sofa {i}" src="/i/{i}.jpg"></span>
+        <div class="product_title"><span class="secondary_link" href="/angebot/{i}/">Sofa {i}</span></div>
+        <div class="price"><span style="text-decoration: line-through">{i}99,99 €</span>
+        <span class="secondary_link" id="secondary_link_old_price" href="/angebot/{i}/">{i}49,99 €*</span></div></div></td>"#
+        )
+    };
+    let body = format!(
+        "<html><body><h1>Sofas</h1><table><tr>{}</tr></table></body></html>",
+        (1..=8).map(card).collect::<String>()
+    );
+    let x = run("https://www.moebel.example.de/wohnen/sofas/", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(x.records.len(), 8, "{:?}", x.records);
+    assert_eq!(
+        get(&x.records[0], "url"),
+        Some("https://www.moebel.example.de/angebot/1/")
+    );
+    assert_eq!(get(&x.records[0], "price"), Some("149.99"));
+}

@@ -220,17 +220,15 @@ impl Counts {
         let mut links = Vec::with_capacity(doc.els.len() + 1);
         links.push(0);
         for e in &doc.els {
-            let is_link = e.tag == "a"
-                && e.el
-                    .value()
-                    .attr_of("href")
-                    .map(|h| {
-                        let h = h.trim();
-                        !h.is_empty()
-                            && (!h.starts_with('#') || crate::cards::is_app_route(h))
-                            && !h.starts_with("javascript")
-                    })
-                    .unwrap_or(false);
+            let is_link = e
+                .href()
+                .map(|h| {
+                    let h = h.trim();
+                    !h.is_empty()
+                        && (!h.starts_with('#') || crate::cards::is_app_route(h))
+                        && !h.starts_with("javascript")
+                })
+                .unwrap_or(false);
             links.push(links.last().unwrap() + is_link as u32);
         }
         let mut prices = Vec::with_capacity(doc.texts.len() + 1);
@@ -473,11 +471,7 @@ pub fn main_list(doc: &Doc, min: usize) -> Vec<usize> {
 /// depth): the shape product links of one shop share.
 pub(crate) fn link_shape(doc: &Doc, card: usize) -> Option<(String, usize)> {
     (card..doc.els[card].el_end).find_map(|i| {
-        let e = &doc.els[i];
-        if e.tag != "a" {
-            return None;
-        }
-        let h = e.el.value().attr_of("href")?.trim();
+        let h = doc.els[i].href()?.trim();
         if h.is_empty()
             || (h.starts_with('#') && !crate::cards::is_app_route(h))
             || h.starts_with("javascript")

@@ -187,8 +187,4 @@ impl PageIdentity {
             _ => false,
         }
     }
-
-    pub fn is_own(&self, r: &Record) -> bool {
-        self.url_matches(r) || self.heading_matches(r)
-    }
 }

@@ -9,7 +9,6 @@
 //! in the path ("product", "item", "details", "album", ...), or an id in it
 //! (a long number, a `?id=`), and no word of an article or a category.
 
-use crate::dom::AttrOf as _;
 use crate::dom::{Doc, HIDDEN, MAIN};
 use crate::repeated::{in_other_region, shape, Counts};
 use foldhash::{HashMap, HashMapExt as _};
@@ -102,11 +101,7 @@ const OTHER_SEGMENTS: &[&str] = &[
 /// The link a card leads to: its first usable `href`.
 fn card_href<'a>(doc: &'a Doc, card: usize) -> Option<&'a str> {
     (card..doc.els[card].el_end).find_map(|i| {
-        let e = &doc.els[i];
-        if e.tag != "a" {
-            return None;
-        }
-        let h = e.el.value().attr_of("href")?.trim();
+        let h = doc.els[i].href()?.trim();
         (!h.is_empty() && !h.starts_with('#') && !h.starts_with("javascript")).then_some(h)
     })
 }

@@ -38,6 +38,9 @@ pub struct Amount {
     pub sale: bool,
     /// A members' price (a loyalty club, a shop card), not everyone's.
     pub member: bool,
+    /// Struck through as the page draws it (a tag or a style), not only
+    /// named as a former price.
+    pub struck: bool,
     /// The text (its own or a label beside it) calls it a members' price,
     /// not only the names of its elements.
     pub member_text: bool,
@@ -71,6 +74,7 @@ fn amounts(doc: &Doc, card: usize, names: &[String]) -> Vec<Amount> {
                 list: has_word(&ty, &LIST_WORDS) || doc.els[i].flags & STRIKE != 0,
                 sale: false,
                 member: false,
+                struck: doc.els[i].flags & STRIKE != 0,
                 member_text: false,
                 excl_tax: false,
                 in_name: false,
@@ -109,6 +113,7 @@ fn amounts(doc: &Doc, card: usize, names: &[String]) -> Vec<Amount> {
                 list: false,
                 sale: false,
                 member: false,
+                struck: false,
                 member_text: false,
                 excl_tax: false,
                 in_name: false,
@@ -289,6 +294,7 @@ fn amounts(doc: &Doc, card: usize, names: &[String]) -> Vec<Amount> {
             list,
             sale,
             member,
+            struck: t.flags & STRIKE != 0,
             member_text,
             excl_tax,
             // An amount in the card's name, or in a sentence of its
@@ -629,7 +635,14 @@ pub fn of_card(doc: &Doc, card: usize, names: &[String]) -> Option<(Amount, Opti
     if current.iter().any(|a| !a.excl_tax) {
         current.retain(|a| !a.excl_tax);
     }
-    let former: Vec<&Amount> = all.iter().filter(|a| a.list).collect();
+    let mut former: Vec<&Amount> = all.iter().filter(|a| a.list).collect();
+    // Every amount a former one, some struck through as drawn and the rest
+    // only named so (an id "old_price" on the price shown beside a struck
+    // one): the drawing decides.
+    if current.is_empty() && former.iter().any(|a| a.struck) && former.iter().any(|a| !a.struck) {
+        current = former.iter().copied().filter(|a| !a.struck).collect();
+        former.retain(|a| a.struck);
+    }
     // Only a members' price beside a higher struck one: the struck one is
     // what everyone else pays.
     if !current.is_empty() && current.iter().all(|a| a.member) {
@@ -675,6 +688,7 @@ pub fn of_card(doc: &Doc, card: usize, names: &[String]) -> Option<(Amount, Opti
             list: false,
             sale: pick.sale,
             member: pick.member,
+            struck: pick.struck,
             member_text: pick.member_text,
             excl_tax: pick.excl_tax,
             in_name: pick.in_name,
