@@ -795,6 +795,12 @@ fn a_runs_webhook_url_is_signed_with_the_account_default_secret() {
         json!({ "query": "tents FN_TEST_DECLINE", "webhook_url": url }),
     );
     let got = rx.wait("/run", 1, 30);
+    // The attempt is logged once its answer is read, after the receiver
+    // has it: wait for the log, so that the next run's attempt is newer.
+    wait_for(10, || {
+        let page = c.get("/webhook-secret/attempts").ok();
+        (page["data"].as_array().unwrap().len() == 1).then_some(())
+    });
 
     // Created lazily by that first delivery; the same on every read; per mode.
     let secret = c.get("/webhook-secret").ok();
