@@ -20,9 +20,13 @@ pub struct Extraction {
     pub status: &'static str,
     #[schema(value_type = String)]
     pub url: Option<String>,
-    /// What was asked for; null once redacted.
+    /// What was asked for; left out once redacted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub entity: Option<String>,
     /// complete or partial: the receipt's stated claim, once read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub claim: Option<String>,
     pub records: u64,
     pub qualified: u64,
@@ -36,6 +40,9 @@ pub struct Extraction {
     pub settled_usd: Usd,
     #[schema(value_type = f64)]
     pub released_usd: Usd,
+    /// The receipt of its rows, once delivered.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub receipt_id: Option<String>,
     /// What became of the page: ok, blocked, login_required, not_found,
     /// rate_limited, robots_disallowed, needs_rendering, not_a_catalog,

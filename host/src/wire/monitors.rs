@@ -30,6 +30,9 @@ pub struct MonitorRun {
     pub baseline: bool,
     #[schema(value_type = f64)]
     pub cost_usd: Usd,
+    /// The receipt of its rows, when it read some.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub receipt_id: Option<String>,
     /// The extractions it ran (a URL watch).
     pub extraction_ids: Vec<String>,
@@ -67,10 +70,15 @@ pub struct Monitor {
     /// The Atom feed of the runs that notified, readable without a key
     /// while its token is not revoked (POST /monitors/{id}/feed/revoke).
     pub feed_url: String,
+    /// Left out until the first run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub last_run: Option<MonitorRun>,
     /// The run in flight (`run_...`), if any.
     pub running: Option<String>,
-    /// Null while paused.
+    /// Left out while paused.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub next_run_at: Option<String>,
     pub consecutive_failures: u32,
     #[schema(value_type = f64)]

@@ -31,6 +31,9 @@ pub struct WebhookEndpoint {
     pub disabled: bool,
     pub livemode: bool,
     pub created_at: String,
+    /// The last attempt's outcome; left out until the first attempt.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub last_delivery: Option<LastDelivery>,
 }
 
