@@ -133,6 +133,7 @@ fn sentinels_reach_every_end_state() {
         .find(|e| e["phase"] == "abstain")
         .expect("abstain event");
     assert!(abstain["data"]["reason"].as_str().unwrap().len() > 5);
+    assert_eq!(abstain["reason"], abstain["data"]["reason"]);
     assert!(
         !ev.iter().any(|e| e["phase"] == "source"),
         "nothing fetched"
@@ -167,6 +168,9 @@ fn sentinels_reach_every_end_state() {
     assert_eq!(last["phase"], "error");
     assert_eq!(last["data"]["phase"], "error");
     assert!(last["data"]["code"].is_string() && last["data"]["message"].is_string());
+    // {phase: error, message, code} at the entry's top (SPEC §6.4).
+    assert_eq!(last["code"], "provider_unavailable");
+    assert_eq!(last["message"], last["data"]["message"]);
 
     let spend = c
         .post(

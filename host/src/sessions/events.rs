@@ -140,11 +140,17 @@ impl EventData {
 /// is advanced (the caller stores the session in the same transaction).
 pub fn append(tx: &Tx, session: &mut Session, data: EventData) -> anyhow::Result<Event> {
     session.last_seq += 1;
+    let phase = data.phase();
+    let data = data.to_json()?;
+    let said = |key: &str| data.get(key).and_then(Value::as_str).map(String::from);
     let event = Event {
         seq: session.last_seq,
-        phase: data.phase().as_str().to_string(),
+        phase: phase.as_str().to_string(),
         at: crate::time::now(),
-        data: data.to_json()?,
+        code: (phase == Phase::Error).then(|| said("code")).flatten(),
+        message: (phase == Phase::Error).then(|| said("message")).flatten(),
+        reason: (phase == Phase::Abstain).then(|| said("reason")).flatten(),
+        data,
     };
     store::put_json(tx, EVENTS, &key(&session.id, event.seq), &event)?;
     Ok(event)

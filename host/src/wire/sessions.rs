@@ -370,6 +370,16 @@ pub struct SessionEvent {
     /// stopped (open enum). Every page's event names its `outcome`.
     pub phase: String,
     pub at: String,
+    /// `error`: the stream code, as a dying run's event states it beside
+    /// its phase (also in `data`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
+    /// `error`: what went wrong (also in `data`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// `abstain`: why the run declined (also in `data`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
     #[schema(value_type = Object)]
     pub data: Value,
 }
