@@ -218,7 +218,8 @@ fn the_endpoint_wants_a_key_and_is_501_when_closed() {
     );
     assert_eq!(r.status, 401, "{}", r.text);
     assert_eq!(r.json()["error"]["code"], "invalid_key");
-    // The transport's own refusals keep their status, in the envelope.
+    // The transport's own refusals, in the envelope with their type's status
+    // (invalid_request is 400, SPEC §7.1).
     let a = s.account("1");
     let c = s.client(&a.test);
     let r = c.send(
@@ -226,7 +227,7 @@ fn the_endpoint_wants_a_key_and_is_501_when_closed() {
             .header("accept", "application/json")
             .json(&json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {} })),
     );
-    assert_eq!(r.error(406, "invalid_param")["param"], "Accept");
+    assert_eq!(r.error(400, "invalid_param")["param"], "Accept");
     let closed = Server::start();
     let a = closed.account("1");
     for method in ["GET", "POST", "DELETE"] {

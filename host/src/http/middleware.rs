@@ -38,11 +38,13 @@ pub async fn conventions(State(state): State<AppState>, mut req: Request, next: 
     }
     // An error a layer beneath the handlers answered in plain text (a path
     // segment that does not decode, the tool-protocol transport) still gets
-    // the envelope on the API's routes, keeping its status.
+    // the envelope on the API's routes; a client error takes its type's
+    // status (invalid_request is 400, not the transport's 406 or 415), a
+    // server error keeps its own.
     let api = path == "/v1" || path.starts_with("/v1/");
     let mut kept_status = None;
     if api && response.extensions().get::<PendingError>().is_none() && is_plain_error(&response) {
-        kept_status = Some(response.status());
+        kept_status = Some(response.status()).filter(|s| s.is_server_error());
         response = plain_error(response).await.into_response();
     }
     if let Some(PendingError(err)) = response.extensions_mut().remove::<PendingError>() {
