@@ -96,15 +96,18 @@ fn is_plain_error(response: &Response) -> bool {
 }
 
 /// The envelope's error for a plain-text error answer: `not_found` for a
-/// 404, a service fault for a 5xx, else `invalid_param` naming what the text
-/// names (a path segment written `id`, the header a 406 or 415 is about).
+/// 404 and for a path segment that cannot be read, a service fault for a
+/// 5xx, else `invalid_param` naming what the text names (the header a 406
+/// or 415 is about, the tool protocol's session header).
 async fn plain_error(response: Response) -> ApiError {
     let status = response.status();
     let bytes = axum::body::to_bytes(response.into_body(), 4096)
         .await
         .unwrap_or_default();
     let text = String::from_utf8_lossy(&bytes).trim().to_string();
-    if status == StatusCode::NOT_FOUND {
+    // A path segment that cannot be read (not UTF-8) names no resource
+    // there is: unknown, 404 (SPEC §5).
+    if status == StatusCode::NOT_FOUND || text.starts_with("Invalid URL") {
         return ApiError::NotFound;
     }
     if status.is_server_error() {
