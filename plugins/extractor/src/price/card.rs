@@ -269,10 +269,9 @@ fn amounts(doc: &Doc, card: usize, names: &[String]) -> Vec<Amount> {
                 .as_ref()
                 .is_some_and(|prev| EXCL_TAX_TEXT.iter().any(|w| prev.has(w)));
         // The text calls it a members' price: the amount's own text, or a
-        // short label before or after it ("with Nectar").
-        // A label is this amount's when it hangs from the amount's element
-        // or one of its two ancestors: "with Nectar" beside one amount
-        // is not the label of the next amount's block.
+        // short label before or after it ("with Nectar") that hangs from
+        // the amount's element or one of its two ancestors (the label
+        // beside one amount is not the next amount's block's).
         let ups: Vec<usize> = std::iter::successors(Some(t.el), |&i| doc.els[i].parent)
             .take(3)
             .collect();
