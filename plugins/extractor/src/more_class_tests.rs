@@ -395,6 +395,24 @@ fn loyalty_card_prices_give_way_to_everyones() {
         "{:?}",
         x.records
     );
+
+    // A scheme's price in German ("mit PAYBACK"), everyone's beside it.
+    let card = |i: usize| {
+        format!(
+            r#"<li class="tile"><a href="/p/{i}">Shampoo {i}</a><span class="price">2,99 €</span>
+        <span class="offer">2,49 € mit PAYBACK</span><button>In den Warenkorb</button></li>"#
+        )
+    };
+    let body = format!(
+        "<html lang=\"de\"><body><h1>Shampoo</h1><ul class=\"grid\">{}</ul></body></html>",
+        (1..=6).map(card).collect::<String>()
+    );
+    let x = run("https://www.shop.example.de/c/shampoo", &body);
+    assert!(
+        x.records.iter().all(|r| get(r, "price") == Some("2.99")),
+        "{:?}",
+        x.records
+    );
 }
 
 #[test]

@@ -104,9 +104,19 @@ pub(crate) static MEMBER_WORDS: WordList = WordList::new(&[
     "cardholder",
     // A paid membership's price ("Premium ile": with Premium).
     "premium",
-    // Loyalty cards' prices ("£1.70 Clubcard Price", "£1.00 with Nectar").
+    // Loyalty cards and schemes, by their words in several languages and
+    // the names of the common schemes ("£1.70 Clubcard Price", "£1.00
+    // with Nectar", "mit PAYBACK", "prix carte fidélité").
     "clubcard",
     "nectar",
+    "payback",
+    "deutschlandcard",
+    "kundenkarte",
+    "bonuskaart",
+    "fidélité",
+    "fidelite",
+    "fedeltà",
+    "fidelidad",
 ]);
 
 /// Hint words of a price before tax (Magento's `price-excluding-tax`).
