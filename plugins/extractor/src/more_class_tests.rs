@@ -399,8 +399,8 @@ fn loyalty_card_prices_give_way_to_everyones() {
     // A scheme's price in German ("mit PAYBACK"), everyone's beside it.
     let card = |i: usize| {
         format!(
-            r#"<li class="tile"><a href="/p/{i}">Shampoo {i}</a><span class="price">2,99 €</span>
-        <span class="offer">2,49 € mit PAYBACK</span><button>In den Warenkorb</button></li>"#
+            r#"<li class="tile"><a href="/p/{i}">Shampoo {i}</a><span class="offer">2,49 € mit PAYBACK</span>
+        <span class="price">2,99 €</span><button>In den Warenkorb</button></li>"#
         )
     };
     let body = format!(
