@@ -74,13 +74,14 @@ fn labelled(doc: &Doc) -> Option<String> {
         if t.flags & skip != 0 || t.text.len() > 24 {
             continue;
         }
-        let label = t
-            .text
-            .trim()
-            .trim_end_matches([':', '：'])
-            .trim_end()
-            .to_lowercase();
-        if !BRAND_LABELS.contains(&label.as_str()) {
+        let label = t.text.trim().trim_end_matches([':', '：']).trim_end();
+        // Compared without a lowercase copy where the text is ASCII (most).
+        let is_label = if label.is_ascii() {
+            BRAND_LABELS.iter().any(|l| l.eq_ignore_ascii_case(label))
+        } else {
+            BRAND_LABELS.contains(&label.to_lowercase().as_str())
+        };
+        if !is_label {
             continue;
         }
         let Some(value) = doc.texts.get(k + 1) else {

@@ -40,10 +40,16 @@ impl<'a> El<'a> {
     /// or an `href` that another element carries for a script to follow (a
     /// masked link: `<span class="link" href="/angebot/31047/">`).
     pub fn href(&self) -> Option<&'a str> {
-        match self.tag {
-            "a" | "span" | "div" | "li" | "td" | "p" => self.el.value().attr_of("href"),
-            _ => None,
-        }
+        href_of(self.tag, self.el.value())
+    }
+}
+
+/// [`El::href`] of an element by its tag, for the walk that builds the
+/// `El`s (its `LINK` flag) and for every reader of links.
+fn href_of<'a>(tag: &str, e: &'a Element) -> Option<&'a str> {
+    match tag {
+        "a" | "span" | "div" | "li" | "td" | "p" => e.attr_of("href"),
+        _ => None,
     }
 }
 
@@ -392,7 +398,7 @@ impl<'a> Doc<'a> {
         {
             flags |= BUTTON;
         }
-        if tag == "a" || (tag != "link" && e.attr_of("href").is_some()) {
+        if tag == "a" || href_of(tag, e).is_some() {
             flags |= LINK;
         }
         if matches!(tag, "option" | "select") {
