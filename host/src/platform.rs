@@ -179,8 +179,9 @@ async fn rename_key(
     body: Body,
 ) -> Result<Json<wire::Key>, ApiError> {
     caller.require(KeyScope::KeysWrite)?;
-    let wire::KeyRename { name } = wire::KeyRename::parse(&body)?;
+    // The path's object first: an unknown id is 404 whatever the body.
     own_key(&state, &caller, &id)?;
+    let wire::KeyRename { name } = wire::KeyRename::parse(&body)?;
     let key = state
         .store
         .write_async(move |tx| -> Result<keys::Key, ApiError> {

@@ -137,6 +137,10 @@ fn an_extraction_reads_its_page_settles_its_receipt_and_notifies() {
         .collect();
     assert_eq!(phases.first(), Some(&"started"));
     assert_eq!(phases.last(), Some(&"delivered"));
+    // The log names the extraction as one, without a session's turn.
+    let last = &events["data"].as_array().unwrap().last().unwrap()["data"];
+    assert_eq!(last["extraction_id"], json!(id), "{last}");
+    assert!(last.get("session_id").is_none() && last.get("turn").is_none());
 
     // Its receipt, looked up by id, verifies like any other.
     let rid = e["receipt_id"].as_str().unwrap();
@@ -231,6 +235,11 @@ fn a_batch_reserves_per_url_all_or_nothing() {
         json!({ "urls": [TENTS, "not a url"], "entity": "tent", "max_spend_usd": 0.1 }),
     );
     assert_eq!(bad.error(400, "invalid_param")["param"], "urls[1]");
+    let not_text = c.post(
+        "/extractions",
+        json!({ "urls": [TENTS, 5], "entity": "tent", "max_spend_usd": 0.1 }),
+    );
+    assert_eq!(not_text.error(400, "invalid_param")["param"], "urls[1]");
     // More than the balance covers in all: 402, nothing reserved.
     let many: Vec<&str> = std::iter::repeat_n(TENTS, 20).collect();
     let poor = c.post(
@@ -707,6 +716,9 @@ fn an_extraction_refresh_reads_again_and_says_what_changed() {
     )
     .error(400, "invalid_param");
     c.post("/extractions/ext_nope/refresh", json!({}))
+        .error(404, "not_found");
+    // An unknown id is 404 whatever the body.
+    c.post("/extractions/ext_nope/refresh", json!({ "max_age_s": -1 }))
         .error(404, "not_found");
 }
 

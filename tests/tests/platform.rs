@@ -173,6 +173,13 @@ fn another_accounts_objects_are_not_found() {
         e1["message"], e2["message"],
         "the two cases are indistinguishable"
     );
+    // The path's object is looked up before the body is read.
+    for bad in [json!({}), json!({"name": ""}), json!([])] {
+        ca.patch(&format!("/keys/{b_key_id}"), bad.clone())
+            .error(404, "not_found");
+        ca.patch("/keys/key_doesnotexist", bad)
+            .error(404, "not_found");
+    }
     // The test key of the same account does not see live keys either.
     let live_key_of_a = ca.get("/keys").ok()["data"][0]["id"]
         .as_str()

@@ -127,6 +127,12 @@ fn sentinels_reach_every_end_state() {
     assert_eq!(d["status"], "abstained");
     assert_eq!(d["settled_usd"], json!(0));
     assert_eq!(d["released_usd"], d["max_spend_usd"]);
+    // `stop` belongs to stopped runs only, on the session and its result.
+    assert!(d.get("stop").is_none(), "{d}");
+    let result = c
+        .get(&format!("/sessions/{}/result", d["id"].as_str().unwrap()))
+        .ok();
+    assert!(result.get("stop").is_none(), "{result}");
     let ev = events(&c, d["id"].as_str().unwrap());
     let abstain = ev
         .iter()

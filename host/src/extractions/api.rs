@@ -104,11 +104,12 @@ async fn refresh(
     body: &Body,
     idem: Option<&idempotency::Idem>,
 ) -> Result<wire::Extraction, ApiError> {
+    // The path's object first: an unknown id is 404 whatever the body.
+    let base = owned(state, caller, id, Kind::Extraction)?;
     let wire::ExtractionRefresh {
         max_age_s,
         max_spend_usd,
     } = wire::ExtractionRefresh::parse(body)?;
-    let base = owned(state, caller, id, Kind::Extraction)?;
     if base.is_running() {
         return Err(ApiError::SessionBusy {
             status: base.status_str().into(),

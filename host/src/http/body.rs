@@ -105,14 +105,19 @@ impl Body {
     pub fn optional_strings(&self, name: &str) -> Result<Option<Vec<String>>, ApiError> {
         match self.get(name) {
             None => Ok(None),
+            // A bad item is named by its place, as the other checks of an
+            // item name it.
             Some(Value::Array(items)) => items
                 .iter()
-                .map(|v| v.as_str().map(str::to_string))
-                .collect::<Option<Vec<_>>>()
-                .map(Some)
-                .ok_or_else(|| {
-                    ApiError::invalid(name, format!("{name} must be an array of strings"))
-                }),
+                .enumerate()
+                .map(|(i, v)| {
+                    v.as_str().map(str::to_string).ok_or_else(|| {
+                        let item = format!("{name}[{i}]");
+                        ApiError::invalid(&item, format!("{item} must be a string"))
+                    })
+                })
+                .collect::<Result<Vec<_>, _>>()
+                .map(Some),
             Some(_) => Err(ApiError::invalid(
                 name,
                 format!("{name} must be an array of strings"),

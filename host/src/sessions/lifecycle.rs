@@ -484,8 +484,10 @@ pub fn end_in(tx: &Tx, s: &mut Session, outcome: Outcome, public_url: &str) -> a
     s.updated_at = crate::time::now();
     let mut data = wire::TurnEnded {
         status: "",
-        session_id: Some(s.id.clone()),
-        turn: Some(s.turn),
+        // An extraction's log names it as an extraction, without turns.
+        session_id: (s.kind == Kind::Session).then(|| s.id.clone()),
+        extraction_id: (s.kind == Kind::Extraction).then(|| s.id.clone()),
+        turn: (s.kind == Kind::Session).then_some(s.turn),
         served_from: None,
         settled_usd: settled.into(),
         released_usd: released.into(),

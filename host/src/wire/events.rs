@@ -118,6 +118,8 @@ pub struct TurnEnded {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub session_id: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    pub extraction_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub turn: Option<u32>,
     /// `record` when a refresh was served from an earlier delivery.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -155,6 +157,7 @@ impl TurnEnded {
         TurnEnded {
             status: "delivered",
             session_id: None,
+            extraction_id: None,
             turn: None,
             served_from: Some("record"),
             settled_usd: Usd::default(),

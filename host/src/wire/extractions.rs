@@ -144,6 +144,9 @@ pub struct ExtractionResult {
     pub extraction_id: String,
     #[schema(value_type = String)]
     pub status: &'static str,
+    /// complete or partial, once the page was read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub claim: Option<String>,
     /// What became of the page (see the extraction's `outcome`).
     pub outcome: Option<String>,

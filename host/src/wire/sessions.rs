@@ -196,7 +196,9 @@ pub struct SessionResult {
     pub session_id: String,
     #[schema(value_type = String)]
     pub status: &'static str,
-    #[schema(value_type = Option<String>)]
+    /// spend-budget, query-budget or stopped; only when status is stopped.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>, nullable = false)]
     pub stop: Option<StopReason>,
     pub qualified: u64,
     pub records: u64,
