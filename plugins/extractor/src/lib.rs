@@ -12,8 +12,15 @@
 //!    per-item markup, embedded state and the visible cards in that order of
 //!    trust, and claim partial when the page has a next page.
 
+// Built natively too, for its tests; the allocator of the component only.
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+mod alloc;
 #[cfg(target_arch = "wasm32")]
 mod component;
+
+#[cfg(target_arch = "wasm32")]
+#[global_allocator]
+static ALLOCATOR: alloc::Classes = alloc::Classes::new();
 
 mod availability;
 mod brand;
