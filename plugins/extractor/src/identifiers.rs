@@ -269,12 +269,14 @@ pub fn of_page(doc: &Doc, page_url: &str, body: &str) -> Ids {
         .or_else(|| named.first())
         .or_else(|| form_ids.first())
         .cloned()
-        .or_else(|| script_sku(doc.scripts()))
-        .or_else(|| url_identifier(page_url, body));
+        .or_else(|| script_sku(doc.scripts()));
+    let from_url = pick.is_none();
+    let pick = pick.or_else(|| url_identifier(page_url, body));
     // Many products each with its own labelled code are a list, not one
     // product's page (variants carry their codes in form fields instead).
     let single = (strong.is_some() && strong_all.len() < MANY_CODES) || !form_ids.is_empty();
     Ids {
+        from_url: from_url && pick.is_some(),
         sku: pick,
         strong_sku: strong,
         mpn,
@@ -289,6 +291,9 @@ const MANY_CODES: usize = 3;
 /// Identifiers found on the visible page.
 pub struct Ids {
     pub sku: Option<String>,
+    /// `sku` is only the code in the page's URL (which the page repeats):
+    /// news and blog URLs carry such numbers too.
+    pub from_url: bool,
     /// A code the page labels unambiguously as the product's ("SKU: ...",
     /// "Product code: ...", "Art.-Nr. ...").
     pub strong_sku: Option<String>,

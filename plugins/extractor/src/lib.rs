@@ -198,7 +198,7 @@ pub fn extract(page: &Page, request: &Request) -> Result<Extraction, String> {
         host: &host,
     };
     let ids = identifiers::of_page(&doc, page.url, page.body);
-    let (kind, mut records) = match classify::classify(&cx, &markup, &identity, &ids) {
+    let (mut kind, mut records) = match classify::classify(&cx, &markup, &identity, &ids) {
         Reading::MarkupList(records) => {
             let src = markup.candidates.first().map(|c| c.source.note());
             notes.push(src.unwrap_or("markup").to_string());
@@ -221,6 +221,18 @@ pub fn extract(page: &Page, request: &Request) -> Result<Extraction, String> {
             }
         }
     };
+    // An article (news, a blog post, a recipe) without product markup lists
+    // its teasers, comments or further reading, not products, unless its
+    // cards show prices (a buying guide's offers).
+    if kind == PageKind::Listing
+        && markup.article
+        && markup.candidates.is_empty()
+        && !records.iter().any(|r| r.has(Field::Price))
+    {
+        notes.push("an article's page: its list shows no prices".into());
+        kind = PageKind::Other;
+        records.clear();
+    }
     for r in &mut records {
         fill_currency(r, &doc, &hinted_currency);
     }

@@ -20,6 +20,12 @@ pub fn read(
     page_url: &str,
     notes: &mut Vec<String>,
 ) -> Option<Record> {
+    // An article (news, a blog post, a recipe) without product markup
+    // sells nothing, whatever prices and codes its text mentions.
+    if markup.article && markup.candidates.is_empty() {
+        notes.push("an article's page".into());
+        return None;
+    }
     let mut main = from_markup(markup, identity, notes);
     // The page's markup describes its product by name.
     let described = main.has(Field::Name);
@@ -27,6 +33,8 @@ pub fn read(
     current_over_stated_standard(doc, &mut main, notes);
     from_orphans(markup, &mut main, notes);
     from_meta(doc, &mut main, notes);
+    // A code only from the page's URL does not make a product on its own.
+    let code_of_its_own = main.has(Field::Sku) || !ids.from_url;
     from_visible(doc, &mut main, ids, notes);
     if !main.has(Field::Name) {
         let name = doc
@@ -49,7 +57,7 @@ pub fn read(
     // one even without a price or a code (one no longer sold: "No longer
     // available" where the price was).
     let is_product = main.has(Field::Price)
-        || main.has(Field::Sku)
+        || (main.has(Field::Sku) && code_of_its_own)
         || main.has(Field::Gtin)
         || (described && main.has(Field::Availability));
     is_product.then_some(main)

@@ -184,6 +184,45 @@ pub struct Found {
 /// Collect product-like nodes: top-level nodes, @graph members, arrays, and
 /// the items of ItemLists. Products nested in another product's properties
 /// (related products, accessories) are not collected.
+/// Whether the markup declares the page an article of some kind (news, a
+/// blog post, a recipe, a forum thread): editorial pages, which mention
+/// prices and codes without selling anything. A review is not one: shops
+/// mark their customers' reviews up beside the product.
+pub fn declares_article(values: &[Value]) -> bool {
+    fn is_article(t: &str) -> bool {
+        matches!(
+            t,
+            "article"
+                | "newsarticle"
+                | "reportagenewsarticle"
+                | "analysisnewsarticle"
+                | "opinionnewsarticle"
+                | "backgroundnewsarticle"
+                | "reviewnewsarticle"
+                | "blogposting"
+                | "liveblogposting"
+                | "socialmediaposting"
+                | "discussionforumposting"
+                | "techarticle"
+                | "scholarlyarticle"
+                | "recipe"
+        )
+    }
+    fn walk(v: &Value, depth: usize) -> bool {
+        if depth > 6 {
+            return false;
+        }
+        match v {
+            Value::Array(a) => a.iter().any(|x| walk(x, depth + 1)),
+            Value::Object(o) => {
+                types_of(o).iter().any(|t| is_article(t)) || o.values().any(|x| walk(x, depth + 1))
+            }
+            _ => false,
+        }
+    }
+    values.iter().any(|v| walk(v, 0))
+}
+
 pub fn collect_products(values: &[Value], out: &mut Vec<Found>) {
     for v in values {
         collect_value(v, false, out, 0);

@@ -38,6 +38,9 @@ pub struct Markup {
     pub listed_urls: Vec<String>,
     /// Microdata properties outside any item (a lone itemprop="price").
     pub orphans: Map<String, Value>,
+    /// The markup or the meta tags declare the page an article (see
+    /// `schema::declares_article`).
+    pub article: bool,
 }
 
 /// A URL without query, fragment or trailing slash.
@@ -57,8 +60,11 @@ impl Markup {
     pub fn read(doc: &Doc, html: &crate::tree::Html, base: &Option<url::Url>) -> Markup {
         let mut candidates: Vec<Candidate> = Vec::new();
         let mut listed_urls: Vec<String> = Vec::new();
+        let mut article =
+            doc.meta("article:published_time").is_some() || doc.meta("article:author").is_some();
         for block in &doc.jsonld {
             let values = schema::parse_jsonld(block);
+            article = article || schema::declares_article(&values);
             schema::list_urls(&values, &mut listed_urls);
             let mut found = Vec::new();
             schema::collect_products(&values, &mut found);
@@ -70,6 +76,7 @@ impl Markup {
         }
         let (micro, rdfa, orphans) = markup::items(html);
         for (values, source) in [(micro, Source::Microdata), (rdfa, Source::Rdfa)] {
+            article = article || schema::declares_article(&values);
             let mut found = Vec::new();
             schema::collect_products(&values, &mut found);
             candidates.extend(found.into_iter().map(|f| Candidate {
@@ -102,6 +109,7 @@ impl Markup {
             candidates,
             listed_urls,
             orphans,
+            article,
         }
     }
 
