@@ -223,9 +223,10 @@ pub fn extract(page: &Page, request: &Request) -> Result<Extraction, String> {
     };
     // An article (news, a blog post, a recipe) without product markup lists
     // its teasers, comments or further reading, not products, unless its
-    // cards show prices (a buying guide's offers).
+    // cards show prices (a buying guide's offers). Here `og:type` article
+    // is enough: every list of a shop that says so showed prices.
     if kind == PageKind::Listing
-        && markup.article
+        && (markup.article || markup.og_article)
         && markup.candidates.is_empty()
         && !records.iter().any(|r| r.has(Field::Price))
     {

@@ -35,7 +35,15 @@ pub fn read(
     from_meta(doc, &mut main, notes);
     // A code only from the page's URL does not make a product on its own.
     let code_of_its_own = main.has(Field::Sku) || !ids.from_url;
-    from_visible(doc, &mut main, ids, notes);
+    let stock_inferred = from_visible(doc, &mut main, ids, notes);
+    // A page that calls itself an article in its OpenGraph tags, with no
+    // product markup and nothing about stock (no buy button, no stock
+    // text): an editorial page that mentions a price. Shops that say
+    // "article" there mark their product up or offer it for sale.
+    if markup.og_article && markup.candidates.is_empty() && stock_inferred {
+        notes.push("an article's page".into());
+        return None;
+    }
     if !main.has(Field::Name) {
         let name = doc
             .h1_text()
@@ -256,7 +264,8 @@ fn from_meta(doc: &Doc, main: &mut Record, notes: &mut Vec<String>) {
 
 /// What the visible page shows: the main price, labelled codes, stock
 /// messages and buy buttons, the labelled brand.
-fn from_visible(doc: &Doc, main: &mut Record, ids: Ids, notes: &mut Vec<String>) {
+/// Whether the availability was only inferred from the price shown.
+fn from_visible(doc: &Doc, main: &mut Record, ids: Ids, notes: &mut Vec<String>) -> bool {
     let mut used = false;
     if !main.has(Field::Price) {
         if let Some(found) = price::page::main_price(doc) {
@@ -293,7 +302,8 @@ fn from_visible(doc: &Doc, main: &mut Record, ids: Ids, notes: &mut Vec<String>)
     }
     // A product page that shows a price and says nothing about stock offers
     // the product: InStock, noted as inferred. OutOfStock is never inferred.
-    if !main.has(Field::Availability) && main.has(Field::Price) {
+    let inferred = !main.has(Field::Availability) && main.has(Field::Price);
+    if inferred {
         main.put(Field::Availability, Some("InStock".into()));
         notes.push("availability inferred from the price shown".into());
     }
@@ -311,4 +321,5 @@ fn from_visible(doc: &Doc, main: &mut Record, ids: Ids, notes: &mut Vec<String>)
     if used {
         notes.push("heuristic".into());
     }
+    inferred
 }

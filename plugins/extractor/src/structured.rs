@@ -41,6 +41,9 @@ pub struct Markup {
     /// The markup or the meta tags declare the page an article (see
     /// `schema::declares_article`).
     pub article: bool,
+    /// `og:type` is "article": a weaker sign, which some shops give their
+    /// product pages too.
+    pub og_article: bool,
 }
 
 /// A URL without query, fragment or trailing slash.
@@ -110,6 +113,9 @@ impl Markup {
             listed_urls,
             orphans,
             article,
+            og_article: doc
+                .meta("og:type")
+                .is_some_and(|t| t.trim().eq_ignore_ascii_case("article")),
         }
     }
 
