@@ -393,3 +393,33 @@ fn a_list_inside_a_wrapper_named_for_its_filters_and_a_taka_sign_apart() {
     );
     assert_eq!(get(&x.records[0], "currency"), Some("BDT"));
 }
+
+#[test]
+fn a_sum_in_a_headline_is_no_price_and_a_name_with_its_price_still_is() {
+    // Teasers whose only amount is inside the headline sentence.
+    let teasers: String = [
+        "Construction worker dad scoops £54,000 on £1 bet at the casino",
+        "Cute refurbished town centre cottage may sell for as little as £60,000",
+        "Couple banned from cruise lose £3,500 because of a little-known rule",
+    ]
+    .iter()
+    .enumerate()
+    .map(|(i, h)| {
+        format!(r#"<div class="teaser"><a href="/news/story-{i}"><h3>{h}</h3></a><p>Local news</p></div>"#)
+    })
+    .collect();
+    let x = run("https://paper.example.co.uk/news/", &page(&teasers));
+    assert!(
+        x.records.iter().all(|r| get(r, "price").is_none()),
+        "{:?}",
+        prices(&x)
+    );
+    // A short name that carries the price keeps it as the price.
+    let cards: String = (1..=3)
+        .map(|i| {
+            format!(r#"<div class="card"><a href="/p/lamp-{i}"><span>Desk lamp {i}</span> <span>£{i}9.99</span></a></div>"#)
+        })
+        .collect();
+    let x = run("https://shop.example.co.uk/lamps/", &page(&cards));
+    assert_eq!(prices(&x), ["19.99", "29.99", "39.99"], "{:?}", names(&x));
+}

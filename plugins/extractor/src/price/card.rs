@@ -49,6 +49,9 @@ pub struct Amount {
     /// Part of the card's name ("Turbo E-Bike ($900 OFF)"), not a price
     /// of its own.
     pub in_name: bool,
+    /// Within a sentence of the card's name or heading: a headline's sum
+    /// ("Dad scoops £54,000 on £1 bet"), no price even alone.
+    pub in_headline: bool,
 }
 
 fn as_f64(v: &str) -> f64 {
@@ -78,6 +81,7 @@ fn amounts(doc: &Doc, card: usize, names: &[String]) -> Vec<Amount> {
                 member_text: false,
                 excl_tax: false,
                 in_name: false,
+                in_headline: false,
             });
         }
     }
@@ -117,6 +121,7 @@ fn amounts(doc: &Doc, card: usize, names: &[String]) -> Vec<Amount> {
                 member_text: false,
                 excl_tax: false,
                 in_name: false,
+                in_headline: false,
             });
             continue;
         }
@@ -302,6 +307,9 @@ fn amounts(doc: &Doc, card: usize, names: &[String]) -> Vec<Amount> {
             in_name: names.contains(&crate::text::squash(&t.text))
                 || matches!(el.tag, "h2" | "h3" | "h4" | "h5" | "h6")
                 || prose(&t.text),
+            in_headline: prose(&t.text)
+                && (names.contains(&crate::text::squash(&t.text))
+                    || matches!(el.tag, "h1" | "h2" | "h3" | "h4" | "h5" | "h6")),
         });
     }
     out
@@ -615,6 +623,7 @@ pub fn of_card(doc: &Doc, card: usize, names: &[String]) -> Option<(Amount, Opti
     if all.iter().any(|a| !a.in_name) {
         all.retain(|a| !a.in_name);
     }
+    all.retain(|a| !a.in_headline);
     // A zero or "Free" stands only when the card shows no other amount.
     if all.iter().any(|a| as_f64(&a.value) > 0.0) {
         all.retain(|a| as_f64(&a.value) > 0.0);
@@ -691,6 +700,7 @@ pub fn of_card(doc: &Doc, card: usize, names: &[String]) -> Option<(Amount, Opti
             member_text: pick.member_text,
             excl_tax: pick.excl_tax,
             in_name: pick.in_name,
+            in_headline: pick.in_headline,
         },
         list_price,
     ))
