@@ -147,6 +147,30 @@ pub fn parse_price(text: &str) -> Option<Price> {
     parse_price_from(text, false)
 }
 
+/// How many amounts of a text are written next to a currency ("10€ 15€ 40€"
+/// is three), counting up to eight.
+pub fn amounts_with_currency(text: &str) -> usize {
+    let mut n = 0;
+    let mut from = 0;
+    for _ in 0..8 {
+        let Some(r) = scan_number(text, from) else {
+            break;
+        };
+        let (before, after) = (
+            last_chars(&text[..r.start], 4),
+            first_chars(&text[r.end..], 4),
+        );
+        if currency_near(before, after).is_some() {
+            n += 1;
+        }
+        if r.end >= text.len() {
+            break;
+        }
+        from = r.end;
+    }
+    n
+}
+
 /// Parse the current price of a text that may also state a former one:
 /// "statt 4.50 CHF 2.25", "was £20 now £15", "au lieu de 30 € 25 €" give the
 /// last price written next to a currency; other texts their first price.
@@ -215,7 +239,12 @@ fn current_price(text: &str) -> Option<(Price, bool)> {
             last_chars(&text[..r.start], 4),
             first_chars(&text[r.end..], 4),
         );
-        if let Some(cur) = currency_near(before, after) {
+        // "Save $5" after "was $20 now $15": a saving, not the price.
+        let saving = {
+            let between = text[from..r.start].to_lowercase();
+            SAVING_WORDS.iter().any(|w| between.has(w))
+        };
+        if let Some(cur) = currency_near(before, after).filter(|_| !saving) {
             if let Some(value) = interpret(&r, false) {
                 if last.is_some() {
                     before_end = Some(last_span.1);

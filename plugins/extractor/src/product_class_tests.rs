@@ -124,3 +124,30 @@ fn a_gtin_of_zeros_is_a_placeholder() {
     assert_eq!(get(&r, "gtin"), None);
     assert_eq!(get(&r, "sku"), Some("5301079"));
 }
+
+#[test]
+fn a_shell_prompt_and_a_choice_of_sums_are_no_product_price() {
+    // A tutorial: the prompt's "$" stands apart from the command's number.
+    let body = product_page(
+        r#"<h1>Copying files from the drive</h1><p>Connect the adapter, then list the drive:</p>
+        <pre class="terminal"><span>$ cbmctrl dir 8</span></pre><p>The listing shows every file.</p>"#,
+    );
+    let x = run("https://blog.example.de/xum1541-linux.html", &body);
+    assert_eq!(x.kind, PageKind::Other, "{:?}", x.records);
+    // A donation form's sums.
+    let body = product_page(
+        r#"<h1>Live more sustainably</h1><p>Ten ideas for every day.</p>
+        <form><div class="donate-amount"><span>10€ 15€ 40€ 50€ 80€ 120€</span></div><button>Donate</button></form>"#,
+    );
+    let x = run(
+        "https://ngo.example.de/engagieren/nachhaltiger-leben",
+        &body,
+    );
+    assert_eq!(x.kind, PageKind::Other, "{:?}", x.records);
+    // One price beside its former ones still is one.
+    let body = product_page(
+        r#"<h1>Desk lamp</h1><div class="offer"><span>Was $20 Now $15 Save $5</span></div><button>Add to cart</button>"#,
+    );
+    let r = main_record("https://shop.example.com/p/desk-lamp", &body);
+    assert_eq!(get(&r, "price"), Some("15"));
+}

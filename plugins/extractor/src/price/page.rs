@@ -3,7 +3,10 @@
 
 use crate::dom::AttrOf as _;
 use crate::dom::{Doc, CHROME, HIDDEN, LINK, OPTION, PRICE_NAMED, RELATED, STRIKE};
-use crate::money::{has_currency_mark, parse_current_price, states_former_then_current, Price};
+use crate::money::{
+    amounts_with_currency, has_currency_mark, parse_current_price, states_former_then_current,
+    Price,
+};
 use crate::price::PriceFound;
 use crate::text::has_word;
 use crate::text::Find as _;
@@ -131,8 +134,10 @@ fn compute_price_candidates(doc: &Doc) -> Vec<PriceFound> {
             continue;
         }
         // Several bare numbers in one element named like an amount are a
-        // choice of counts ("Items per page: 32 60 96"), not a price.
-        if bare && raw_numbers(&raw) >= 3 {
+        // choice of counts ("Items per page: 32 60 96"), not a price; four
+        // amounts or more with their currency a choice of sums (a
+        // donation's, a gift card's).
+        if (bare && raw_numbers(&raw) >= 3) || amounts_with_currency(&raw) >= 4 {
             continue;
         }
         let label = e.text_start > 0 && has_price_label(&doc.texts[e.text_start - 1].text);
@@ -179,6 +184,11 @@ fn compute_price_candidates(doc: &Doc) -> Vec<PriceFound> {
         let Some(price) = parse_current_price(&raw) else {
             continue;
         };
+        // The text's currency stands apart from its number ("$ cbmctrl dir
+        // 8", a shell prompt): no amount; nor is a choice of sums.
+        if price.currency.is_none() || amounts_with_currency(&raw) >= 4 {
+            continue;
+        }
         let label = has_price_label(&t.text) || (k > 0 && has_price_label(&doc.texts[k - 1].text));
         raws.push(Raw {
             el: t.el,
