@@ -423,3 +423,25 @@ fn a_sum_in_a_headline_is_no_price_and_a_name_with_its_price_still_is() {
     let x = run("https://shop.example.co.uk/lamps/", &page(&cards));
     assert_eq!(prices(&x), ["19.99", "29.99", "39.99"], "{:?}", names(&x));
 }
+
+#[test]
+fn two_equal_groups_of_cards_go_to_the_one_that_comes_first_on_every_run() {
+    // Two shapes of card side by side under one parent, as many of each:
+    // the list is the first group, whatever order a hash map keeps.
+    let first: String = (1..=3)
+        .map(|i| format!(r#"<div class="tile-a"><a href="/p/kettle-{i}">Kettle {i}</a><span class="price">€{i}9,00</span></div>"#))
+        .collect();
+    let second: String = (1..=3)
+        .map(|i| format!(r#"<p class="tile-b"><a href="/p/toaster-{i}">Toaster {i}</a><span class="price">€{i}5,00</span></p>"#))
+        .collect();
+    let body = page(&format!(r#"<div class="grid">{first}{second}</div>"#));
+    for _ in 0..20 {
+        let x = run("https://shop.example.de/kitchen/", &body);
+        assert_eq!(
+            names(&x)[..3],
+            ["Kettle 1", "Kettle 2", "Kettle 3"],
+            "{:?}",
+            x.notes
+        );
+    }
+}

@@ -408,10 +408,16 @@ pub fn main_list(doc: &Doc, min: usize) -> Vec<usize> {
         if doc.els[*parent].flags & MAIN != 0 {
             score += 5;
         }
-        if best
-            .as_ref()
-            .map(|b| score > b.0 || (score == b.0 && *parent < b.1))
-            != Some(false)
+        // Ties go to the earlier parent, then to the group that starts
+        // earlier in the page: never to the map's order, which changes
+        // from run to run.
+        if best.as_ref().map(|b| {
+            (
+                score,
+                std::cmp::Reverse(*parent),
+                std::cmp::Reverse(members[0]),
+            ) > (b.0, std::cmp::Reverse(b.1), std::cmp::Reverse(b.2[0]))
+        }) != Some(false)
         {
             // The region, or the cards' own names.
             if in_other_region(doc, *parent) || named_as_picks(&doc.els[members[0]].hint) {

@@ -96,6 +96,15 @@ const OTHER_SEGMENTS: &[&str] = &[
     "login",
     "cart",
     "wishlist",
+    "forum",
+    "forums",
+    "discussion",
+    "discussions",
+    "thread",
+    "threads",
+    "topic",
+    "topics",
+    "comments",
 ];
 
 /// The link a card leads to: its first usable `href`.
@@ -137,8 +146,34 @@ fn names_a_product(href: &str) -> bool {
         None => lower.trim_start_matches('/'),
     };
     let (path, query) = after_host.split_once('?').unwrap_or((after_host, ""));
-    let segments: Vec<&str> = path.split(['/', '#']).filter(|s| !s.is_empty()).collect();
+    let mut segments: Vec<&str> = path.split(['/', '#']).filter(|s| !s.is_empty()).collect();
+    // A web archive's copy ("web/20190717140047/https://shop.example/p/1"):
+    // the archived address is what names the page, not the capture's
+    // timestamp.
+    if segments.len() >= 2
+        && segments[0] == "web"
+        && segments[1].starts_with(|c: char| c.is_ascii_digit())
+    {
+        segments.drain(..2);
+        if segments
+            .first()
+            .is_some_and(|s| matches!(*s, "http:" | "https:"))
+        {
+            segments.drain(..segments.len().min(2));
+        }
+    }
     if segments.iter().any(|s| OTHER_SEGMENTS.contains(s)) {
+        return false;
+    }
+    // A picture or a document is no product page.
+    if segments.last().is_some_and(|s| {
+        s.rsplit_once('.').is_some_and(|(_, ext)| {
+            matches!(
+                ext,
+                "jpg" | "jpeg" | "png" | "gif" | "webp" | "svg" | "avif" | "pdf" | "mp4" | "mp3"
+            )
+        })
+    }) {
         return false;
     }
     let word = segments.iter().any(|s| PRODUCT_SEGMENTS.contains(s));
@@ -196,10 +231,13 @@ pub fn main_list(doc: &Doc) -> Vec<usize> {
     let mut best: Option<(usize, usize, Vec<usize>)> = None;
     for ((parent, _), members) in groups {
         let n = members.len();
+        // Ties go to the earlier parent, then to the group that starts
+        // earlier in the page, never to the map's order.
         if n < MIN_CARDS
-            || best
-                .as_ref()
-                .is_some_and(|b| (n, usize::MAX - parent) <= (b.0, usize::MAX - b.1))
+            || best.as_ref().is_some_and(|b| {
+                (n, usize::MAX - parent, usize::MAX - members[0])
+                    <= (b.0, usize::MAX - b.1, usize::MAX - b.2[0])
+            })
         {
             continue;
         }
@@ -234,4 +272,27 @@ pub fn main_list(doc: &Doc) -> Vec<usize> {
     }
     members.sort_unstable();
     members
+}
+
+#[cfg(test)]
+mod tests {
+    use super::names_a_product;
+
+    #[test]
+    fn an_archived_link_is_read_by_its_archived_address_and_a_picture_is_no_product() {
+        assert!(names_a_product("https://shop.example/p/kettle-1"));
+        assert!(names_a_product(
+            "https://web.archive.org/web/20190717140047/https://shop.example/p/kettle-1"
+        ));
+        // The capture's timestamp is no product id.
+        assert!(!names_a_product(
+            "https://web.archive.org/web/20190717140047/http://blog.example/about-us"
+        ));
+        assert!(!names_a_product(
+            "https://blog.example/wp-content/uploads/2019/07/01234567.jpg"
+        ));
+        assert!(!names_a_product(
+            "https://forum.example/forum/discussion/12345678"
+        ));
+    }
 }
