@@ -263,8 +263,9 @@ fn from_meta(doc: &Doc, main: &mut Record, notes: &mut Vec<String>) {
 }
 
 /// What the visible page shows: the main price, labelled codes, stock
-/// messages and buy buttons, the labelled brand.
-/// Whether the availability was only inferred from the price shown.
+/// messages and buy buttons, the labelled brand. Returns whether the
+/// availability was only inferred from the price shown (nothing on the
+/// page speaks of stock).
 fn from_visible(doc: &Doc, main: &mut Record, ids: Ids, notes: &mut Vec<String>) -> bool {
     let mut used = false;
     if !main.has(Field::Price) {
