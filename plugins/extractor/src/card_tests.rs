@@ -445,3 +445,28 @@ fn two_equal_groups_of_cards_go_to_the_one_that_comes_first_on_every_run() {
         );
     }
 }
+
+#[test]
+fn an_articles_cards_with_bare_numbers_are_no_products() {
+    // A news article's coupons or teasers: numbers in price-named elements,
+    // no currency of their own.
+    let cards: String = (1..=6)
+        .map(|i| {
+            format!(
+                r#"<div class="coupon"><a href="/coupon/detail/{i}">Restaurant {i}</a><span class="price">{}</span></div>"#,
+                i * 50
+            )
+        })
+        .collect();
+    let article = r#"<title>News</title><script type="application/ld+json">{"@context":"https://schema.org","@type":"NewsArticle","headline":"City news"}</script>"#;
+    let body = page(&format!(
+        r#"<h1>City news</h1><div class="coupons">{cards}</div>"#
+    ))
+    .replace("<title>Shop</title>", article);
+    let x = run("https://paper.example.jp/world/20231102/", &body);
+    assert_eq!(x.kind, PageKind::Other, "{:?} {:?}", x.notes, prices(&x));
+    // With their currency, a buying guide's offers stay a list.
+    let body = body.replace(r#"<span class="price">"#, r#"<span class="price">€ "#);
+    let x = run("https://paper.example.jp/world/20231102/", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+}

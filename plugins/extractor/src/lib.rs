@@ -222,13 +222,18 @@ pub fn extract(page: &Page, request: &Request) -> Result<Extraction, String> {
         }
     };
     // An article (news, a blog post, a recipe) without product markup lists
-    // its teasers, comments or further reading, not products, unless its
-    // cards show prices (a buying guide's offers). Here `og:type` article
-    // is enough: every list of a shop that says so showed prices.
+    // its teasers, comments or further reading, not products, unless most
+    // of its cards show a price with its currency (a buying guide's offers,
+    // not a recipe's quantities). Here `og:type` article is enough: every
+    // list of a shop that says so showed prices.
+    let priced = records
+        .iter()
+        .filter(|r| r.has(Field::Price) && r.has(Field::Currency))
+        .count();
     if kind == PageKind::Listing
         && (markup.article || markup.og_article)
         && markup.candidates.is_empty()
-        && !records.iter().any(|r| r.has(Field::Price))
+        && priced * 2 < records.len().max(1)
     {
         notes.push("an article's page: its list shows no prices".into());
         kind = PageKind::Other;
