@@ -150,25 +150,28 @@ pub fn parse_price(text: &str) -> Option<Price> {
 /// How many amounts of a text are written next to a currency ("10€ 15€ 40€"
 /// is three), counting up to eight.
 pub fn amounts_with_currency(text: &str) -> usize {
-    let mut n = 0;
-    let mut from = 0;
-    for _ in 0..8 {
-        let Some(r) = scan_number(text, from) else {
-            break;
-        };
-        let (before, after) = (
+    numbers_with_currency(text)
+        .filter(|(_, _, currency)| currency.is_some())
+        .count()
+}
+
+/// The first eight numbers of a text, each with the currency written next
+/// to it and where the text after the number before it begins.
+fn numbers_with_currency(
+    text: &str,
+) -> impl Iterator<Item = (usize, RawNumber, Option<String>)> + '_ {
+    let mut from = Some(0);
+    std::iter::from_fn(move || {
+        let start = from?;
+        let r = scan_number(text, start)?;
+        let currency = currency_near(
             last_chars(&text[..r.start], 4),
             first_chars(&text[r.end..], 4),
         );
-        if currency_near(before, after).is_some() {
-            n += 1;
-        }
-        if r.end >= text.len() {
-            break;
-        }
-        from = r.end;
-    }
-    n
+        from = (r.end < text.len()).then_some(r.end);
+        Some((start, r, currency))
+    })
+    .take(8)
 }
 
 /// Parse the current price of a text that may also state a former one:
@@ -230,21 +233,13 @@ fn current_price(text: &str) -> Option<(Price, bool)> {
     let mut last: Option<Price> = None;
     // Where the amount before the last one ended, and where the last began.
     let (mut before_end, mut last_span) = (None::<usize>, (0, 0));
-    let mut from = 0;
-    for _ in 0..8 {
-        let Some(r) = scan_number(text, from) else {
-            break;
-        };
-        let (before, after) = (
-            last_chars(&text[..r.start], 4),
-            first_chars(&text[r.end..], 4),
-        );
+    for (from, r, currency) in numbers_with_currency(text) {
         // "Save $5" after "was $20 now $15": a saving, not the price.
         let saving = {
             let between = text[from..r.start].to_lowercase();
             SAVING_WORDS.iter().any(|w| between.has(w))
         };
-        if let Some(cur) = currency_near(before, after).filter(|_| !saving) {
+        if let Some(cur) = currency.filter(|_| !saving) {
             if let Some(value) = interpret(&r, false) {
                 if last.is_some() {
                     before_end = Some(last_span.1);
@@ -256,10 +251,6 @@ fn current_price(text: &str) -> Option<(Price, bool)> {
                 last_span = (r.start, r.end);
             }
         }
-        if r.end >= text.len() {
-            break;
-        }
-        from = r.end;
     }
     match last {
         Some(price) => {
