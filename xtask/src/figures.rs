@@ -136,6 +136,27 @@ pub fn extraction_figures(root: &Path, server: &Path) {
             let _ = count;
         }
     }
+    // The listing sets together, as one figure (a set of one or two pages
+    // is mostly the process's start).
+    let is_listing = |f: &Path| {
+        f.file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with("listing-pages"))
+    };
+    let (mut ours_listing, mut theirs_listing, mut listing_pages) = (0.0, 0.0, 0);
+    for (folder, count, _, took) in ours.iter().filter(|o| is_listing(&o.0)) {
+        if let Some(s) = theirs(&folder.display().to_string()) {
+            ours_listing += took;
+            theirs_listing += s;
+            listing_pages += count;
+        }
+    }
+    if ours_listing > 0.0 {
+        println!(
+            "fnhost extract vs extruct, the listing sets together ({listing_pages} pages): \
+             {ours_listing:.2} s against {theirs_listing:.2} s, {:.1}x pages/s",
+            theirs_listing / ours_listing
+        );
+    }
     if let Some(s) = theirs("all") {
         println!("fnhost extract vs extruct, all: {:.1}x pages/s", s / secs);
     }

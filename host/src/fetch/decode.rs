@@ -30,6 +30,21 @@ pub fn decode_at(bytes: Vec<u8>, content_type: Option<&str>, host: Option<&str>)
             // converted it and said so in its header only) is guessed.
             meta_charset(&bytes[..bytes.len().min(META_WINDOW)])
                 .filter(|e| *e != encoding_rs::UTF_8 || std::str::from_utf8(&bytes).is_ok())
+                // A page whose head names a legacy character set while its
+                // bytes are UTF-8, letters beyond ASCII and all (a page
+                // converted, or saved, without its meta tag changed): text
+                // in windows-1251 or ISO-8859-x is practically never valid
+                // UTF-8 beyond its ASCII, so the bytes decide.
+                .map(|e| {
+                    if e != encoding_rs::UTF_8
+                        && !bytes.is_ascii()
+                        && std::str::from_utf8(&bytes).is_ok()
+                    {
+                        encoding_rs::UTF_8
+                    } else {
+                        e
+                    }
+                })
         })
         .unwrap_or_else(|| guess(&bytes, host));
     // A page that says UTF-8 (or nothing) and is valid UTF-8 becomes the
@@ -117,6 +132,19 @@ mod tests {
         assert!(
             decode_at(mislabelled.to_vec(), None, Some("moto.example.ua")).contains("Мотоцикл")
         );
+        // A head that says windows-1251 of bytes that are UTF-8 (a page
+        // converted without its meta tag): read as UTF-8.
+        let converted = format!(
+            r#"<html><head><meta http-equiv="Content-Type" content="text/html; charset=windows-1251"></head><body>{}</body></html>"#,
+            "Молочные продукты, яйцо"
+        );
+        assert!(decode(converted.as_bytes(), None).contains("Молочные продукты"));
+        // A header is not second-guessed.
+        assert!(!decode(
+            converted.as_bytes(),
+            Some("text/html; charset=windows-1251")
+        )
+        .contains("Молочные"));
     }
 
     #[test]

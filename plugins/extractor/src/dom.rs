@@ -247,6 +247,39 @@ fn hint_of(el: &Element) -> (String, Facts<'_>) {
     (h, facts)
 }
 
+/// Whether the words that name an element say it holds other products:
+/// its class, id and the like, and the names of its data attributes but
+/// for those that hold a number. Such a name says what the number counts:
+/// the results block of a search that stores how many suggestions it has
+/// (`data-nb-suggestions="0"`) is no block of suggestions, while a
+/// widget's `data-sponsored-recs="[...]"` is what it holds.
+fn related_by_name(el: &Element) -> bool {
+    el.attrs().any(|(k, v)| {
+        let named = matches!(
+            k,
+            "class"
+                | "id"
+                | "itemprop"
+                | "data-testid"
+                | "data-test"
+                | "data-qa"
+                | "data-component"
+                | "aria-label"
+        );
+        let counted = !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit());
+        let text = if named {
+            v
+        } else if k.starts_with("data-") && !counted {
+            k
+        } else {
+            return false;
+        };
+        let mut lower = String::with_capacity(text.len());
+        push_lowercase(&mut lower, text);
+        HINT_WORDS.found_in(&lower) & RELATED_WORDS != 0
+    })
+}
+
 /// `s.trim().is_empty()`, without `trim`'s Unicode test for the ASCII
 /// white space that fills most texts between tags.
 fn is_blank(s: &str) -> bool {
@@ -423,7 +456,7 @@ impl<'a> Doc<'a> {
         if tag == "sup" || found & FRACTION_WORDS != 0 {
             flags |= SUP;
         }
-        if depth > 2 && found & RELATED_WORDS != 0 {
+        if depth > 2 && found & RELATED_WORDS != 0 && related_by_name(e) {
             flags |= RELATED;
         }
         let idx = self.els.len();
@@ -499,6 +532,15 @@ impl<'a> Doc<'a> {
                 && s.len() == 2
                 && s.chars().all(|c| c.is_ascii_digit());
             if out.is_empty() {
+            } else if let (true, Some((figure, sign))) =
+                (is_frac, crate::money::sign_after_figure(&out))
+            {
+                // "79€" then "95": the sign stood for the decimal point.
+                let mut joined = format!("{figure}.{s}");
+                joined.push(sign);
+                out = joined;
+                prev_digit = false;
+                continue;
             } else if is_frac && prev_digit {
                 out.push('.');
             } else if (prev_digit && (first == '.' || first == ','))

@@ -3,7 +3,7 @@
 //! MDR/DEPTA, found in one pass over the flat element array).
 
 use crate::dom::AttrOf as _;
-use crate::dom::{Doc, CHROME, HEADING, HIDDEN, MAIN, RELATED};
+use crate::dom::{Doc, CHROME, HEADING, HIDDEN, MAIN, OPTION, RELATED};
 use crate::money::has_currency_mark;
 use crate::text::Find as _;
 use foldhash::{HashMap, HashMapExt as _};
@@ -107,7 +107,18 @@ fn classified_ads(doc: &Doc, el: usize) -> bool {
 /// A name that also calls the element the filtered list itself
 /// ("ajax_facet_grid", "filter-results") is not a filter's.
 fn is_filter_hint(hint: &str) -> bool {
+    let list_word = |w: &str| matches!(w, "grid" | "results" | "products" | "catalog" | "listing");
+    // A block named for a list whose data attributes speak of its filters
+    // (`class="product-listing" data-zero-filter`) is the list.
+    let named_list = || {
+        hint.split_whitespace()
+            .filter(|t| !t.starts_with("data-"))
+            .any(|t| t.split(|c: char| !c.is_ascii_alphanumeric()).any(list_word))
+    };
     hint.split_whitespace().any(|token| {
+        if token.starts_with("data-") && named_list() {
+            return false;
+        }
         let mut words = token.split(|c: char| !c.is_ascii_alphanumeric());
         let filter = words.clone().any(|w| {
             matches!(
@@ -122,8 +133,7 @@ fn is_filter_hint(hint: &str) -> bool {
             ) || is_price_filter_word(w)
         });
         // A list's own word ("facet_grid", "filter-results").
-        filter
-            && !words.any(|w| matches!(w, "grid" | "results" | "products" | "catalog" | "listing"))
+        filter && !words.any(list_word)
     })
 }
 
@@ -194,9 +204,10 @@ pub fn in_other_region(doc: &Doc, el: usize) -> bool {
             let from = a.text_start.saturating_sub(2);
             let to = (a.text_start + 1).min(a.text_end).max(a.text_start);
             // The page's own title ("Best sellers" as a category) names
-            // the main list, not another one.
+            // the main list, not another one; nor is an option of a sort
+            // menu just before the list ("Top des ventes") its heading.
             if (from..to).any(|t| {
-                doc.texts[t].flags & HEADING == 0
+                doc.texts[t].flags & (HEADING | OPTION) == 0
                     && names_other_list(&doc.texts[t].text)
                     && heading_of(doc, t, i)
             }) {

@@ -234,6 +234,27 @@ pub(crate) const OTHER_TEXT: &[&str] = &[
     "model #", "model:", "model no", "sku:", "sku #", "item #", "part #", "mpn:", "art.-nr",
 ];
 
+/// Words of a sentence about delivery ("Free Shipping on all orders over
+/// 85€", "Livraison offerte dès 49 €"): its amount is a threshold or a fee,
+/// not a product's price.
+pub(crate) const DELIVERY_TEXT: &[&str] = &[
+    "shipping",
+    "delivery",
+    "livraison",
+    "versand",
+    "lieferung",
+    "envío",
+    "envio",
+    "spedizione",
+    "frete",
+    "verzending",
+    "bezorging",
+    "dostawa",
+    "доставк",
+    "送料",
+    "配送",
+];
+
 /// Text of a price before tax ("exkl. MwSt.", "ex VAT", "HT", "+ VAT").
 pub(crate) const EXCL_TAX_TEXT: &[&str] = &[
     "exkl",

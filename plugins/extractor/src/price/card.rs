@@ -384,8 +384,15 @@ fn without_typography(hints: &str) -> String {
 /// an element named like a price. Returns that text's index and the joined
 /// amount.
 fn cents_after(doc: &Doc, card: &crate::dom::El, k: usize, raw: &str) -> Option<(usize, String)> {
-    let whole = raw.trim_end();
-    if !whole.ends_with(|c: char| c.is_ascii_digit()) || !has_currency_mark(whole) {
+    // The sign may stand where the decimal point would ("79€" then "95",
+    // as French shops write it): it goes after the cents.
+    let (whole, sign) = match crate::money::sign_after_figure(raw.trim_end()) {
+        Some((figure, sign)) => (figure, Some(sign)),
+        None => (raw.trim_end(), None),
+    };
+    if !whole.ends_with(|c: char| c.is_ascii_digit())
+        || (sign.is_none() && !has_currency_mark(whole))
+    {
         return None;
     }
     // The whole amount's figure, with thousands grouped ("1.049", "1,049")
@@ -422,7 +429,8 @@ fn cents_after(doc: &Doc, card: &crate::dom::El, k: usize, raw: &str) -> Option<
     ]);
     let apart =
         el.tag == "sup" || el.named & PRICE_NAMED != 0 || has_word(&el.hint, &FRACTION_WORDS);
-    apart.then(|| (k + 1, format!("{whole}.{digits}")))
+    let sign = sign.map(String::from).unwrap_or_default();
+    apart.then(|| (k + 1, format!("{whole}.{digits}{sign}")))
 }
 
 /// Whether a text ends with a count and a times sign ("3 x", "12x"), the

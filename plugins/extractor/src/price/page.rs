@@ -129,6 +129,9 @@ fn compute_price_candidates(doc: &Doc) -> Vec<PriceFound> {
         let Some(price) = parse_current_price(&raw) else {
             continue;
         };
+        if in_price_filter_link(doc, i) {
+            continue;
+        }
         let bare = !has_currency_mark(&raw);
         if bare && raw.chars().filter(|c| c.is_ascii_digit()).count() <= 2 && raw.len() <= 3 {
             continue;
@@ -185,8 +188,13 @@ fn compute_price_candidates(doc: &Doc) -> Vec<PriceFound> {
             continue;
         };
         // The text's currency stands apart from its number ("$ cbmctrl dir
-        // 8", a shell prompt): no amount; nor is a choice of sums.
-        if price.currency.is_none() || amounts_with_currency(&raw) >= 4 {
+        // 8", a shell prompt): no amount; nor is a choice of sums, nor the
+        // amount of a sentence about delivery (a banner's "Free Shipping on
+        // all orders over 85€").
+        if price.currency.is_none() || amounts_with_currency(&raw) >= 4 || about_delivery(&raw) {
+            continue;
+        }
+        if in_price_filter_link(doc, t.el) {
             continue;
         }
         let label = has_price_label(&t.text) || (k > 0 && has_price_label(&doc.texts[k - 1].text));
@@ -504,4 +512,36 @@ pub fn is_list_price(doc: &Doc, value: &str) -> Option<PriceFound> {
     } else {
         None
     }
+}
+
+/// Whether a text is a sentence (four words or more) about delivery.
+fn about_delivery(text: &str) -> bool {
+    if text.split_whitespace().count() < 4 {
+        return false;
+    }
+    let lower = text.to_lowercase();
+    crate::vocabulary::DELIVERY_TEXT
+        .iter()
+        .any(|w| lower.has(w))
+}
+
+/// Whether an element lies in a link that filters the list by price (`<a
+/// href="?price=*,500">до 500 руб.</a>`): a bound of a facet, no product's
+/// price.
+fn in_price_filter_link(doc: &Doc, el: usize) -> bool {
+    let mut at = Some(el);
+    for _ in 0..3 {
+        let Some(i) = at else { break };
+        let e = &doc.els[i];
+        if e.tag == "a" {
+            return e
+                .el
+                .value()
+                .attr_of("href")
+                .and_then(|h| h.split_once('?'))
+                .is_some_and(|(_, query)| query.to_ascii_lowercase().has("price"));
+        }
+        at = e.parent;
+    }
+    false
 }
