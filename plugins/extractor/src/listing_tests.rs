@@ -437,3 +437,68 @@ fn an_amount_is_shown_in_any_locales_writing() {
     assert!(!shows_amount("Sold 975,000", "97500"));
     assert!(!shows_amount("Model 2023, 4 doors", "20"));
 }
+
+/// A French shop's search results: each card's price written "79€" with
+/// its cents in a superscript, a sort menu whose last option ("Top des
+/// ventes", best sellers) stands just before the list, a results block
+/// whose data attributes count suggestions and speak of filters, and a
+/// banner's "Free Shipping on all orders over 85€".
+fn french_results(cards: usize) -> String {
+    let mut page = String::from(
+        r#"<html lang="fr"><body><div class="banner"><span>Free Shipping on all orders over 85€</span></div>
+        <main><div class="main result" data-nb-suggestions="0"><div class="result-search">
+        <div class="product-listing listing" data-zero-filter data-at-least-one-filter>
+        <label>Trier par :</label><select><option>Pertinence</option><option>Nouveautés</option><option>Top des ventes</option></select>
+        <div class="wrap-list"><ul>"#,
+    );
+    for i in 0..cards {
+        page.push_str(&format!(
+            r#"<li class="pdt-item"><a href="/p/m{i}.html"><h3>Barrette mémoire DDR4 modèle {i}</h3></a>
+            <div class="price"><div class="price">{}€<sup>95</sup></div></div><button>Ajouter au panier</button></li>"#,
+            70 + i
+        ));
+    }
+    page.push_str("</ul></div></div></div></div></main></body></html>");
+    page
+}
+
+#[test]
+fn a_french_results_page_is_read_whole_with_its_cents() {
+    let x = run("https://shop.example.fr/recherche/ram/", &french_results(6));
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(x.records.len(), 6, "{:?}", x.records);
+    let prices: Vec<_> = x.records.iter().map(|r| get(r, "price").unwrap()).collect();
+    assert_eq!(
+        prices,
+        ["70.95", "71.95", "72.95", "73.95", "74.95", "75.95"]
+    );
+    assert!(x.records.iter().all(|r| get(r, "currency") == Some("EUR")));
+    assert_eq!(
+        get(&x.records[0], "url"),
+        Some("https://shop.example.fr/p/m0.html")
+    );
+}
+
+#[test]
+fn a_delivery_banner_or_a_price_filter_is_no_product_price() {
+    // The banner's amount alone is no price: a page of unpriced cards
+    // whose only amount it is sells nothing at that price.
+    let page = r#"<html><body><div class="top"><span>Free Shipping on all orders over 85€</span></div>
+        <h1>Vegetable Seeds</h1><p>Our seeds, sown by hand.</p><button>Add to Cart</button></body></html>"#;
+    let x = run("https://seeds.example/vegetable-seeds/", page);
+    assert!(
+        x.records.iter().all(|r| get(r, "price") != Some("85")),
+        "{:?}",
+        x.records
+    );
+    // A facet's bound ("до 500 руб.", up to 500 roubles) is no price either.
+    let facet = r#"<html lang="ru"><body><h1>Пюре</h1><ul class="items">
+        <li><a href="https://shop.example.ru/pyure.html?price=%2A%2C500%2C1">до <span class="price">500 руб.</span> (186)</a></li>
+        </ul><button>Купить</button></body></html>"#;
+    let x = run("https://shop.example.ru/pyure.html", facet);
+    assert!(
+        x.records.iter().all(|r| get(r, "price") != Some("500")),
+        "{:?}",
+        x.records
+    );
+}
