@@ -502,3 +502,31 @@ fn a_delivery_banner_or_a_price_filter_is_no_product_price() {
         x.records
     );
 }
+
+#[test]
+fn a_price_named_with_its_tax_is_the_cards_price() {
+    // Cards of a common hosted shop platform: the price an element named
+    // for the price with tax holds is the price paid.
+    let mut page = String::from(r#"<html><body><h1>Vegetable Seeds</h1><ul class="productGrid">"#);
+    for (i, name) in ["Asparagus Pea", "Beetroot Alto", "Beetroot Boltardy"]
+        .iter()
+        .enumerate()
+    {
+        page.push_str(&format!(
+            r#"<li class="product"><article class="card"><h3 class="card-title"><a href="/seeds-{i}/">{name}</a></h3>
+            <div class="card-price"><div class="price-section price-section--withTax">
+            <span class="price-now-label" style="display: none;">Now:</span>
+            <span data-product-price-with-tax class="price price--withTax">€4.{i}5</span></div></div>
+            <a href="/cart.php?action=add&amp;product_id={i}" class="button">Add to Cart</a></article></li>"#
+        ));
+    }
+    page.push_str("</ul></body></html>");
+    let x = run("https://seeds.example/vegetable-seeds/", &page);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    let prices: Vec<_> = x
+        .records
+        .iter()
+        .map(|r| get(r, "price").unwrap_or(""))
+        .collect();
+    assert_eq!(prices, ["4.05", "4.15", "4.25"]);
+}

@@ -236,8 +236,10 @@ fn amounts(doc: &Doc, card: usize, names: &[String]) -> Vec<Amount> {
             continue;
         }
         if OTHER_TEXT.iter().any(|w| lower.has(w))
-            || (has_word(&own_role(&el.hint), &OTHER_AMOUNT_WORDS)
-                && !(per_after && per_one(after)))
+            || (has_word(
+                &without_tax_included(&own_role(&el.hint)),
+                &OTHER_AMOUNT_WORDS,
+            ) && !(per_after && per_one(after)))
             || is_tier_price(&lower)
         {
             continue;
@@ -319,6 +321,21 @@ fn amounts(doc: &Doc, card: usize, names: &[String]) -> Vec<Amount> {
 /// block, element and modifier ("aditem-main--price-shipping--price",
 /// "card__price"), the part after the last `--` or `__`; the block's words
 /// ("price-shipping") name its container.
+/// A role's words without those of a price that includes its tax
+/// ("price--withTax", `data-product-price-with-tax`): such a price is the
+/// one paid, not a tax's amount.
+fn without_tax_included(role: &str) -> String {
+    let mut out = role.to_string();
+    for named in [
+        "with-tax", "with_tax", "withtax", "incl-tax", "incl_tax", "incltax",
+    ] {
+        if out.has(named) {
+            out = out.replace(named, " ");
+        }
+    }
+    out
+}
+
 fn own_role(hint: &str) -> String {
     hint.split_ascii_whitespace()
         .map(|class| {
