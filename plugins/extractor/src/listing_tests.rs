@@ -530,3 +530,34 @@ fn a_price_named_with_its_tax_is_the_cards_price() {
         .collect();
     assert_eq!(prices, ["4.05", "4.15", "4.25"]);
 }
+
+#[test]
+fn a_japanese_results_page_reads_the_price_paid() {
+    // Cards whose price has the full-width yen sign, beside the list price
+    // (定価) and a line about free delivery from 999 yen (送料無料).
+    let mut page = String::from(r#"<html lang="ja"><body><h1>検索結果</h1><div class="list">"#);
+    for (i, (price, teika)) in [
+        ("8,800", "8,800"),
+        ("3,440 ～ ￥4,300", "10,978"),
+        ("5,100", "10,978"),
+    ]
+    .iter()
+    .enumerate()
+    {
+        page.push_str(&format!(
+            r#"<div class="item"><div class="title"><a href="/product/detail/{i}"><h3>マリオカート {i}</h3></a></div>
+            <div class="item_price"><p class="price_teika">中古：<span class="text-red"><strong>￥{price}</strong></span><span class="tax">税込</span></p>
+            <p class="mgnT5">999円以上は送料無料（<a href="javascript:void(0)">※</a>）</p><p>定価：￥{teika}</p></div></div>"#
+        ));
+    }
+    page.push_str("</div></body></html>");
+    let x = run("https://shop.example.jp/search?q=mario", &page);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    let prices: Vec<_> = x
+        .records
+        .iter()
+        .map(|r| get(r, "price").unwrap_or(""))
+        .collect();
+    assert_eq!(prices, ["8800", "3440", "5100"]);
+    assert!(x.records.iter().all(|r| get(r, "currency") == Some("JPY")));
+}

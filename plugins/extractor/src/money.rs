@@ -420,6 +420,8 @@ const SYMBOLS: &[(&str, &str)] = &[
     ("円", "JPY"),
     ("元", "CNY"),
     ("¥", "JPY"),
+    // The full-width sign of Japanese and Chinese text.
+    ("￥", "JPY"),
     ("Rs", "INR"),
     ("CHF", "CHF"),
     ("Fr.", "CHF"),

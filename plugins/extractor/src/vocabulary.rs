@@ -202,6 +202,12 @@ pub(crate) const LIST_TEXT: &[&str] = &[
     "oorspronkelijke prijs",
     "preço original",
     "pierwotna cena",
+    // Japanese: the list price, the maker's suggested retail price, a
+    // reference price ("通常価格", the regular price, is often the current
+    // one and is not here).
+    "定価",
+    "希望小売価格",
+    "参考価格",
 ];
 
 /// Text of a price shown as a saving or a former price, besides

@@ -132,6 +132,11 @@ fn amounts(doc: &Doc, card: usize, names: &[String]) -> Vec<Amount> {
         {
             continue;
         }
+        // The amount of a text about delivery ("999円以上は送料無料") is a
+        // threshold or a fee.
+        if super::about_delivery(&t.text) {
+            continue;
+        }
         // A count in parentheses ("(138)" reviews, "(3 offers)") is no price,
         // nor a code after its label ("Model #:" "TL29164RE").
         let trimmed = t.text.trim();

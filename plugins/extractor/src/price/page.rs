@@ -191,7 +191,10 @@ fn compute_price_candidates(doc: &Doc) -> Vec<PriceFound> {
         // 8", a shell prompt): no amount; nor is a choice of sums, nor the
         // amount of a sentence about delivery (a banner's "Free Shipping on
         // all orders over 85€").
-        if price.currency.is_none() || amounts_with_currency(&raw) >= 4 || about_delivery(&raw) {
+        if price.currency.is_none()
+            || amounts_with_currency(&raw) >= 4
+            || super::about_delivery(&raw)
+        {
             continue;
         }
         if in_price_filter_link(doc, t.el) {
@@ -512,17 +515,6 @@ pub fn is_list_price(doc: &Doc, value: &str) -> Option<PriceFound> {
     } else {
         None
     }
-}
-
-/// Whether a text is a sentence (four words or more) about delivery.
-fn about_delivery(text: &str) -> bool {
-    if text.split_whitespace().count() < 4 {
-        return false;
-    }
-    let lower = text.to_lowercase();
-    crate::vocabulary::DELIVERY_TEXT
-        .iter()
-        .any(|w| lower.has(w))
 }
 
 /// Whether an element lies in a link that filters the list by price (`<a
