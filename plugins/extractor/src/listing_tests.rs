@@ -561,3 +561,33 @@ fn a_japanese_results_page_reads_the_price_paid() {
     assert_eq!(prices, ["8800", "3440", "5100"]);
     assert!(x.records.iter().all(|r| get(r, "currency") == Some("JPY")));
 }
+
+#[test]
+fn a_rating_beside_a_price_block_is_no_amount() {
+    // A large Latin American marketplace's cards: a rating ("4.9"), then a
+    // price block whose sign, whole part, decimal comma and cents are
+    // elements of their own, after a struck former price.
+    let money = |whole: &str, cents: &str| {
+        format!(
+            r#"<span class="money"><span class="money__currency"><span class="money__symbol">R$</span></span><span class="money__fraction">{whole}</span><span>,</span><span class="money__cents">{cents}</span></span>"#
+        )
+    };
+    let page = format!(
+        r#"<html lang="pt-BR"><body><ol class="results"><li class="item"><div class="card"><h3><a href="https://loja.example.br/p/MLB1">Jogo</a></h3>
+        <span class="review"><span class="label">4.9</span></span><div class="price"><s>{}</s><div class="current">{}</div></div>
+        <div class="shipping"><span>Frete grátis</span></div></div></li></ol></body></html>"#,
+        money("99", "99"),
+        money("87", "29")
+    );
+    let html = crate::parse::document(&page);
+    let doc = crate::dom::Doc::build(&html);
+    let card = doc
+        .els
+        .iter()
+        .position(|e| e.tag == "li")
+        .expect("the card");
+    let (price, former) = crate::price::card::of_card(&doc, card, &[]).expect("a price");
+    assert_eq!(price.value, "87.29");
+    assert_eq!(price.currency.as_deref(), Some("BRL"));
+    assert_eq!(former.as_deref(), Some("99.99"));
+}

@@ -150,10 +150,16 @@ fn amounts(doc: &Doc, card: usize, names: &[String]) -> Vec<Amount> {
         let priced_el = el.named & (PRICE_NAMED | AMOUNT_NAMED) != 0;
         // A currency in its own element right after or before the amount
         // ("11.95 <span>CHF</span>").
+        // (Beside the amount: under the amount's element's parent, not in
+        // the next block of the card, as a rating's "4.9" is not in the
+        // price block whose "R$" follows it.)
+        let near = el.parent.unwrap_or(t.el);
         let lone_mark = |j: usize| -> Option<&str> {
             let n = &doc.texts.get(j)?;
             (j >= e.text_start
                 && j < e.text_end
+                && near <= n.el
+                && n.el < doc.els[near].el_end
                 && n.text.trim().chars().count() <= 4
                 && n.flags & HIDDEN == 0
                 && has_currency_mark(&n.text))
@@ -171,6 +177,8 @@ fn amounts(doc: &Doc, card: usize, names: &[String]) -> Vec<Amount> {
                 .next()
                 .is_some_and(|w| w.starts_with(|c: char| c.is_ascii_digit()));
             (j < e.text_end
+                && near <= n.el
+                && n.el < doc.els[near].el_end
                 && !amount_follows
                 && n.flags & HIDDEN == 0
                 && first.chars().count() <= 4
@@ -432,7 +440,13 @@ fn cents_after(doc: &Doc, card: &crate::dom::El, k: usize, raw: &str) -> Option<
         return None;
     }
     let whole = format!("{}{}", &whole[..figure_at], figure.replace(['.', ','], ""));
-    let next = doc.texts.get(k + 1).filter(|_| k + 1 < card.text_end)?;
+    let mut at = k + 1;
+    let mut next = doc.texts.get(at).filter(|_| at < card.text_end)?;
+    // The decimal mark in an element of its own ("87" "," "29").
+    if matches!(next.text.trim(), "," | ".") {
+        at += 1;
+        next = doc.texts.get(at).filter(|_| at < card.text_end)?;
+    }
     if next.flags & HIDDEN != 0 {
         return None;
     }
@@ -452,7 +466,7 @@ fn cents_after(doc: &Doc, card: &crate::dom::El, k: usize, raw: &str) -> Option<
     let apart =
         el.tag == "sup" || el.named & PRICE_NAMED != 0 || has_word(&el.hint, &FRACTION_WORDS);
     let sign = sign.map(String::from).unwrap_or_default();
-    apart.then(|| (k + 1, format!("{whole}.{digits}{sign}")))
+    apart.then(|| (at, format!("{whole}.{digits}{sign}")))
 }
 
 /// Whether a text ends with a count and a times sign ("3 x", "12x"), the
