@@ -11,12 +11,38 @@ use crate::text::{availability_from_short_text, is_buy_text};
 
 /// Hint words that mark a card's name element.
 fn is_name_hint(hint: &str) -> bool {
-    hint.split(|c: char| !c.is_ascii_alphanumeric())
-        .any(|w| matches!(w, "title" | "name" | "productname" | "producttitle"))
-        || hint.has("product-title")
-        || hint.has("product-name")
-        || hint.has("product_title")
-        || hint.has("product_name")
+    // A token that names something else's name ("seller-name",
+    // "credit-method-badge__name": the name of a payment badge) does not
+    // name the product.
+    hint.split_ascii_whitespace().any(|token| {
+        let words = || token.split(|c: char| !c.is_ascii_alphanumeric());
+        let named = words().any(|w| matches!(w, "title" | "name" | "productname" | "producttitle"))
+            || token.has("product-title")
+            || token.has("product-name")
+            || token.has("product_title")
+            || token.has("product_name");
+        named
+            && !words().any(|w| {
+                matches!(
+                    w,
+                    "badge"
+                        | "seller"
+                        | "store"
+                        | "shop"
+                        | "merchant"
+                        | "vendor"
+                        | "credit"
+                        | "payment"
+                        | "delivery"
+                        | "shipping"
+                        | "category"
+                        | "promo"
+                        | "review"
+                        | "rating"
+                        | "author"
+                )
+            })
+    })
 }
 
 /// Whether a link is a route of a single-page app ("#!/content/63207",

@@ -151,6 +151,21 @@ pub fn classify(cx: &listing::Ctx, markup: &Markup, identity: &PageIdentity, ids
     // products and nothing of its own beside them (category pages of some
     // platforms carry the product pages' tags).
     let og_product = og_type.has("product");
+    // Product markup whose every offer spans prices ("from 95990 to 269000
+    // RUB"), beside a long list of cards, is what a category page says of
+    // the products it lists.
+    let spans = !singles.is_empty() && singles.iter().all(|&i| markup.candidates[i].spans_prices);
+    if spans && !og_product {
+        if let Some(found) = page_list
+            .get_or_insert_with(|| listing::from_page(cx, &markup.listed_urls))
+            .take()
+        {
+            if found.records.len() >= LONG_LIST {
+                return Reading::PageList(found);
+            }
+            page_list = Some(Some(found));
+        }
+    }
     if records(&singles).iter().all(bare)
         && !has_product_price_tags(doc)
         && (listed_page || !ids.single)

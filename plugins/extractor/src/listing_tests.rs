@@ -591,3 +591,39 @@ fn a_rating_beside_a_price_block_is_no_amount() {
     assert_eq!(price.currency.as_deref(), Some("BRL"));
     assert_eq!(former.as_deref(), Some("99.99"));
 }
+
+#[test]
+fn a_marketplace_category_page_reads_its_cards_not_its_summary() {
+    // A category page whose markup sums its products up as one product
+    // with an offer from 95990 to 269000 roubles, and cards whose blocks
+    // are named "regular" (the card's kind), with a monthly credit's
+    // amount and a badge named like a name.
+    let mut page = String::from(
+        r#"<html lang="ru"><body><h1>iPhone 15 Pro</h1>
+        <div itemscope itemtype="http://schema.org/Product"><meta itemprop="name" content="iPhone 15 Pro">
+        <div itemprop="offers" itemscope itemtype="http://schema.org/AggregateOffer">
+        <meta itemprop="lowPrice" content="95990"><meta itemprop="highPrice" content="269000"><meta itemprop="priceCurrency" content="RUB"></div></div>
+        <div class="catalog-listing">"#,
+    );
+    for i in 0..8 {
+        page.push_str(&format!(
+            r#"<div class="catalog-item-regular-desktop"><div class="catalog-item-regular-desktop__price-block">
+            <div class="catalog-item-regular-desktop__price">{} 990 ₽</div></div>
+            <div class="credit-method-badge"><div class="credit-method-badge__badge">от <span class="credit-method-badge__badge-price">2 927 ₽</span> в мес.</div>
+            <span class="credit-method-badge__name">Кредит</span></div>
+            <div class="catalog-item-regular-desktop__main-info"><a class="catalog-item-regular-desktop__title-link" href="/catalog/details/iphone-{i}/">Смартфон Apple iPhone 15 Pro {i}</a>
+            <div class="review">56{i}</div></div><button>Купить</button></div>"#,
+            100 + i
+        ));
+    }
+    page.push_str("</div></body></html>");
+    let x = run("https://market.example.ru/catalog/iphone-15-pro/", &page);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(x.records.len(), 8, "{:?}", x.records);
+    assert_eq!(get(&x.records[0], "price"), Some("100990"));
+    assert_eq!(get(&x.records[7], "price"), Some("107990"));
+    assert_eq!(
+        get(&x.records[0], "name"),
+        Some("Смартфон Apple iPhone 15 Pro 0")
+    );
+}

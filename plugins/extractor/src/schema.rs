@@ -368,6 +368,26 @@ fn offers_of(node: &Map<String, Value>) -> Vec<Map<String, Value>> {
     out
 }
 
+/// Whether a product's offer spans prices, the highest twice the lowest or
+/// more (an AggregateOffer from 95990 to 269000): what a category page's
+/// markup says of the products it lists, not one product's offers.
+pub fn spans_prices(node: &Map<String, Value>) -> bool {
+    let number = |o: &Map<String, Value>, key: &str| -> Option<f64> {
+        match get(o, key)? {
+            Value::Number(n) => n.as_f64(),
+            other => scalar(other)
+                .and_then(|s| parse_machine_price(&s))
+                .and_then(|p| p.parse().ok()),
+        }
+    };
+    offers_of(node)
+        .iter()
+        .any(|o| match (number(o, "lowPrice"), number(o, "highPrice")) {
+            (Some(low), Some(high)) => low > 0.0 && high >= 2.0 * low,
+            _ => false,
+        })
+}
+
 fn offer_price(o: &Map<String, Value>) -> Option<(String, Option<String>)> {
     let cur = get_str(o, "priceCurrency").and_then(|c| normalize_currency(&c));
     for key in ["price", "lowPrice", "minPrice"] {

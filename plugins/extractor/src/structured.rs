@@ -29,6 +29,9 @@ pub struct Candidate {
     pub source: Source,
     /// Declared as an element of a list (an ItemList, an OfferCatalog).
     pub in_list: bool,
+    /// Its offer spans prices, the highest twice the lowest or more (see
+    /// `schema::spans_prices`).
+    pub spans_prices: bool,
 }
 
 /// What the markup of a page says.
@@ -75,6 +78,7 @@ impl Markup {
                 record: schema::record_from_node(&f.node),
                 source: Source::JsonLd,
                 in_list: f.in_list,
+                spans_prices: schema::spans_prices(&f.node),
             }));
         }
         let (micro, rdfa, orphans) = markup::items(html);
@@ -86,6 +90,7 @@ impl Markup {
                 record: schema::record_from_node(&f.node),
                 source,
                 in_list: f.in_list,
+                spans_prices: schema::spans_prices(&f.node),
             }));
         }
         candidates.retain(|c| schema::richness(&c.record) > 0);

@@ -261,6 +261,34 @@ pub(crate) const DELIVERY_TEXT: &[&str] = &[
     "配送",
 ];
 
+/// What follows or holds an instalment's amount: a month ("2 927 ₽" "в
+/// мес.", "49 € / mois").
+pub(crate) const MONTHLY_TEXT: &[&str] = &[
+    "/mo",
+    "/month",
+    "a month",
+    "per month",
+    "в мес",
+    "/мес",
+    "в месяц",
+    "par mois",
+    "/mois",
+    "al mes",
+    "/mes",
+    "pro monat",
+    "/monat",
+    "im monat",
+    "al mese",
+    "/mese",
+    "por mês",
+    "/mês",
+    "miesięcznie",
+    "/mies",
+    "aylık",
+    "per maand",
+    "/maand",
+];
+
 /// Text of a price before tax ("exkl. MwSt.", "ex VAT", "HT", "+ VAT").
 pub(crate) const EXCL_TAX_TEXT: &[&str] = &[
     "exkl",

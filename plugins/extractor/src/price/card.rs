@@ -236,6 +236,14 @@ fn amounts(doc: &Doc, card: usize, names: &[String]) -> Vec<Amount> {
         if per_measure(&lower) || (per_after && per_measure(after)) {
             continue;
         }
+        // An instalment's amount: a month after it or in its text.
+        let after_lower = after.to_lowercase();
+        if crate::vocabulary::MONTHLY_TEXT
+            .iter()
+            .any(|w| lower.has(w) || after_lower.starts_with(w))
+        {
+            continue;
+        }
         // An instalment: a count and a times sign before the amount ("3 x"
         // "363 TL", "12x R$ 10,00").
         if is_instalment(&raw) || (k > e.text_start && ends_with_times(&doc.texts[k - 1].text)) {
@@ -278,7 +286,9 @@ fn amounts(doc: &Doc, card: usize, names: &[String]) -> Vec<Amount> {
         // The names of the amount's element and its two ancestors, read
         // only for an amount.
         let hints = without_typography(&doc.ancestor_hints(t.el, 2));
-        let list = t.flags & STRIKE != 0 || has_word(&hints, &LIST_WORDS) || former_only;
+        let list = t.flags & STRIKE != 0
+            || has_word(&without_card_blocks(&hints), &LIST_WORDS)
+            || former_only;
         static SALE_WORDS: WordList = WordList::new(&[
             "sale", "special", "now", "final", "current", "promo", "discount",
         ]);
@@ -397,6 +407,27 @@ fn is_minus_amount(raw: &str) -> bool {
 /// Hint tokens of typography utilities ("edf-font-size--regular",
 /// "font-weight-bold", "typo-small") left out: their words ("regular",
 /// "old" in "bold") say nothing about a price.
+/// Hints without the block of a class written as block and element
+/// ("catalog-item-regular-desktop__price") when the block is not a price's:
+/// the block names the card ("regular" as opposed to a promoted card), the
+/// element the amount. A price's block stays ("old-price__value").
+fn without_card_blocks(hints: &str) -> String {
+    hints
+        .split_ascii_whitespace()
+        .map(|t| match t.split_once("__") {
+            Some((block, element))
+                if !block
+                    .split(|c: char| !c.is_ascii_alphanumeric())
+                    .any(|w| matches!(w, "price" | "prices" | "amount" | "cost")) =>
+            {
+                element
+            }
+            _ => t,
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 fn without_typography(hints: &str) -> String {
     hints
         .split_ascii_whitespace()
