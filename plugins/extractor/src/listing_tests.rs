@@ -627,3 +627,32 @@ fn a_marketplace_category_page_reads_its_cards_not_its_summary() {
         Some("Смартфон Apple iPhone 15 Pro 0")
     );
 }
+
+#[test]
+fn a_list_in_sections_is_read_card_by_card() {
+    // Search results grouped by rarity: each section a heading ("UR Card
+    // List") and a grid of its cards, some sold out (classed apart).
+    let mut page = String::from(r#"<html lang="ja"><body><div class="results">"#);
+    let mut n = 0;
+    for (rarity, count) in [("UR", 2), ("SAR", 3), ("SR", 2), ("RR", 3)] {
+        page.push_str(&format!(
+            r#"<div class="py-4 cards-list"><h3 class="text-primary"><span>{rarity}</span> Card List</h3><div class="row">"#
+        ));
+        for k in 0..count {
+            let sold = if k == 0 { " sold-out" } else { "" };
+            page.push_str(&format!(
+                r#"<div class="col-md"><div class="card-product{sold}"><a href="https://cards.example.jp/card/{n}"><img src="/i/{n}.jpg" alt="{rarity} ピカチュウex"></a>
+                <a href="https://cards.example.jp/card/{n}"><h4>ピカチュウex {n}</h4></a><strong class="d-block"> {},800 円 </strong></div></div>"#,
+                10 + n
+            ));
+            n += 1;
+        }
+        page.push_str("</div></div>");
+    }
+    page.push_str("</div></body></html>");
+    let x = run("https://cards.example.jp/search?q=pikachu", &page);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(x.records.len(), 10, "{:?}", x.records);
+    assert_eq!(get(&x.records[0], "price"), Some("10800"));
+    assert_eq!(get(&x.records[9], "price"), Some("19800"));
+}

@@ -3,7 +3,7 @@
 //! MDR/DEPTA, found in one pass over the flat element array).
 
 use crate::dom::AttrOf as _;
-use crate::dom::{Doc, CHROME, HEADING, HIDDEN, MAIN, OPTION, RELATED};
+use crate::dom::{Doc, CHROME, HEADING, HIDDEN, LINK, MAIN, OPTION, RELATED};
 use crate::money::has_currency_mark;
 use crate::text::Find as _;
 use foldhash::{HashMap, HashMapExt as _};
@@ -325,6 +325,68 @@ fn mostly_ads(doc: &Doc, els: &[usize]) -> bool {
 /// The cards inside rows (see [`main_list`]), or `None` when the members
 /// are the cards themselves.
 fn cards_in_rows(
+    doc: &Doc,
+    counts: &Counts,
+    groups: &HashMap<(usize, String), Vec<usize>>,
+    rows: &[usize],
+) -> Option<Vec<usize>> {
+    cards_in_row_children(doc, counts, groups, rows)
+        .or_else(|| cards_in_sections(doc, counts, groups, rows))
+}
+
+/// Members that are sections, each a heading ("UR Card List") and a grid
+/// of its cards further down: the cards of every section, when they hold
+/// all the sections' prices.
+fn cards_in_sections(
+    doc: &Doc,
+    counts: &Counts,
+    groups: &HashMap<(usize, String), Vec<usize>>,
+    sections: &[usize],
+) -> Option<Vec<usize>> {
+    let within = |r: usize, p: usize| p > r && p < doc.els[r].el_end;
+    let first = *sections.first()?;
+    let (_, _, card_shape) = groups
+        .iter()
+        .filter(|((p, _), m)| within(first, *p) && m.len() >= 2)
+        .map(|((p, s), m)| (m.len(), std::cmp::Reverse(*p), s))
+        .max()?;
+    let mut cards = Vec::new();
+    for &r in sections {
+        let mut parents: Vec<usize> = groups
+            .keys()
+            .filter(|(p, s)| within(r, *p) && s == card_shape)
+            .map(|(p, _)| *p)
+            .collect();
+        parents.sort_unstable();
+        parents.dedup();
+        let mut sub: Vec<usize> = parents
+            .iter()
+            .flat_map(|&p| with_odd_siblings(doc, groups, p, card_shape))
+            .collect();
+        sub.sort_unstable();
+        sub.dedup();
+        let Some(&first_card) = sub.first() else {
+            return None;
+        };
+        // A heading of the section before its first card, that leads
+        // nowhere (a card's title leads to its product).
+        let headed = (r + 1..first_card).any(|i| {
+            let h = &doc.els[i];
+            matches!(h.tag, "h2" | "h3" | "h4")
+                && h.el_end <= first_card
+                && h.flags & LINK == 0
+                && !(i..h.el_end).any(|j| doc.els[j].tag == "a")
+        });
+        let inner: u32 = sub.iter().map(|&c| counts.prices(doc, c)).sum();
+        if !headed || inner < counts.prices(doc, r) {
+            return None;
+        }
+        cards.extend_from_slice(&sub);
+    }
+    (cards.len() > sections.len()).then_some(cards)
+}
+
+fn cards_in_row_children(
     doc: &Doc,
     counts: &Counts,
     groups: &HashMap<(usize, String), Vec<usize>>,
