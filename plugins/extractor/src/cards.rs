@@ -16,8 +16,23 @@ fn is_name_hint(hint: &str) -> bool {
     // name the product.
     hint.split_ascii_whitespace().any(|token| {
         let words = || token.split(|c: char| !c.is_ascii_alphanumeric());
-        let named = words().any(|w| matches!(w, "title" | "name" | "productname" | "producttitle"))
-            || token.has("product-title")
+        // (With the words of shops in other languages: French "libelle",
+        // German and Dutch "titel", Spanish "nombre", Italian and
+        // Portuguese "nome", Polish "nazwa".)
+        let named = words().any(|w| {
+            matches!(
+                w,
+                "title"
+                    | "name"
+                    | "productname"
+                    | "producttitle"
+                    | "libelle"
+                    | "titel"
+                    | "nombre"
+                    | "nome"
+                    | "nazwa"
+            )
+        }) || token.has("product-title")
             || token.has("product-name")
             || token.has("product_title")
             || token.has("product_name");
@@ -36,6 +51,7 @@ fn is_name_hint(hint: &str) -> bool {
                         | "delivery"
                         | "shipping"
                         | "category"
+                        | "cat"
                         | "promo"
                         | "review"
                         | "rating"
@@ -62,7 +78,7 @@ fn usable_href(h: &str) -> bool {
         || l.has("add-to-cart")
         || l.has("add_to_cart")
         || l.has("wishlist")
-        || l.has("/cart"))
+        || crate::links::is_cart_link(&l))
 }
 
 /// An absolute URL without its fragment; an app route keeps its "#!"

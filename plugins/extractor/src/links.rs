@@ -54,7 +54,6 @@ static SKIP_WORDS: Words = Words::new(&[
     "sign-in",
     "register",
     "account",
-    "cart",
     "basket",
     "checkout",
     "wishlist",
@@ -196,6 +195,15 @@ pub struct CatalogLinks {
     pub next: Vec<String>,
 }
 
+/// Whether a lowercased link leads to the shopping cart: a word of it is
+/// "cart" or ends so ("add-to-cart", "addtocart", "minicart", "cart.php"),
+/// not one that starts so (French "carte-graphique", "cartridges").
+pub(crate) fn is_cart_link(lower: &str) -> bool {
+    lower
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .any(|w| w.ends_with("cart") || w == "carts")
+}
+
 /// A link's target that may be a catalog link, resolved.
 struct Target {
     url: url::Url,
@@ -214,7 +222,7 @@ fn resolve(base: &url::Url, host: &str, page_url: &str, h: &str) -> Option<Targe
         return None;
     }
     let lower = h.to_ascii_lowercase();
-    if SKIP_WORDS.any_in(&lower) {
+    if SKIP_WORDS.any_in(&lower) || is_cart_link(&lower) {
         return None;
     }
     let mut u = base.join(h).ok()?;

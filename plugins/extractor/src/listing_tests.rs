@@ -656,3 +656,42 @@ fn a_list_in_sections_is_read_card_by_card() {
     assert_eq!(get(&x.records[0], "price"), Some("10800"));
     assert_eq!(get(&x.records[9], "price"), Some("19800"));
 }
+
+#[test]
+fn a_french_card_is_named_by_its_label_and_struck_by_its_class() {
+    // Cards whose first named text is the category ("title-cat"), whose
+    // product name is a "libelle", and whose former price is classed
+    // "barre" (struck, in French).
+    let mut page = String::from(r#"<html lang="fr"><body><div class="liste">"#);
+    for (i, (name, was, now)) in [
+        ("MSI GeForce 1", "1494", "1399"),
+        ("Asus TUF 2", "1300", "1294"),
+        ("Gigabyte Eagle 3", "1200", "1179"),
+    ]
+    .iter()
+    .enumerate()
+    {
+        page.push_str(&format!(
+            r#"<div class="produit"><a href="/carte-graphique/p-{i}.aspx" class="prod_txt_left"><span class="liste-produit__title-cat">Carte graphique</span>
+            <p class="h2 produit__information__libelle">{name}</p></a>
+            <div class="produit__achat__prix"><p class="barre">{was}€<sup>99</sup></p><span class="price-main">{now}€<sup>99</sup></span></div>
+            <button>Ajouter au panier</button></div>"#
+        ));
+    }
+    page.push_str("</div></body></html>");
+    let x = run("https://shop.example.fr/recherche?q=rtx", &page);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    let got: Vec<_> = x
+        .records
+        .iter()
+        .map(|r| (get(r, "name").unwrap_or(""), get(r, "price").unwrap_or("")))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("MSI GeForce 1", "1399.99"),
+            ("Asus TUF 2", "1294.99"),
+            ("Gigabyte Eagle 3", "1179.99")
+        ]
+    );
+}

@@ -35,6 +35,14 @@ pub(crate) static LIST_WORDS: WordList = WordList::new(&[
     "crossout",
     "barred",
     "overridden",
+    // "Struck" in the shops' own languages (French "barré", Italian,
+    // Spanish, Portuguese, German, Dutch).
+    "barre",
+    "barrato",
+    "tachado",
+    "riscado",
+    "durchgestrichen",
+    "doorgestreept",
 ]);
 
 /// Hint words of amounts that are not the product's price.
