@@ -195,6 +195,23 @@ fn sentinels_reach_every_end_state() {
         micros(&sp["settled_usd"]) + micros(&sp["released_usd"]),
         5_000_000
     );
+    // A budget that covers a page's fetch but not one of its rows: the page
+    // yields no record, so nothing is receipted or billed (PRICING.md).
+    let thin = c
+        .post("/sessions", json!({"query": TENTS, "max_spend_usd": 0.002}))
+        .ok();
+    let th = ended(&c, thin["id"].as_str().unwrap());
+    assert_eq!(th["status"], "stopped", "{th}");
+    assert_eq!(th["stop"], "spend-budget");
+    assert_eq!(micros(&th["settled_usd"]), 0, "{th}");
+    assert_eq!(micros(&th["released_usd"]), 2_000, "{th}");
+    let receipts = c
+        .get(&format!(
+            "/sessions/{}/receipts",
+            th["id"].as_str().unwrap()
+        ))
+        .ok();
+    assert_eq!(receipts["data"], json!([]), "{receipts}");
     // A source that has no recording still gives receipts, then the stop.
     let elsewhere = c
         .post(

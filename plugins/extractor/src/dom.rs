@@ -280,6 +280,27 @@ fn related_by_name(el: &Element) -> bool {
     })
 }
 
+/// The currency an icon's class names ("w-ruble", "fa-rub", "icon-euro",
+/// "currency-inr"): a word of a class that is a currency's name or code.
+fn currency_icon(hint: &str) -> Option<&'static str> {
+    hint.split(|c: char| !c.is_ascii_alphanumeric())
+        .find_map(|w| {
+            Some(match w {
+                "ruble" | "rouble" | "rub" | "rur" => "RUB",
+                "euro" | "eur" => "EUR",
+                "dollar" | "usd" => "USD",
+                "gbp" | "sterling" => "GBP",
+                "rupee" | "inr" => "INR",
+                "yen" | "jpy" => "JPY",
+                "hryvnia" | "uah" => "UAH",
+                "tenge" | "kzt" => "KZT",
+                "zloty" | "pln" => "PLN",
+                "shekel" | "ils" => "ILS",
+                _ => return None,
+            })
+        })
+}
+
 /// `s.trim().is_empty()`, without `trim`'s Unicode test for the ASCII
 /// white space that fills most texts between tags.
 fn is_blank(s: &str) -> bool {
@@ -503,6 +524,26 @@ impl<'a> Doc<'a> {
                         });
                     }
                     _ => {}
+                }
+            }
+        }
+        // A currency drawn by an icon font (`<span class="w-ruble">e</span>`,
+        // `<i class="fa fa-rub"></i>`): its glyph, or nothing, stands for
+        // the currency, which the element's text then names.
+        let own = &self.texts[self.els[idx].text_start..];
+        let icon_like = own.len() <= 1
+            && own.iter().all(|t| t.text.chars().count() <= 2)
+            && self.els.len() == idx + 1;
+        if icon_like && !self.els[idx].hint.is_empty() {
+            if let Some(code) = currency_icon(&self.els[idx].hint) {
+                let text = Text {
+                    text: code.to_string(),
+                    el: idx,
+                    flags,
+                };
+                match self.texts.get_mut(self.els[idx].text_start) {
+                    Some(t) => *t = text,
+                    None => self.texts.push(text),
                 }
             }
         }

@@ -695,3 +695,44 @@ fn a_french_card_is_named_by_its_label_and_struck_by_its_class() {
         ]
     );
 }
+
+#[test]
+fn a_currency_drawn_by_an_icon_font_is_the_cards_currency() {
+    // The rouble drawn by a font: a glyph ("e") in an element classed for
+    // the currency, or an empty icon element.
+    let mut page = String::from(r#"<html lang="ru"><body><div class="products">"#);
+    for i in 0..4 {
+        let sign = if i % 2 == 0 {
+            r#"<span class="w-ruble">e</span>"#
+        } else {
+            r#"<i class="fa fa-rub"></i>"#
+        };
+        page.push_str(&format!(
+            r#"<div class="product-item"><a href="/catalog/item-{i}/">Кефир {i}% 900 г</a>
+            <div class="product-list-price"><div class="price-items">Цена:&nbsp;<div class="price-item"><span> 9{i},00</span> {sign}</div></div> за шт.</div>
+            <button>Купить</button></div>"#
+        ));
+    }
+    page.push_str("</div></body></html>");
+    let x = run("https://shop.example.ru/catalog/milk/", &page);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    let got: Vec<_> = x
+        .records
+        .iter()
+        .map(|r| {
+            (
+                get(r, "price").unwrap_or(""),
+                get(r, "currency").unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("90.00", "RUB"),
+            ("91.00", "RUB"),
+            ("92.00", "RUB"),
+            ("93.00", "RUB")
+        ]
+    );
+}

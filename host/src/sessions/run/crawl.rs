@@ -353,6 +353,23 @@ impl Run {
                 }
                 rows.push((identity, record));
             }
+            // Not one record kept (the first new one already costs more
+            // than the budget has left): the page yields nothing, so it
+            // issues no receipt and costs nothing (PRICING.md).
+            if truncated && rows.is_empty() {
+                self.unbilled(
+                    &page.url,
+                    Some(PageOutcome::Ok),
+                    "read, but its first new record costs more than the rest of max_spend_usd covers"
+                        .into(),
+                    listing_page,
+                )
+                .await?;
+                return Ok(Outcome::Stopped {
+                    stop: StopReason::SpendBudget,
+                    reason: "more records than max_spend_usd covers".into(),
+                });
+            }
             let cost = Micros(per_page.0 + per_record.0 * new_rows);
             spent += cost;
             // Complete only when the list was read whole: this page's part,
