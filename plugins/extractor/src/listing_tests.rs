@@ -736,3 +736,19 @@ fn a_currency_drawn_by_an_icon_font_is_the_cards_currency() {
         ]
     );
 }
+
+#[test]
+fn a_bolivar_amount_with_grouped_thousands_and_cents() {
+    // One mark grouping thousands and parting the cents, after the
+    // bolívar's sign.
+    let p = crate::money::parse_current_price("Bs.1.840.51").expect("an amount");
+    assert_eq!(
+        (p.value.as_str(), p.currency.as_deref()),
+        ("1840.51", Some("VES"))
+    );
+    let p = crate::money::parse_current_price("Bs. 12.345.678,90").expect("an amount");
+    assert_eq!(p.value, "12345678.90");
+    // Thousands only stay thousands.
+    let p = crate::money::parse_current_price("1.234.567 €").expect("an amount");
+    assert_eq!(p.value, "1234567");
+}

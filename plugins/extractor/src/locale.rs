@@ -384,6 +384,7 @@ impl Locale {
                 Some("CNY".into())
             }
             "CNY" if region == "TW" => Some("TWD".into()),
+            "VES" if region == "BO" => Some("BOB".into()),
             _ => Some(code.to_string()),
         }
     }

@@ -89,7 +89,17 @@ fn interpret(raw: &RawNumber, machine: bool) -> Option<String> {
     let decimal: Option<char> = if last == '.' || last == ',' {
         let count = if last == '.' { dots } else { commas };
         let other = if last == '.' { commas } else { dots };
-        if count > 1 {
+        // The same mark grouping thousands and then parting the cents
+        // ("1.840.51", as one bolívar shop writes): three-digit groups, then
+        // two digits or one.
+        let grouped_then_cents = count > 1
+            && other == 0
+            && last_group.len() <= 2
+            && groups[1..groups.len() - 1].iter().all(|g| g.len() == 3)
+            && (1..=3).contains(&groups[0].len());
+        if grouped_then_cents {
+            Some(last)
+        } else if count > 1 {
             None
         } else if other > 0 {
             Some(last)
@@ -417,6 +427,11 @@ const SYMBOLS: &[(&str, &str)] = &[
     ("Lei", "RON"),
     ("LEI", "RON"),
     ("Ft", "HUF"),
+    // The bolívar (Venezuela; Bolivia's boliviano, written alike, is told
+    // by the page's region).
+    ("Bs.S", "VES"),
+    ("Bs.", "VES"),
+    ("Bs", "VES"),
     ("円", "JPY"),
     ("元", "CNY"),
     ("¥", "JPY"),
