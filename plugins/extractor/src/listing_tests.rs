@@ -752,3 +752,22 @@ fn a_bolivar_amount_with_grouped_thousands_and_cents() {
     let p = crate::money::parse_current_price("1.234.567 €").expect("an amount");
     assert_eq!(p.value, "1234567");
 }
+
+#[test]
+fn a_page_whose_body_is_classed_for_ads_still_has_its_list() {
+    let mut page = String::from(
+        r#"<html lang="pt-BR"><body class="ads-fixed"><div class="row resultados-busca">"#,
+    );
+    for i in 0..5 {
+        page.push_str(&format!(
+            r#"<div class="promocao-produtos-item col-sm-12"><div class="promocao-item-nome"><a href="/produto-{i}_5014{i}/">Controle {i}</a></div>
+            <div class="price-from">A partir de:</div><div class="price-model"><span>US$&nbsp;5{i},00</span></div>
+            <a href="/produto-{i}_5014{i}/"><button type="button">1{i} OFERTAS</button></a></div>"#
+        ));
+    }
+    page.push_str("</div></body></html>");
+    let x = run("https://www.compras.example/busca/?q=ps5", &page);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(x.records.len(), 5, "{:?}", x.records);
+    assert_eq!(get(&x.records[4], "price"), Some("54.00"));
+}

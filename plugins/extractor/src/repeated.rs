@@ -191,7 +191,10 @@ pub fn in_other_region(doc: &Doc, el: usize) -> bool {
         let a = &doc.els[i];
         // A filter block sits close around its facets; a wrapper named for
         // the filterable list ("product-filter") further up is not one.
-        if (is_ad_hint(&a.hint) && !classified_ads(doc, i))
+        // (The page's body classed for its ads' layout, "ads-fixed", is no
+        // ad slot.)
+        let page_level = matches!(a.tag, "body" | "html");
+        if (is_ad_hint(&a.hint) && !page_level && !classified_ads(doc, i))
             || (n <= 3 && is_filter_hint(&a.hint))
             || a.hint.has("recently")
             || a.hint.has("also-like")
