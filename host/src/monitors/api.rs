@@ -264,6 +264,12 @@ async fn update(
 ) -> Result<Json<wire::Monitor>, ApiError> {
     caller.require(KeyScope::SessionsWrite)?;
     let current = owned(&state, &caller, &id)?;
+    let update = wire::MonitorUpdate::parse(&body)?;
+    // Every member is optional: nothing to change answers the monitor as
+    // it is.
+    if update.changes_nothing() {
+        return Ok(Json(current.to_wire(&state.config.public_url())));
+    }
     let wire::MonitorUpdate {
         paused,
         cadence_s: cadence,
@@ -272,7 +278,7 @@ async fn update(
         name,
         notify_on,
         channels,
-    } = wire::MonitorUpdate::parse(&body)?;
+    } = update;
     check_webhook(&state, webhook.as_ref().and_then(|w| w.as_deref())).await?;
     check_channels(&state, channels.as_ref()).await?;
     // Retuned, or resumed (back among the scheduled), it must fit again.

@@ -198,14 +198,10 @@ impl MonitorUpdate {
             "notify_on",
             "channels",
         ])?;
-        if body.changes_nothing(&["webhook_url"]) {
-            // Nothing to change: `{}`, only nulls (but a null webhook_url
-            // clears it), or a body that does not parse, which counts as empty.
-            return Err(ApiError::invalid(
-                "paused",
-                "send at least one of paused, cadence_s, max_spend_usd_per_run, webhook_url, name, notify_on and channels",
-            ));
-        }
+        // Every member is optional (SPEC §4.3): `{}`, only nulls (but a null
+        // webhook_url clears it) or a body that does not parse (which counts
+        // as empty, §7.3.1) change nothing, and the answer is the monitor as
+        // it is (`MonitorUpdate::changes_nothing`).
         Ok(MonitorUpdate {
             paused,
             cadence_s,

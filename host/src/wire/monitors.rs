@@ -208,6 +208,19 @@ pub struct MonitorUpdate {
     pub channels: Option<Vec<super::MonitorChannel>>,
 }
 
+impl MonitorUpdate {
+    /// Whether the update names nothing to change (`{}`, only nulls).
+    pub fn changes_nothing(&self) -> bool {
+        self.paused.is_none()
+            && self.cadence_s.is_none()
+            && self.max_spend_usd_per_run.is_none()
+            && self.webhook_url.is_none()
+            && self.name.is_none()
+            && self.notify_on.is_none()
+            && self.channels.is_none()
+    }
+}
+
 /// The shortest and longest cadence, in seconds.
 pub const MIN_CADENCE_S: u64 = 60;
 pub const MAX_CADENCE_S: u64 = 30 * 86_400;
