@@ -140,6 +140,13 @@ pub const PLANNED: &[Planned] = &[
         surface: "tool-protocol server",
         switch: "mcp",
     },
+    // `/mcp/` itself, which the wildcard below does not match.
+    Planned {
+        path: "/mcp/",
+        methods: None,
+        surface: "tool-protocol server",
+        switch: "mcp",
+    },
     Planned {
         path: "/mcp/{*rest}",
         methods: None,

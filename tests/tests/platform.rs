@@ -259,6 +259,7 @@ fn planned_surfaces_answer_501_on_every_method() {
             "webhook redeliver",
         ),
         ("/mcp", "tool-protocol server"),
+        ("/mcp/", "tool-protocol server"),
         ("/mcp/messages", "tool-protocol server"),
     ];
     for (path, surface) in cases {

@@ -162,7 +162,13 @@ fn add_planned(doc: &mut Value, open: &[String]) {
                 "tags": ["planned"],
                 "summary": format!("Planned: {}", p.surface),
                 "description": format!("Specified, not served yet: answers 501 not_implemented with surface \"{}\" on this method.", p.surface),
-                "operationId": format!("planned_{}_{}", m, path.replace(['/', '{', '}'], "_").trim_matches('_')),
+                // (A path with its trailing slash, `/mcp/`, is told from `/mcp`.)
+                "operationId": format!(
+                    "planned_{}_{}{}",
+                    m,
+                    path.replace(['/', '{', '}'], "_").trim_matches('_'),
+                    if path.ends_with('/') { "_slash" } else { "" }
+                ),
                 "parameters": params,
                 "responses": {},
                 "x-fnhost-planned": true,
