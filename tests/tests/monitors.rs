@@ -388,6 +388,11 @@ fn monitors_check_their_input_and_caps_and_stay_501_when_closed() {
         .patch(&format!("/monitors/{id}"), json!({ "paused": null }))
         .ok();
     assert_eq!(same, before);
+    // A body sent that is no JSON object is no request to change nothing.
+    named(
+        c.patch(&format!("/monitors/{id}"), json!([null, null])),
+        "paused",
+    );
     let cleared = c
         .patch(&format!("/monitors/{id}"), json!({ "webhook_url": null }))
         .ok();

@@ -14,9 +14,11 @@ use crate::money::Micros;
 /// The request body cap.
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
 
-/// A request body as a JSON object (empty when absent, unparsable or too big).
+/// A request body as a JSON object (empty when absent, unparsable or too
+/// big), and whether a body was sent that could not be read as one (not
+/// JSON, not an object, over the cap).
 #[derive(Debug, Default, Clone)]
-pub struct Body(pub Map<String, Value>);
+pub struct Body(pub Map<String, Value>, pub bool);
 
 impl<S: Send + Sync> FromRequest<S> for Body {
     type Rejection = ApiError;
@@ -27,16 +29,21 @@ impl<S: Send + Sync> FromRequest<S> for Body {
         let limited = http_body_util::Limited::new(req.into_body(), MAX_BODY_BYTES);
         let bytes = match limited.collect().await {
             Ok(collected) => collected.to_bytes(),
-            Err(_) => return Ok(Body::default()),
+            Err(_) => return Ok(Body(Map::new(), true)),
         };
         match serde_json::from_slice::<Value>(&bytes) {
-            Ok(Value::Object(map)) => Ok(Body(map)),
-            _ => Ok(Body::default()),
+            Ok(Value::Object(map)) => Ok(Body(map, false)),
+            _ => Ok(Body(Map::new(), !bytes.iter().all(u8::is_ascii_whitespace))),
         }
     }
 }
 
 impl Body {
+    /// Whether a body was sent that could not be read as a JSON object.
+    pub fn unreadable(&self) -> bool {
+        self.1
+    }
+
     pub fn get(&self, name: &str) -> Option<&Value> {
         self.0.get(name).filter(|v| !v.is_null())
     }

@@ -101,16 +101,22 @@ pub fn build(
     doc
 }
 
-/// What the derive leaves out of two schemas, written here: the update
-/// bodies take at least one member (`{}` is 400; the derive's
-/// `min_properties` writes a `maxProperties`), and an attempt names its
-/// `object` (a member the derive skips because it is never read back).
+/// What the derive leaves out of two schemas, written here: a webhook
+/// endpoint's update body takes at least one member (`{}` is 400; the
+/// derive's `min_properties` writes a `maxProperties`), a monitor's takes
+/// none or any (every member is optional, SPEC §4.3: nothing to change
+/// answers the monitor as it is, and so does no body), and an attempt names
+/// its `object` (a member the derive skips because it is never read back).
 fn complete_schemas(doc: &mut Value) {
-    for name in ["MonitorUpdate", "WebhookEndpointUpdate"] {
-        if let Some(schema) = doc["components"]["schemas"][name].as_object_mut() {
-            schema.remove("maxProperties");
-            schema.insert("minProperties".into(), json!(1));
-        }
+    if let Some(schema) = doc["components"]["schemas"]["WebhookEndpointUpdate"].as_object_mut() {
+        schema.remove("maxProperties");
+        schema.insert("minProperties".into(), json!(1));
+    }
+    if let Some(body) = doc
+        .pointer_mut("/paths/~1monitors~1{id}/patch/requestBody")
+        .and_then(Value::as_object_mut)
+    {
+        body.insert("required".into(), json!(false));
     }
     let attempt = &mut doc["components"]["schemas"]["WebhookAttempt"];
     if attempt.is_object() {
@@ -600,13 +606,20 @@ mod tests {
     }
 
     #[test]
-    fn update_bodies_take_at_least_one_member() {
+    fn a_webhook_update_takes_a_member_and_a_monitor_update_any() {
         let doc = crate::app::document_of(&["monitors".into()]);
-        for name in ["MonitorUpdate", "WebhookEndpointUpdate"] {
-            let schema = &doc["components"]["schemas"][name];
-            assert_eq!(schema["minProperties"], 1, "{name}");
-            assert!(schema["maxProperties"].is_null(), "{name}");
-        }
+        let schema = &doc["components"]["schemas"]["WebhookEndpointUpdate"];
+        assert_eq!(schema["minProperties"], 1);
+        assert!(schema["maxProperties"].is_null());
+        let schema = &doc["components"]["schemas"]["MonitorUpdate"];
+        assert!(schema.is_object());
+        assert!(schema["minProperties"].is_null() && schema["maxProperties"].is_null());
+        let body = &doc["paths"]["/monitors/{id}"]["patch"]["requestBody"];
+        assert_eq!(body["required"], false, "{body}");
+        // The closed document names no monitor schema it does not use.
+        assert!(crate::app::document()["components"]["schemas"]
+            .get("MonitorUpdate")
+            .is_none());
     }
 
     #[test]

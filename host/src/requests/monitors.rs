@@ -16,7 +16,7 @@ impl MonitorWatch {
                 Some(_) => invalid("watch must be an object: {urls, entity} or {query}"),
             });
         };
-        let w = Body(w.clone());
+        let w = Body(w.clone(), false);
         w.only(&["urls", "entity", "guidance", "query"])
             .map_err(|_| invalid("watch holds urls, entity and guidance, or query"))?;
         let guidance = w
@@ -198,10 +198,18 @@ impl MonitorUpdate {
             "notify_on",
             "channels",
         ])?;
-        // Every member is optional (SPEC §4.3): `{}`, only nulls (but a null
-        // webhook_url clears it) or a body that does not parse (which counts
-        // as empty, §7.3.1) change nothing, and the answer is the monitor as
-        // it is (`MonitorUpdate::changes_nothing`).
+        // Every member is optional (SPEC §4.3): no body, `{}` or only nulls
+        // (but a null webhook_url clears it) change nothing, and the answer
+        // is the monitor as it is (`MonitorUpdate::changes_nothing`). A body
+        // sent that is no JSON object (or over the cap) counts as empty
+        // (§7.3.1) but is no request to change nothing: 400 naming the
+        // first member.
+        if body.unreadable() {
+            return Err(ApiError::invalid(
+                "paused",
+                "the body must be a JSON object with any of paused, cadence_s, max_spend_usd_per_run, webhook_url, name, notify_on and channels",
+            ));
+        }
         Ok(MonitorUpdate {
             paused,
             cadence_s,
