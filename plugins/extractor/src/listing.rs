@@ -593,10 +593,11 @@ pub fn from_page(cx: &Ctx, listed_urls: &[String]) -> Option<Listing> {
     // among others it is sold with: one product's page.
     // (Whole addresses: an app's routes differ only after the "#".)
     let page = cx.base.as_ref().map(|b| b.as_str().trim_end_matches('/'));
-    if records
-        .iter()
-        .any(|r| r.get(Field::Url).map(|u| u.trim_end_matches('/')) == page)
-    {
+    if records.iter().any(|r| {
+        r.get(Field::Url).is_some_and(|u| {
+            Some(u.trim_end_matches('/')) == page || same_page_under_shorter_path(cx.base, u)
+        })
+    }) {
         return None;
     }
     let priced = records.iter().filter(|r| r.has(Field::Price)).count();
@@ -612,6 +613,22 @@ pub fn from_page(cx: &Ctx, listed_urls: &[String]) -> Option<Listing> {
         ),
         records,
     })
+}
+
+/// Whether `url` is this page's address without the category path before
+/// it (`/p29/CLOCK/product_info.html` on `/Clocks/c1_4/p29/CLOCK/product_info.html`):
+/// the same host, and the page's path ends with the link's, three segments
+/// or more.
+fn same_page_under_shorter_path(base: &Option<url::Url>, url: &str) -> bool {
+    let (Some(base), Ok(u)) = (base, url::Url::parse(url)) else {
+        return false;
+    };
+    let path = u.path().trim_end_matches('/');
+    let segments = path.split('/').filter(|s| !s.is_empty()).count();
+    u.host_str() == base.host_str()
+        && segments >= 3
+        && base.path().trim_end_matches('/') != path
+        && base.path().trim_end_matches('/').ends_with(path)
 }
 
 /// The cards without those that lead back to this list under other

@@ -771,3 +771,30 @@ fn a_page_whose_body_is_classed_for_ads_still_has_its_list() {
     assert_eq!(x.records.len(), 5, "{:?}", x.records);
     assert_eq!(get(&x.records[4], "price"), Some("54.00"));
 }
+
+#[test]
+fn a_card_that_leads_to_the_page_under_a_shorter_path_makes_it_a_product_page() {
+    // A product's page reached through its category: its own block links
+    // the product's address without the category's path, among the cards
+    // of products sold with it.
+    let mut page = String::from(
+        r#"<html><body><table><tr>
+        <td class="item"><a href="/p29/BRASS-CLOCK/product_info.html">more details</a> <span>CAD$189.95</span> <span>Sale: CAD$169.95</span></td>"#,
+    );
+    for (i, name) in ["BRASS BAROMETER", "TREM TETHER", "SHIP BELL"]
+        .iter()
+        .enumerate()
+    {
+        page.push_str(&format!(
+            r#"<td class="item"><a href="/p3{i}/{}/product_info.html">{name}</a> <span>CAD${}9.95</span></td>"#,
+            name.replace(' ', "-"),
+            5 + i
+        ));
+    }
+    page.push_str("</tr></table></body></html>");
+    let x = run(
+        "http://shop.example.ca/Clocks-Nautical/c1_4/p29/BRASS-CLOCK/product_info.html",
+        &page,
+    );
+    assert_ne!(x.kind, PageKind::Listing, "{:?} {:?}", x.notes, x.records);
+}
