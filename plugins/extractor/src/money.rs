@@ -726,6 +726,23 @@ const ISO_4217: &[&str] = &[
     "XPT", "XSU", "XUA", "YER", "ZAR", "ZMK", "ZMW", "ZWG", "ZWL",
 ];
 
+/// A figure followed by a currency sign and nothing else ("79€", "79 €"):
+/// the figure and the sign. A sign written where the decimal point would be
+/// has its cents after it, set apart ("79€<sup>95</sup>").
+pub(crate) fn sign_after_figure(text: &str) -> Option<(&str, char)> {
+    let sign = text.chars().last()?;
+    if sign.is_alphanumeric()
+        || sign.is_whitespace()
+        || !has_currency_mark(sign.encode_utf8(&mut [0; 4]))
+    {
+        return None;
+    }
+    let figure = text[..text.len() - sign.len_utf8()].trim_end();
+    figure
+        .ends_with(|c: char| c.is_ascii_digit())
+        .then_some((figure, sign))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -863,21 +880,4 @@ mod tests {
         assert_eq!(first_chars("€ab", 2), "€a");
         assert_eq!(first_chars("ab", 6), "ab");
     }
-}
-
-/// A figure followed by a currency sign and nothing else ("79€", "79 €"):
-/// the figure and the sign. A sign written where the decimal point would be
-/// has its cents after it, set apart ("79€<sup>95</sup>").
-pub(crate) fn sign_after_figure(text: &str) -> Option<(&str, char)> {
-    let sign = text.chars().last()?;
-    if sign.is_alphanumeric()
-        || sign.is_whitespace()
-        || !has_currency_mark(sign.encode_utf8(&mut [0; 4]))
-    {
-        return None;
-    }
-    let figure = text[..text.len() - sign.len_utf8()].trim_end();
-    figure
-        .ends_with(|c: char| c.is_ascii_digit())
-        .then_some((figure, sign))
 }

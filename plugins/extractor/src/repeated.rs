@@ -389,6 +389,9 @@ fn cards_in_sections(
     (cards.len() > sections.len()).then_some(cards)
 }
 
+/// Members that are rows whose children are the cards (a grid written as
+/// one element per row): the cards of every row, when they hold all the
+/// rows' prices.
 fn cards_in_row_children(
     doc: &Doc,
     counts: &Counts,

@@ -340,10 +340,6 @@ fn amounts(doc: &Doc, card: usize, names: &[String]) -> Vec<Amount> {
     out
 }
 
-/// The words that name what an element itself is: of a class written as
-/// block, element and modifier ("aditem-main--price-shipping--price",
-/// "card__price"), the part after the last `--` or `__`; the block's words
-/// ("price-shipping") name its container.
 /// A role's words without those of a price that includes its tax
 /// ("price--withTax", `data-product-price-with-tax`): such a price is the
 /// one paid, not a tax's amount.
@@ -359,6 +355,10 @@ fn without_tax_included(role: &str) -> String {
     out
 }
 
+/// The words that name what an element itself is: of a class written as
+/// block, element and modifier ("aditem-main--price-shipping--price",
+/// "card__price"), the part after the last `--` or `__`; the block's words
+/// ("price-shipping") name its container.
 fn own_role(hint: &str) -> String {
     hint.split_ascii_whitespace()
         .map(|class| {
@@ -404,9 +404,6 @@ fn is_minus_amount(raw: &str) -> bool {
         .is_some_and(|c| c.is_ascii_digit() || (!c.is_alphanumeric() && !c.is_whitespace()))
 }
 
-/// Hint tokens of typography utilities ("edf-font-size--regular",
-/// "font-weight-bold", "typo-small") left out: their words ("regular",
-/// "old" in "bold") say nothing about a price.
 /// Hints without the block of a class written as block and element
 /// ("catalog-item-regular-desktop__price") when the block is not a price's:
 /// the block names the card ("regular" as opposed to a promoted card), the
@@ -428,6 +425,9 @@ fn without_card_blocks(hints: &str) -> String {
         .join(" ")
 }
 
+/// Hint tokens of typography utilities ("edf-font-size--regular",
+/// "font-weight-bold", "typo-small") left out: their words ("regular",
+/// "old" in "bold") say nothing about a price.
 fn without_typography(hints: &str) -> String {
     hints
         .split_ascii_whitespace()
