@@ -467,9 +467,8 @@ fn a_french_results_page_is_read_whole_with_its_cents() {
     let x = run("https://shop.example.fr/recherche/ram/", &french_results(6));
     assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
     assert_eq!(x.records.len(), 6, "{:?}", x.records);
-    let prices: Vec<_> = x.records.iter().map(|r| get(r, "price").unwrap()).collect();
     assert_eq!(
-        prices,
+        prices(&x),
         ["70.95", "71.95", "72.95", "73.95", "74.95", "75.95"]
     );
     assert!(x.records.iter().all(|r| get(r, "currency") == Some("EUR")));
@@ -523,12 +522,7 @@ fn a_price_named_with_its_tax_is_the_cards_price() {
     page.push_str("</ul></body></html>");
     let x = run("https://seeds.example/vegetable-seeds/", &page);
     assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
-    let prices: Vec<_> = x
-        .records
-        .iter()
-        .map(|r| get(r, "price").unwrap_or(""))
-        .collect();
-    assert_eq!(prices, ["4.05", "4.15", "4.25"]);
+    assert_eq!(prices(&x), ["4.05", "4.15", "4.25"]);
 }
 
 #[test]
@@ -553,12 +547,7 @@ fn a_japanese_results_page_reads_the_price_paid() {
     page.push_str("</div></body></html>");
     let x = run("https://shop.example.jp/search?q=mario", &page);
     assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
-    let prices: Vec<_> = x
-        .records
-        .iter()
-        .map(|r| get(r, "price").unwrap_or(""))
-        .collect();
-    assert_eq!(prices, ["8800", "3440", "5100"]);
+    assert_eq!(prices(&x), ["8800", "3440", "5100"]);
     assert!(x.records.iter().all(|r| get(r, "currency") == Some("JPY")));
 }
 
