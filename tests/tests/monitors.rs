@@ -388,7 +388,22 @@ fn monitors_check_their_input_and_caps_and_stay_501_when_closed() {
         .patch(&format!("/monitors/{id}"), json!({ "paused": null }))
         .ok();
     assert_eq!(same, before);
-    // A body sent that is no JSON object is no request to change nothing.
+    // A body that does not parse, or is over the 1 MB cap, is treated as
+    // empty (SPEC §7.3.1): nothing to change.
+    for raw in [
+        "{\"paused\": tru".to_string(),
+        format!("{{\"name\": \"{}\"}}", "x".repeat(1 << 20)),
+    ] {
+        let same = c
+            .send(
+                c.request("PATCH", &format!("/monitors/{id}"))
+                    .header("content-type", "application/json")
+                    .body(raw),
+            )
+            .ok();
+        assert_eq!(same, before);
+    }
+    // A body that is JSON but no object is no request to change nothing.
     named(
         c.patch(&format!("/monitors/{id}"), json!([null, null])),
         "paused",

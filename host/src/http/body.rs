@@ -14,9 +14,10 @@ use crate::money::Micros;
 /// The request body cap.
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
 
-/// A request body as a JSON object (empty when absent, unparsable or too
-/// big), and whether a body was sent that could not be read as one (not
-/// JSON, not an object, over the cap).
+/// A request body as a JSON object (empty when absent, unparsable, too big
+/// or not an object), and whether a body was sent that is JSON but no
+/// object (`[]`, `"x"`): unparsable and oversized bodies are treated as
+/// empty (§7.3.1), as if none had been sent.
 #[derive(Debug, Default, Clone)]
 pub struct Body(pub Map<String, Value>, pub bool);
 
@@ -29,18 +30,19 @@ impl<S: Send + Sync> FromRequest<S> for Body {
         let limited = http_body_util::Limited::new(req.into_body(), MAX_BODY_BYTES);
         let bytes = match limited.collect().await {
             Ok(collected) => collected.to_bytes(),
-            Err(_) => return Ok(Body(Map::new(), true)),
+            Err(_) => return Ok(Body(Map::new(), false)),
         };
         match serde_json::from_slice::<Value>(&bytes) {
             Ok(Value::Object(map)) => Ok(Body(map, false)),
-            _ => Ok(Body(Map::new(), !bytes.iter().all(u8::is_ascii_whitespace))),
+            Ok(_) => Ok(Body(Map::new(), true)),
+            Err(_) => Ok(Body(Map::new(), false)),
         }
     }
 }
 
 impl Body {
-    /// Whether a body was sent that could not be read as a JSON object.
-    pub fn unreadable(&self) -> bool {
+    /// Whether the body sent is JSON but no object.
+    pub fn not_an_object(&self) -> bool {
         self.1
     }
 

@@ -200,11 +200,11 @@ impl MonitorUpdate {
         ])?;
         // Every member is optional (SPEC §4.3): no body, `{}` or only nulls
         // (but a null webhook_url clears it) change nothing, and the answer
-        // is the monitor as it is (`MonitorUpdate::changes_nothing`). A body
-        // sent that is no JSON object (or over the cap) counts as empty
-        // (§7.3.1) but is no request to change nothing: 400 naming the
-        // first member.
-        if body.unreadable() {
+        // is the monitor as it is (`MonitorUpdate::changes_nothing`); so
+        // does a body that does not parse or is over the cap, treated as
+        // empty (§7.3.1). A body that is JSON but no object is no request to
+        // change nothing: 400 naming the first member.
+        if body.not_an_object() {
             return Err(ApiError::invalid(
                 "paused",
                 "the body must be a JSON object with any of paused, cadence_s, max_spend_usd_per_run, webhook_url, name, notify_on and channels",

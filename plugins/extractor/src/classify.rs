@@ -117,7 +117,12 @@ pub fn classify(cx: &listing::Ctx, markup: &Markup, identity: &PageIdentity, ids
     // is read from the page, when it shows one.
     let listed_page = markup.listed_urls.len() >= 2;
     let priceless = records(&singles).iter().all(|r| !r.has(Field::Price));
-    if listed_page && !singles.is_empty() && priceless && !has_own && !og_type.has("product") {
+    // A page typed as a product's (`og:type` product) whose heading names
+    // none of its markup products and whose ItemList names eight pages or
+    // more is a search's or a category's, typed by its template.
+    let typed_product = og_type.has("product")
+        && !(markup.listed_urls.len() >= 8 && identity.heading_names_none(&records(&singles)));
+    if listed_page && !singles.is_empty() && priceless && !has_own && !typed_product {
         if let Some(found) = page_list
             .get_or_insert_with(|| listing::from_page(cx, &markup.listed_urls))
             .take()

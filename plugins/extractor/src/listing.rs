@@ -118,9 +118,11 @@ fn main_product_outside(doc: &Doc, cards: &[usize]) -> bool {
             return true;
         }
     }
+    // A button the page keeps hidden (the form of a dialog or a template
+    // that scripts fill for whichever card is picked) is no product's.
     doc.els.iter().enumerate().any(|(i, e)| {
         (e.flags & BUTTON != 0 || e.tag == "button")
-            && e.flags & (CHROME | RELATED) == 0
+            && e.flags & (CHROME | RELATED | HIDDEN) == 0
             && e.el.value().attr_of("disabled").is_none()
             && !inside(i)
             && crate::text::is_buy_text(&doc.text_of(i, 80))
@@ -366,6 +368,7 @@ fn rebase_state_urls(records: &mut [Record], visible: &[Record]) {
         agree += 1;
     }
     let Some((host, prefix)) = prefix.filter(|_| agree >= 2) else {
+        take_card_urls_by_slug(records, visible);
         return;
     };
     for r in records.iter_mut() {
@@ -376,6 +379,55 @@ fn rebase_state_urls(records: &mut [Record], visible: &[Record]) {
             let path = format!("{prefix}{}", u.path());
             u.set_path(&path);
             r.set(Field::Url, u.to_string());
+        }
+    }
+}
+
+/// State URLs made of a product's slug against the page's own folder
+/// ("/apple/iphone-14-pro" on "/apple/?q=...") while the cards link
+/// "/uae-en/iphone-14-pro/N533A/p/": a state record whose last path segment
+/// (eight characters or more) is a whole segment of exactly one card's path
+/// takes that card's URL, the page a shopper reaches; only when two records
+/// or more, and half of them or more, find theirs so (the cards show the
+/// state's list, not a few of a longer one) and none of them shows on the
+/// page as it is.
+fn take_card_urls_by_slug(records: &mut [Record], visible: &[Record]) {
+    let shown: Vec<(&str, url::Url)> = visible
+        .iter()
+        .filter_map(|v| {
+            let u = v.get(Field::Url)?;
+            Some((u, url::Url::parse(u).ok()?))
+        })
+        .collect();
+    let card_of = |r: &Record| -> Option<&str> {
+        let u = url::Url::parse(r.get(Field::Url)?).ok()?;
+        let slug = u.path_segments()?.filter(|s| !s.is_empty()).next_back()?;
+        if slug.len() < 8 {
+            return None;
+        }
+        let mut cards = shown.iter().filter(|(_, c)| {
+            c.host_str() == u.host_str()
+                && c.path_segments()
+                    .is_some_and(|mut segs| segs.any(|s| s == slug))
+        });
+        let (first, _) = cards.next()?;
+        cards.next().is_none().then_some(*first)
+    };
+    let found: Vec<Option<String>> = records
+        .iter()
+        .map(|r| card_of(r).map(String::from))
+        .collect();
+    let exact = records.iter().any(|r| {
+        r.get(Field::Url)
+            .is_some_and(|u| shown.iter().any(|(v, _)| url_key(v) == url_key(u)))
+    });
+    let taken = found.iter().flatten().count();
+    if exact || taken < 2 || taken * 2 < records.len() {
+        return;
+    }
+    for (r, u) in records.iter_mut().zip(found) {
+        if let Some(u) = u {
+            r.set(Field::Url, u);
         }
     }
 }

@@ -787,3 +787,113 @@ fn a_card_that_leads_to_the_page_under_a_shorter_path_makes_it_a_product_page() 
     );
     assert_ne!(x.kind, PageKind::Listing, "{:?} {:?}", x.notes, x.records);
 }
+
+/// Cards, and after them a hidden form that scripts fill for whichever
+/// card is picked (a service's "add to cart"): its button is no product's
+/// own, so the page stays a listing; its currency is named on `main`.
+#[test]
+fn a_hidden_form_s_buy_button_does_not_make_a_product_page() {
+    let card = |n: u32, price: &str| {
+        format!(
+            r#"<li class="product__list--item"><h2 class="product__information--name"><a href="/nevera-{n}/p/77047{n}">Nevera modelo {n} 230 Litros</a></h2>
+            <div class="product__price"><p class="product__price--discounts__old">$1.987.900</p><p><span class="price">{price}</span> <span class="today">Hoy</span></p>
+            <a href="/nevera-{n}/p/77047{n}"><button class="button-primary">Ver detalle</button></a></div></li>"#
+        )
+    };
+    let cards: String = [
+        (1, "$1.479.900"),
+        (2, "$1.699.900"),
+        (3, "$2.099.900"),
+        (4, "$989.900"),
+    ]
+    .iter()
+    .map(|(n, p)| card(*n, p))
+    .collect();
+    let body = format!(
+        r#"<html lang="es"><body><main data-currency-iso-code="COP"><h1>Neveras</h1><ul class="product__listing">{cards}</ul></main>
+        <div class="installations"><form class="add_to_cart_installations js-installations hidden" action="/installation/cart/add" method="post">
+        <button id="addToCartButton" type="submit" class="btn btn-default js-addToCartInstallation-pdp" data-product-id="">Agregar al carrito</button></form></div></body></html>"#
+    );
+    let x = run("https://www.tienda.example.com/neveras/c/A29", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    let prices: Vec<_> = x.records.iter().map(|r| get(r, "price").unwrap()).collect();
+    assert_eq!(prices, ["1479900", "1699900", "2099900", "989900"]);
+    assert!(x.records.iter().all(|r| get(r, "currency") == Some("COP")));
+}
+
+/// A search's page that its template types as a product's (`og:type`
+/// product, markup of one card's product without price or address) beside
+/// an ItemList of the results' addresses: the heading is the query, and the
+/// list is the cards'.
+#[test]
+fn a_search_page_typed_as_a_product_s_is_read_as_its_list() {
+    let ids = 1..=8;
+    let listed: Vec<String> = ids
+        .clone()
+        .map(|i| format!(r#"{{"@type":"ListItem","position":{i},"url":"//www.shop.example.ph/products/diaper-pants-{i}-i28943{i}.html"}}"#))
+        .collect();
+    let cards: String = ids
+        .clone()
+        .map(|i| {
+            format!(
+                r#"<div data-qa-locator="product-item"><a href="https://www.shop.example.ph/products/diaper-pants-{i}-i28943{i}.html?spm=x.{i}"><img alt="Baby Diaper Dry Pants size {i}"></a>
+                <div><a href="https://www.shop.example.ph/products/diaper-pants-{i}-i28943{i}.html?spm=y.{i}" title="Baby Diaper Dry Pants size {i}">Baby Diaper Dry Pants size {i}</a></div><div><span>₱3{i}5</span></div><div>2k+ sold</div></div>"#
+            )
+        })
+        .collect();
+    let body = format!(
+        r#"<html><head><meta property="og:type" content="product">
+        <script type="application/ld+json">{{"@type":"Product","@context":"https://schema.org","name":"Baby Diaper Dry Pants size 8","sku":"265078143_PH","brand":{{"@type":"Organization","name":"Shop"}}}}</script>
+        <script type="application/ld+json">{{"@context":"https://schema.org","@type":"ItemList","itemListElement":[{}]}}</script></head>
+        <body><h1>diapers</h1><div data-qa-locator="general-products">{cards}</div></body></html>"#,
+        listed.join(",")
+    );
+    let x = run("https://www.shop.example.ph/catalog/?q=diapers", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(x.records.len(), 8, "{:?}", x.records);
+    assert_eq!(get(&x.records[0], "price"), Some("315"));
+    assert_eq!(get(&x.records[0], "currency"), Some("PHP"));
+}
+
+/// State that writes each product's address as its slug (resolved against
+/// the page's own folder) while the cards link the slug inside a longer
+/// path: each record takes its card's address, and from the card the
+/// currency the state leaves out.
+#[test]
+fn state_slugs_take_the_addresses_of_the_cards_that_hold_them() {
+    let items = [
+        ("iphone-14-pro-max-256gb-deep-purple", "N53346840A", 4499),
+        ("airpods-pro-2nd-generation-white", "N53348815A", 785),
+        ("macbook-air-m1-8gb-256gb-grey", "N42284105A", 2799),
+    ];
+    let products: Vec<_> = items
+        .iter()
+        .map(|(slug, sku, price)| json!({"name": slug.replace('-', " "), "url": slug, "sku": sku, "price": price, "brand": "Apple"}))
+        .collect();
+    let state = json!({"props": {"pageProps": {"catalog": {"hits": products, "nbHits": 2327}}}});
+    let cards: String = items
+        .iter()
+        .map(|(slug, sku, price)| {
+            format!(
+                r#"<span class="productContainer"><a href="/uae-en/{slug}/{sku}/p/?o=ae{price}" id="productBox-{sku}"><div data-qa="product-name" title="Apple {name}">Apple {name}</div>
+                <div><span class="currency">AED </span><strong class="amount">{price}.00</strong></div></a></span>"#,
+                name = slug.replace('-', " ")
+            )
+        })
+        .collect();
+    let body = page(&format!(
+        r#"<h1>Apple</h1><div class="grid">{cards}</div><script id="__NEXT_DATA__" type="application/json">{state}</script>"#
+    ));
+    let x = run("https://www.shop.example.com/apple/?q=iphone&page=1", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(
+        get(&x.records[0], "url"),
+        Some("https://www.shop.example.com/uae-en/iphone-14-pro-max-256gb-deep-purple/N53346840A/p/?o=ae4499")
+    );
+    assert_eq!(get(&x.records[2], "price"), Some("2799"));
+    assert!(
+        x.records.iter().all(|r| get(r, "currency") == Some("AED")),
+        "{:?}",
+        x.records
+    );
+}

@@ -208,7 +208,7 @@ fn region_of_url(url: &url::Url) -> Option<String> {
 /// (`"priceCurrency":"CAD"`, `"currencyCode": "CAD"`, `"currency":"CAD"`).
 fn data_currency(doc: &Doc) -> Option<String> {
     let mut counts: Vec<(String, usize)> = Vec::new();
-    let mut count = |code: &str| {
+    fn count(counts: &mut Vec<(String, usize)>, code: &str) {
         // Only currencies' codes ("UAN" in a shop's markup is none).
         let Some(code) = crate::money::normalize_currency(code) else {
             return;
@@ -217,7 +217,7 @@ fn data_currency(doc: &Doc) -> Option<String> {
             Some((_, n)) => *n += 1,
             None => counts.push((code, 1)),
         }
-    };
+    }
     for (k, v) in &doc.metas {
         if matches!(
             k.as_str(),
@@ -225,11 +225,13 @@ fn data_currency(doc: &Doc) -> Option<String> {
         ) && v.len() == 3
             && v.chars().all(|c| c.is_ascii_alphabetic())
         {
-            count(v);
+            count(&mut counts, v);
         }
     }
     // One pass of the (SIMD-fast) substring search per text: `currency"`,
-    // `Currency"`, `currencyCode"`, `currency_code"`, then `: "XXX"`.
+    // `Currency"`, `currencyCode"`, `currency_code"`, then `: "XXX"`; in
+    // a script's object literal also unquoted keys and single quotes
+    // (`currencyCode: 'COP'`, a tag manager's data).
     let mut scan = |text: &str| {
         let mut from = 0;
         for _ in 0..2000 {
@@ -246,16 +248,19 @@ fn data_currency(doc: &Doc) -> Option<String> {
                 .strip_prefix("Code")
                 .or_else(|| rest.strip_prefix("_code"))
                 .unwrap_or(rest);
-            let Some(rest) = rest.strip_prefix('"') else {
-                continue;
+            let rest = match rest.as_bytes().first() {
+                Some(b'"' | b'\'') => &rest[1..],
+                Some(b' ' | b':' | b'\t') => rest,
+                _ => continue,
             };
             let rest = rest.trim_start_matches([' ', ':', '\t']);
-            let Some(rest) = rest.strip_prefix('"') else {
+            let Some(quote) = rest.bytes().next().filter(|q| matches!(q, b'"' | b'\'')) else {
                 continue;
             };
-            let code = rest.as_bytes();
-            if code.len() >= 4 && code[3] == b'"' && code[..3].iter().all(u8::is_ascii_alphabetic) {
-                count(&rest[..3]);
+            let code = &rest.as_bytes()[1..];
+            if code.len() >= 4 && code[3] == quote && code[..3].iter().all(u8::is_ascii_alphabetic)
+            {
+                count(&mut counts, &rest[1..4]);
             }
         }
     };
@@ -263,6 +268,18 @@ fn data_currency(doc: &Doc) -> Option<String> {
         scan(block);
     }
     scan(doc.scripts());
+    // Else an attribute named for the currency (`<main
+    // data-currency-iso-code="COP">`): the hint holds data attributes'
+    // names, so only elements so named are read.
+    if counts.is_empty() {
+        for e in doc.els.iter().filter(|e| e.hint.has("currency")) {
+            for (name, value) in e.el.value().attrs() {
+                if name.has("currency") && value.len() == 3 {
+                    count(&mut counts, value);
+                }
+            }
+        }
+    }
     counts.sort_by_key(|(_, n)| std::cmp::Reverse(*n));
     counts.into_iter().next().map(|(c, _)| c)
 }
@@ -545,5 +562,26 @@ mod tests {
             "https://x.example.com/sg/p",
         );
         assert_eq!(l.resolve("USD", "$5").as_deref(), Some("SGD"));
+    }
+
+    #[test]
+    fn a_bare_dollar_follows_a_script_literal_or_an_attribute_naming_the_currency() {
+        // A tag manager's object literal: an unquoted key, single quotes.
+        let l = locale(
+            r#"<html lang="es"><script>var d = { GAEcommerceData: { currencyCode: 'COP', items: [] } };</script></html>"#,
+            "https://x.example.com/",
+        );
+        assert_eq!(l.resolve("USD", "$1.479.900").as_deref(), Some("COP"));
+        let l = locale(
+            r#"<html lang="es"><body><main data-currency-iso-code="CLP"><p>$12.990</p></main></body></html>"#,
+            "https://x.example.com/",
+        );
+        assert_eq!(l.resolve("USD", "$12.990").as_deref(), Some("CLP"));
+        // Words that merely contain the name are no code.
+        let l = locale(
+            r#"<html lang="es"><script>var currency = 'dollar'; var currencyFormat = 'MXN';</script><body><div data-currency-switch="yes"></div></body></html>"#,
+            "https://x.example.com/",
+        );
+        assert_eq!(l.resolve("USD", "$5"), None);
     }
 }

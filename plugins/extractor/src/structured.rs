@@ -197,6 +197,13 @@ impl PageIdentity {
             })
     }
 
+    /// Whether the page has a heading and it names none of `records` (a
+    /// search's query or a category above markup of one of its cards).
+    pub fn heading_names_none(&self, records: &[&Record]) -> bool {
+        self.h1.as_deref().is_some_and(|h| !norm_name(h).is_empty())
+            && !records.iter().any(|r| self.heading_matches(r))
+    }
+
     pub fn heading_matches(&self, r: &Record) -> bool {
         match (&self.h1, r.get(Field::Name)) {
             (Some(h), Some(n)) => {
