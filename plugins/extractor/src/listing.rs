@@ -641,6 +641,7 @@ pub fn from_page(cx: &Ctx, listed_urls: &[String]) -> Option<Listing> {
         .filter(|r| r.has(Field::Url) && (r.has(Field::Price) || r.has(Field::Name)))
         .collect();
     let records = without_other_views_of_this_list(cx.base, records);
+    let records = halves_joined(records);
     // A card that leads to this very page shows the page's own product
     // among others it is sold with: one product's page.
     // (Whole addresses: an app's routes differ only after the "#".)
@@ -681,6 +682,31 @@ fn same_page_under_shorter_path(base: &Option<url::Url>, url: &str) -> bool {
         && segments >= 3
         && base.path().trim_end_matches('/') != path
         && base.path().trim_end_matches('/').ends_with(path)
+}
+
+/// Cards next to each other that lead to the same product are halves of
+/// one card (a price tile and a box with the name, each marked as the
+/// product's): one record, the first filled from the second, whose name it
+/// takes when its own reads as a label ("Cena z kodem: NCOC12140520").
+fn halves_joined(records: Vec<Record>) -> Vec<Record> {
+    let mut out: Vec<Record> = Vec::with_capacity(records.len());
+    for r in records {
+        // An app's routes differ only after "#!": those are whole addresses.
+        let same = out.last().is_some_and(|last| {
+            matches!((last.get(Field::Url), r.get(Field::Url)), (Some(a), Some(b))
+                if if a.contains("#!") || b.contains("#!") { a == b } else { url_key(a) == url_key(b) })
+        });
+        let Some(last) = out.last_mut().filter(|_| same) else {
+            out.push(r);
+            continue;
+        };
+        let label = |r: &Record| r.get(Field::Name).is_some_and(|n| n.contains(':'));
+        if label(last) && !label(&r) {
+            last.take(Field::Name);
+        }
+        fill(last, &r);
+    }
+    out
 }
 
 /// The cards without those that lead back to this list under other

@@ -897,3 +897,33 @@ fn state_slugs_take_the_addresses_of_the_cards_that_hold_them() {
         x.records
     );
 }
+
+/// Each product drawn twice in a row, as a price tile and as a box with its
+/// name, both marked as the product's: one record per product, its price
+/// from the tile and its name from the box.
+#[test]
+fn two_halves_of_one_product_s_card_are_one_record() {
+    let cards: String = [("tcl-50ep640", "TCL 50EP640", "1 399"), ("mb275", "Multibrackets MB275", "419"), ("eu026", "Reinston Ultra EU026", "599")]
+        .iter()
+        .map(|(slug, name, price)| {
+            format!(
+                r#"<div class="product-tile js-ua-product" data-product-href="/tv/{slug}.bhtml"><div class="product-price"><div class="price-normal">{price}&nbsp;zł</div>
+                <div class="price-voucher-name">Cena z kodem: <strong>NCOC1214</strong></div><a href="/tv/{slug}.bhtml#raty">8,38 zł x 50 rat 0%</a></div></div>
+                <div class="product-box js-ua-product" data-product-href="/tv/{slug}.bhtml"><div class="product-photo"><a href="/tv/{slug}.bhtml"><img alt="{name}"></a></div>
+                <h2 class="product-name"><a href="/tv/{slug}.bhtml">{name}</a></h2><p>nr kat. 1201079</p><span class="price">{price} zł</span></div>"#
+            )
+        })
+        .collect();
+    let body = page(&format!(
+        r#"<h1>Wyniki</h1><div id="products">{cards}</div>"#
+    ));
+    let x = run("https://www.sklep.example.pl/search.bhtml?q=tcl", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(
+        names(&x),
+        ["TCL 50EP640", "Multibrackets MB275", "Reinston Ultra EU026"],
+        "{:?}",
+        x.notes
+    );
+    assert_eq!(prices(&x), ["1399", "419", "599"]);
+}

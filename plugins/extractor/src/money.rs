@@ -286,7 +286,30 @@ pub fn parse_machine_price(text: &str) -> Option<String> {
     if t.is_empty() {
         return None;
     }
-    parse_price_from(t, true).map(|p| p.value)
+    parse_price_from(t, true).map(|p| without_float_noise(p.value))
+}
+
+/// A machine amount with the noise of a floating-point sum ("3148.990031",
+/// a price computed with its tax) as the cents it stands for ("3148.99"):
+/// five decimals or more within a hundredth of a cent of a whole cent. No
+/// currency has more than three decimals, and per-unit prices that do are
+/// left as they are.
+pub fn without_float_noise(value: String) -> String {
+    let Some((units, decimals)) = value.split_once('.') else {
+        return value;
+    };
+    if decimals.len() < 5 || !units.bytes().all(|b| b.is_ascii_digit()) {
+        return value;
+    }
+    let Ok(v) = value.parse::<f64>() else {
+        return value;
+    };
+    let cents = (v * 100.0).round();
+    if (v * 100.0 - cents).abs() < 0.01 {
+        format!("{:.2}", cents / 100.0)
+    } else {
+        value
+    }
 }
 
 fn parse_price_from(text: &str, machine: bool) -> Option<Price> {
@@ -745,6 +768,26 @@ pub(crate) fn sign_after_figure(text: &str) -> Option<(&str, char)> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn float_noise_in_machine_amounts_is_cents() {
+        assert_eq!(
+            parse_machine_price("3148.990031").as_deref(),
+            Some("3148.99")
+        );
+        assert_eq!(
+            parse_machine_price("2598.989976").as_deref(),
+            Some("2598.99")
+        );
+        assert_eq!(
+            parse_machine_price("19.989999999999998").as_deref(),
+            Some("19.99")
+        );
+        // Three or four decimals, or a true fraction of a cent, stay.
+        assert_eq!(parse_machine_price("1.599").as_deref(), Some("1.599"));
+        assert_eq!(parse_machine_price("0.12345").as_deref(), Some("0.12345"));
+        assert_eq!(parse_machine_price("12.5").as_deref(), Some("12.5"));
+    }
     use super::*;
 
     #[test]

@@ -395,7 +395,8 @@ fn offer_price(o: &Map<String, Value>) -> Option<(String, Option<String>)> {
             let p = match v {
                 // Plain decimals only: no exponent form, no sign.
                 Value::Number(n) => Some(n.to_string())
-                    .filter(|s| s.chars().all(|c| c.is_ascii_digit() || c == '.')),
+                    .filter(|s| s.chars().all(|c| c.is_ascii_digit() || c == '.'))
+                    .map(crate::money::without_float_noise),
                 other => scalar(other).and_then(|s| parse_machine_price(&s)),
             };
             if let Some(p) = p.filter(|p| !p.trim_start_matches(['0', '.']).is_empty()) {

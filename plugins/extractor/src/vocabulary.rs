@@ -210,6 +210,21 @@ pub(crate) const LIST_TEXT: &[&str] = &[
     "oorspronkelijke prijs",
     "preço original",
     "pierwotna cena",
+    // "Before" and "old price" as the Nordic and central European shops
+    // label a struck price ("Før 20.499,00 kr.", "Ord. pris 499 kr").
+    "før ",
+    "vejl. pris",
+    "veil. pris",
+    "ord. pris",
+    "tidigare pris",
+    "stara cena",
+    "poprzednia cena",
+    "původní cena",
+    "pôvodná cena",
+    "régi ár",
+    "pret vechi",
+    "preț vechi",
+    "vorher",
     // Japanese: the list price, the maker's suggested retail price, a
     // reference price ("通常価格", the regular price, is often the current
     // one and is not here).
