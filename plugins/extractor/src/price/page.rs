@@ -129,7 +129,7 @@ fn compute_price_candidates(doc: &Doc) -> Vec<PriceFound> {
         let Some(price) = parse_current_price(&raw) else {
             continue;
         };
-        if in_price_filter_link(doc, i) {
+        if in_price_filter_link(doc, i) || is_bound(&raw) {
             continue;
         }
         let bare = !has_currency_mark(&raw);
@@ -194,6 +194,7 @@ fn compute_price_candidates(doc: &Doc) -> Vec<PriceFound> {
         if price.currency.is_none()
             || amounts_with_currency(&raw) >= 4
             || super::about_delivery(&raw)
+            || is_bound(&raw)
         {
             continue;
         }
@@ -517,6 +518,14 @@ pub fn is_list_price(doc: &Doc, value: &str) -> Option<PriceFound> {
     }
 }
 
+/// Whether a text is a bound, not a price: an amount after a comparison
+/// sign ("≥ € 100", "< 50 €"), as the labels of a price filter's slider
+/// write them.
+fn is_bound(text: &str) -> bool {
+    text.trim_start()
+        .starts_with(['≥', '≤', '>', '<', '⩾', '⩽'])
+}
+
 /// Whether an element lies in a link that filters the list by price (`<a
 /// href="?price=*,500">до 500 руб.</a>`): a bound of a facet, no product's
 /// price.
@@ -536,4 +545,28 @@ fn in_price_filter_link(doc: &Doc, el: usize) -> bool {
         at = e.parent;
     }
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::dom::Doc;
+    use crate::tree::Html;
+
+    /// The labels of a price filter's slider ("≥ € 100") are bounds, not a
+    /// price of the page.
+    #[test]
+    fn an_amount_after_a_comparison_sign_is_a_bound() {
+        let html = Html::parse_document(
+            r#"<html><body><h1>Games</h1><div id="priceFilter"><div class="sliderSecondLabel">&#8805; € 100</div></div></body></html>"#,
+        );
+        let doc = Doc::build(&html);
+        let found = super::main_price(&doc);
+        assert!(
+            found.is_none(),
+            "{:?}",
+            found.map(|f| (f.price.value, f.el))
+        );
+        assert!(super::is_bound("≥ € 100") && super::is_bound(" < 50 €"));
+        assert!(!super::is_bound("€ 100") && !super::is_bound("ab € 100"));
+    }
 }
