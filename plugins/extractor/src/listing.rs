@@ -9,6 +9,7 @@ use crate::merging::{
     fill, full_name, merge, merge_with, path_key, same_item, shown_price, shows_amount, url_key,
 };
 use crate::record::{Field, Record};
+use crate::text::Find as _;
 use crate::{embedded, price, repeated};
 use foldhash::{HashMap, HashMapExt as _};
 
@@ -636,7 +637,15 @@ pub fn from_page(cx: &Ctx, listed_urls: &[String]) -> Option<Listing> {
     if main_product_outside(doc, &cards) {
         return None;
     }
-    let records: Vec<Record> = card_records(cx, &cards)
+    let mut records = card_records(cx, &cards);
+    if records.iter().filter(|r| r.has(Field::Price)).count() < 2 {
+        for (r, &c) in records.iter_mut().zip(&cards) {
+            if let Some(p) = data_price_in(doc, c).filter(|_| !r.has(Field::Price)) {
+                r.set(Field::Price, p);
+            }
+        }
+    }
+    let records: Vec<Record> = records
         .into_iter()
         .filter(|r| r.has(Field::Url) && (r.has(Field::Price) || r.has(Field::Name)))
         .collect();
@@ -682,6 +691,38 @@ fn same_page_under_shorter_path(base: &Option<url::Url>, url: &str) -> bool {
         && segments >= 3
         && base.path().trim_end_matches('/') != path
         && base.path().trim_end_matches('/').ends_with(path)
+}
+
+/// The price a card's markup states for its product in a data attribute
+/// (`data-offer-price="1598.00"` beside `data-offer-name`, as shops tag
+/// their cards for analytics), for cards whose text shows none that reads
+/// (digits drawn one element each): the one amount of the card's
+/// `data-*price` attributes, not named for a former price.
+fn data_price_in(doc: &Doc, card: usize) -> Option<String> {
+    let mut found: Option<String> = None;
+    for e in &doc.els[card..doc.els[card].el_end] {
+        if !e.hint.has("price") {
+            continue;
+        }
+        for (k, v) in e.el.value().attrs() {
+            let Some(name) = k.strip_prefix("data-").filter(|n| n.ends_with("price")) else {
+                continue;
+            };
+            if crate::text::has_word(&name.replace('-', " "), &crate::vocabulary::LIST_WORDS) {
+                continue;
+            }
+            let Some(p) = crate::money::parse_machine_price(v)
+                .filter(|p| p.parse::<f64>().is_ok_and(|x| x > 0.0))
+            else {
+                continue;
+            };
+            match &found {
+                Some(f) if f.parse::<f64>().ok() != p.parse::<f64>().ok() => return None,
+                _ => found = Some(p),
+            }
+        }
+    }
+    found
 }
 
 /// Cards next to each other that lead to the same product are halves of

@@ -927,3 +927,32 @@ fn two_halves_of_one_product_s_card_are_one_record() {
     );
     assert_eq!(prices(&x), ["1399", "419", "599"]);
 }
+
+/// Cards whose prices are drawn a digit per element ("1" "5" "9" "8" ",-")
+/// and whose title links state the price in a data attribute for
+/// analytics: the attribute gives the price.
+#[test]
+fn cards_that_draw_digits_apart_take_the_price_their_markup_states() {
+    let cards: String = [("cq32g1", "Monitor AOC CQ32G1", "1598"), ("u27v4ea", "Monitor AOC U27V4EA", "1549"), ("ag251fg", "Monitor AOC Agon AG251FG", "1299")]
+        .iter()
+        .map(|(slug, name, price)| {
+            let digits: String = price.chars().map(|d| format!(r#"<span class="p-{d}">{d}</span> "#)).collect();
+            format!(
+                r#"<div class="m-offerBox"><h2><a href="/monitory/{slug}" class="js-product-name" data-offer-name="{name}" data-offer-price="{price}.00" data-offer-old-price="1999.00" data-offer-brand="AOC">{name}</a></h2>
+                <p>Nr katalogowy: 1415298</p><div class="m-priceBox"><div class="m-priceBox_price price">{digits}<span class="p-c">,-</span></div></div>
+                <a class="m-offerBox_link" href="/monitory/{slug}">Zobacz</a></div>"#
+            )
+        })
+        .collect();
+    let body = page(&format!(
+        r#"<h1>Wyniki: aoc</h1><div class="m-listing">{cards}</div>"#
+    ));
+    let x = run("https://www.sklep.example.pl/search?query=aoc", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(
+        prices(&x),
+        ["1598.00", "1549.00", "1299.00"],
+        "{:?}",
+        x.records
+    );
+}
