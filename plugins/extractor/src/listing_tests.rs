@@ -956,3 +956,29 @@ fn cards_that_draw_digits_apart_take_the_price_their_markup_states() {
         x.records
     );
 }
+
+/// Two unmarked amounts beside a discount badge, the strike drawn by a
+/// style sheet: the amount the discount leads to is the price; a
+/// percentage that leads to neither (a rating) changes nothing.
+#[test]
+fn a_discount_badge_tells_the_price_from_the_former_one() {
+    let card = |slug: &str, badge: &str, was: &str, now: &str| {
+        format!(
+            r#"<div class="css-bk6tzz"><a href="/toko/{slug}" class="css-89jnbj"><img alt="Phone {slug}"><div class="css-11s9vse"><span class="css-1bjwylw">Phone {slug}</span>
+            <div><div class="css-rn1hus"><div>{badge}</div><div>{was}</div></div><div class="css-4u82jy"><span class="css-o5uqvq">{now}</span></div></div><span>Tangerang</span></div></a></div>"#
+        )
+    };
+    let cards = [
+        card("reno5", "19%", "Rp4.299.000", "Rp3.499.000"),
+        card("a16", "-10%", "Rp2.000.000", "Rp1.800.000"),
+        card("x3", "98%", "Rp1.500.000", "Rp1.450.000"),
+    ]
+    .concat();
+    let body = page(&format!(
+        r#"<h1>Handphone</h1><div class="grid">{cards}</div>"#
+    ));
+    let x = run("https://www.toko.example.co.id/p/handphone", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(prices(&x), ["3499000", "1800000", "1500000"]);
+    assert_eq!(get(&x.records[0], "list_price"), Some("4299000"));
+}

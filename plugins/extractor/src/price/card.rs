@@ -693,6 +693,29 @@ fn has_two_amounts(raw: &str) -> bool {
 /// `names` are the texts the card gives as its name (its link's label, its
 /// image's alt): an amount inside one is no price when the card shows
 /// another amount.
+/// Whether the card shows a discount badge (a text of its own, "19%",
+/// "-19 %") that takes `high` to `low`, give or take the badge's rounding.
+fn discount_leads_to(doc: &Doc, card: usize, high: f64, low: f64) -> bool {
+    if !(high > low && low > 0.0) {
+        return false;
+    }
+    let off = 100.0 * (1.0 - low / high);
+    let e = &doc.els[card];
+    doc.texts[e.text_start..e.text_end].iter().any(|t| {
+        let badge = t
+            .text
+            .trim()
+            .trim_start_matches(['-', '−', '–'])
+            .trim_end_matches('%');
+        t.text.trim().ends_with('%')
+            && t.text.len() <= 8
+            && badge
+                .trim()
+                .parse::<f64>()
+                .is_ok_and(|p| p > 0.0 && p <= 90.0 && (p - off).abs() <= 1.5)
+    })
+}
+
 pub fn of_card(doc: &Doc, card: usize, names: &[String]) -> Option<(Amount, Option<String>)> {
     let mut all = amounts(doc, card, names);
     if all.iter().any(|a| !a.in_name) {
@@ -741,6 +764,23 @@ pub fn of_card(doc: &Doc, card: usize, names: &[String]) -> Option<(Amount, Opti
     }
     if current.is_empty() {
         current = former.clone();
+    }
+    // Two unmarked amounts beside a discount badge ("19%", "Rp4.299.000",
+    // "Rp3.499.000", the strike drawn by a style sheet): the one the
+    // discount leads to is the price, the other the former one.
+    if let [a, b] = current[..] {
+        let (high, low) = if as_f64(&a.value) > as_f64(&b.value) {
+            (a, b)
+        } else {
+            (b, a)
+        };
+        if !a.sale
+            && !b.sale
+            && discount_leads_to(doc, card, as_f64(&high.value), as_f64(&low.value))
+        {
+            current = vec![low];
+            former.push(high);
+        }
     }
     let mut pick = *current.first()?;
     let mut list_price = None;
