@@ -687,14 +687,9 @@ fn has_two_amounts(raw: &str) -> bool {
     n >= 2
 }
 
-/// The current price of a card, its former price when shown, and the raw
-/// text the currency came from.
-///
-/// `names` are the texts the card gives as its name (its link's label, its
-/// image's alt): an amount inside one is no price when the card shows
-/// another amount.
 /// Whether the card shows a discount badge (a text of its own, "19%",
-/// "-19 %") that takes `high` to `low`, give or take the badge's rounding.
+/// "-19 %", 70 % at most) that takes `high` to `low`, give or take the
+/// badge's rounding.
 fn discount_leads_to(doc: &Doc, card: usize, high: f64, low: f64) -> bool {
     if !(high > low && low > 0.0) {
         return false;
@@ -712,10 +707,16 @@ fn discount_leads_to(doc: &Doc, card: usize, high: f64, low: f64) -> bool {
             && badge
                 .trim()
                 .parse::<f64>()
-                .is_ok_and(|p| p > 0.0 && p <= 90.0 && (p - off).abs() <= 1.5)
+                .is_ok_and(|p| p > 0.0 && p <= 70.0 && (p - off).abs() <= 1.5)
     })
 }
 
+/// The current price of a card, its former price when shown, and the raw
+/// text the currency came from.
+///
+/// `names` are the texts the card gives as its name (its link's label, its
+/// image's alt): an amount inside one is no price when the card shows
+/// another amount.
 pub fn of_card(doc: &Doc, card: usize, names: &[String]) -> Option<(Amount, Option<String>)> {
     let mut all = amounts(doc, card, names);
     if all.iter().any(|a| !a.in_name) {
@@ -774,8 +775,10 @@ pub fn of_card(doc: &Doc, card: usize, names: &[String]) -> Option<(Amount, Opti
         } else {
             (b, a)
         };
+        // (An amount in brackets beside the price is its price before tax.)
         if !a.sale
             && !b.sale
+            && !low.raw.trim_start().starts_with('(')
             && discount_leads_to(doc, card, as_f64(&high.value), as_f64(&low.value))
         {
             current = vec![low];
