@@ -470,3 +470,25 @@ fn an_articles_cards_with_bare_numbers_are_no_products() {
     let x = run("https://paper.example.jp/world/20231102/", &body);
     assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
 }
+
+/// A card's vector images are icons (a wishlist heart before the photo):
+/// the card's picture is its first raster image.
+#[test]
+fn a_card_s_picture_is_no_vector_icon() {
+    let cards: String = (1..=3)
+        .map(|i| {
+            format!(
+                r#"<div class="tile"><a href="/p/lamp-{i}"><button class="wish"><img src="/icons/wishlist.svg?v=2" alt="wishlist"></button><img src="/img/lamp-{i}.jpg" alt="Lamp {i}"></a><h3>Lamp {i}</h3><span class="price">{i}9,00 €</span></div>"#
+            )
+        })
+        .collect();
+    let x = run(
+        "https://shop.example.de/c/lamps",
+        &page(&format!(r#"<h1>Lamps</h1><div class="grid">{cards}</div>"#)),
+    );
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(
+        get(&x.records[1], "image"),
+        Some("https://shop.example.de/img/lamp-2.jpg")
+    );
+}

@@ -221,7 +221,10 @@ pub fn read_card(doc: &Doc, card: usize, base: &Option<url::Url>) -> Record {
                             .or_else(|| v.attr_of("data-srcset"))
                             .and_then(|s| s.split_whitespace().next())
                     })
-                    .filter(|s| !s.trim().is_empty() && !s.trim_start().starts_with("data:"));
+                    .filter(|s| !s.trim().is_empty() && !s.trim_start().starts_with("data:"))
+                    // A vector image is an icon (a wishlist heart, a star,
+                    // a badge), not the product's picture.
+                    .filter(|s| !is_vector_image(s));
                 image = src.and_then(|s| absolute(base, s));
                 alt = v.attr_of("alt").filter(|a| name_like(a)).map(String::from);
             }
@@ -345,4 +348,14 @@ pub fn read_card(doc: &Doc, card: usize, base: &Option<url::Url>) -> Record {
     put(&mut r, Field::Sku, sku);
     put(&mut r, Field::Brand, brand);
     r
+}
+
+/// Whether an image address names an SVG file ("/icons/wishlist.svg",
+/// "star.svg?v=2").
+fn is_vector_image(src: &str) -> bool {
+    let path = src.split(['?', '#']).next().unwrap_or(src).trim();
+    path.len() > 4
+        && path
+            .get(path.len() - 4..)
+            .is_some_and(|end| end.eq_ignore_ascii_case(".svg"))
 }
