@@ -492,3 +492,26 @@ fn a_card_s_picture_is_no_vector_icon() {
         Some("https://shop.example.de/img/lamp-2.jpg")
     );
 }
+
+/// A store card's price first (`data-cmr-price`), then everyone's final
+/// price: everyone's is the card's price.
+#[test]
+fn a_store_card_s_price_is_no_one_else_s() {
+    let cards: String = [("19089838", "1.359.900", "1.519.900"), ("19089839", "999.900", "1.099.900"), ("19089840", "2.199.900", "2.399.900")]
+        .iter()
+        .map(|(id, card, everyone)| {
+            format!(
+                r#"<div class="pod"><a href="/falabella-co/product/{id}/nevera"><b class="pod-title">Nevera {id}</b></a><ol class="pod-prices"><li data-cmr-price="{card}" class="prices-0"><div class="cmr-icon-container"><span class="copy10">$ {card} </span><i class="unica-cmr-icon"></i></div></li>
+                <li data-internet-price="{everyone}" class="prices-1"><div><span class="copy4">$ {everyone} (Precio final)</span></div></li></ol></div>"#
+            )
+        })
+        .collect();
+    let x = run(
+        "https://www.tienda.example.com.co/category/neveras",
+        &page(&format!(
+            r#"<h1>Neveras</h1><div class="grid">{cards}</div>"#
+        )),
+    );
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(prices(&x), ["1519900", "1099900", "2399900"]);
+}

@@ -125,6 +125,9 @@ pub(crate) static MEMBER_WORDS: WordList = WordList::new(&[
     "fidelite",
     "fedeltà",
     "fidelidad",
+    // A store card's price (Falabella's CMR, "data-cmr-price" beside the
+    // "Precio final" everyone pays).
+    "cmr",
 ]);
 
 /// Hint words of a price before tax (Magento's `price-excluding-tax`).
