@@ -722,6 +722,9 @@ pub fn of_card(doc: &Doc, card: usize, names: &[String]) -> Option<(Amount, Opti
     if all.iter().any(|a| !a.in_name) {
         all.retain(|a| !a.in_name);
     }
+    // Alone, a number of the name stands only with a currency beside it:
+    // "Monitor AOC 24V2Q" names a model, not 24 of anything.
+    all.retain(|a| !a.in_name || has_currency_mark(&a.raw));
     all.retain(|a| !a.in_headline);
     // A zero or "Free" stands only when the card shows no other amount.
     if all.iter().any(|a| as_f64(&a.value) > 0.0) {
