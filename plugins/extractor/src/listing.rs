@@ -708,7 +708,7 @@ fn data_price_in(doc: &Doc, card: usize) -> Option<String> {
             let Some(name) = k.strip_prefix("data-").filter(|n| n.ends_with("price")) else {
                 continue;
             };
-            if crate::text::has_word(&name.replace('-', " "), &crate::vocabulary::LIST_WORDS) {
+            if crate::text::has_word(name, &crate::vocabulary::LIST_WORDS) {
                 continue;
             }
             let Some(p) = crate::money::parse_machine_price(v)
