@@ -1161,9 +1161,21 @@ fn disabling_or_deleting_an_endpoint_drops_its_pending_messages() {
     std::thread::sleep(Duration::from_millis(1500));
     assert_eq!(attempts(&c, &d1).len(), n, "no attempt after the drop");
 
-    // Deleted: its queue goes with it (the log is no longer reachable).
-    wait_attempts(&c, &d2, 30, |a| !a.is_empty());
+    // Deleted: its queue goes with it; its log stays its owner's to read
+    // (every attempt is retained and queryable), nobody else's.
+    let before = wait_attempts(&c, &d2, 30, |a| !a.is_empty());
     c.delete(&format!("/webhooks/{d2}")).ok();
+    c.get(&format!("/webhooks/{d2}")).error(404, "not_found");
+    let after = wait_attempts(&c, &d2, 30, |a| a.iter().any(|x| x["dropped"] == true));
+    let first = before.last().unwrap();
+    assert!(after.contains(first), "{first} kept in {after:?}");
+    let other = account(&s);
+    s.client(&other.test)
+        .get(&format!("/webhooks/{d2}/attempts"))
+        .error(404, "not_found");
+    s.client(&a.live)
+        .get(&format!("/webhooks/{d2}/attempts"))
+        .error(404, "not_found");
     // A new endpoint sees only new messages.
     let rx = Receiver::start();
     let fresh = create_endpoint(&c, &rx.url("/fresh"), &["session.abstained"]);

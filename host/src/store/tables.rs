@@ -173,6 +173,9 @@ pub const PROPOSALS: Table = Table::json("proposals");
 pub const WEBHOOKS: Table = Table::json("webhooks");
 /// Listing index of webhook endpoints: `account:mode:<created micros, 20 digits>:<id>` → id.
 pub const WEBHOOK_INDEX: Table<Index> = Table::index("webhook_index");
+/// Deleted webhook endpoints: id → `account:mode`, so that their attempts
+/// stay queryable by their owner (SPEC §6.2.4) after the endpoint is gone.
+pub const DELETED_WEBHOOKS: Table<Index> = Table::index("webhook_deleted");
 /// Messages waiting for delivery (the durable outbox):
 /// `<due unix ms, 20 digits>:<msg_id>:<endpoint id or "run">` → entry.
 pub const OUTBOX: Table = Table::json("webhook_outbox");
@@ -229,6 +232,7 @@ pub(super) const ALL: &[Table] = &[
     PROPOSALS.erase(),
     WEBHOOKS.erase(),
     WEBHOOK_INDEX.erase(),
+    DELETED_WEBHOOKS.erase(),
     OUTBOX.erase(),
     ATTEMPTS.erase(),
     ATTEMPT_KEYS.erase(),

@@ -14,7 +14,7 @@ use crate::auth::Caller;
 use crate::http::{ApiError, Body, Page, Query};
 use crate::idempotency::{self, Idempotent, WebhooksWrite};
 use crate::state::AppState;
-use crate::store::{self, ATTEMPT_KEYS, WEBHOOK_INDEX};
+use crate::store::{self, ATTEMPT_KEYS, DELETED_WEBHOOKS, WEBHOOK_INDEX};
 use crate::wire;
 use crate::wire::KeyScope;
 
@@ -246,12 +246,15 @@ async fn remove(
     caller.require(KeyScope::WebhooksWrite)?;
     let ep = own(&state, &caller, &id).await?;
     let key = ep.index_key();
+    let owner = owner_mark(&ep.account, ep.mode);
     let id2 = id.clone();
     state
         .store
         .write_async(move |tx| -> anyhow::Result<()> {
             tx.remove(WEBHOOKS, id2.as_str())?;
             tx.remove(WEBHOOK_INDEX, key.as_str())?;
+            // Its attempts stay in the log; the mark keeps them its owner's.
+            tx.put_str(DELETED_WEBHOOKS, id2.as_str(), &owner)?;
             Ok(())
         })
         .await?;
@@ -263,9 +266,10 @@ async fn remove(
     }))
 }
 
-/// Every delivery attempt to an endpoint, newest first (all are kept).
+/// Every delivery attempt to an endpoint, newest first (all are kept, also
+/// after the endpoint is deleted: SPEC §6.2.4).
 #[utoipa::path(get, path = "/webhooks/{id}/attempts", operation_id = "listWebhookAttempts", tag = "webhooks",
-    description = "Scope: webhooks:read.",
+    description = "Scope: webhooks:read. Every attempt is kept: a deleted endpoint's log stays readable here.",
     params(wire::EndpointId, wire::PageParams),
     responses((status = 200, description = "A page of attempts", body = wire::WebhookAttemptList)))]
 async fn attempts(
@@ -275,11 +279,31 @@ async fn attempts(
     Query(q): Query<wire::PageParams>,
 ) -> Result<Json<wire::WebhookAttemptList>, ApiError> {
     caller.require(KeyScope::WebhooksRead)?;
-    let ep = own(&state, &caller, &id).await?;
+    let id = match own(&state, &caller, &id).await {
+        Ok(ep) => ep.id,
+        Err(ApiError::NotFound) if was_own(&state, &caller, &id).await? => id,
+        Err(e) => return Err(e),
+    };
     let page = Page::from_query(&q)?;
     Ok(Json(
-        attempts_page(&state, ep.id, page, "this endpoint").await?,
+        attempts_page(&state, id, page, "this endpoint").await?,
     ))
+}
+
+/// Who owned a deleted endpoint, as its deletion marked it.
+fn owner_mark(account: &str, mode: crate::accounts::Mode) -> String {
+    crate::key!(account, mode)
+}
+
+/// Whether `id` is an endpoint of the caller's account and mode that was
+/// deleted.
+async fn was_own(state: &AppState, caller: &Caller, id: &str) -> Result<bool, ApiError> {
+    let id = id.to_string();
+    let owner: Option<String> = state
+        .store
+        .read_async(move |tx| tx.get_str(DELETED_WEBHOOKS, &id))
+        .await?;
+    Ok(owner == Some(owner_mark(&caller.account.id, caller.mode())))
 }
 
 /// Every delivery attempt to a run's own webhook_url in this account and

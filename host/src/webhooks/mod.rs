@@ -10,6 +10,7 @@
 //!
 //! Storage (tables in `crate::store`):
 //! - WEBHOOKS: endpoint by id; WEBHOOK_INDEX lists them per account and mode.
+//!   DELETED_WEBHOOKS marks a deleted one's owner, for its attempts log.
 //! - OUTBOX: one entry per message and target, keyed by when it is due, with
 //!   the exact bytes to send. An entry leaves only once its success or its
 //!   dead-letter is committed, so a crash at any point re-sends, never loses.
