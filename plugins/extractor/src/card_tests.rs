@@ -515,3 +515,54 @@ fn a_store_card_s_price_is_no_one_else_s() {
     assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
     assert_eq!(prices(&x), ["1519900", "1099900", "2399900"]);
 }
+
+/// A card whose price box gives the package's size first ("250g", "12pk",
+/// "2 x 62g" in an element named for the amount) and the price with its
+/// decimal mark ending the whole part's element ("$4." then "69").
+#[test]
+fn a_package_size_is_no_price_and_cents_follow_a_trailing_mark() {
+    let cards: String = [("cheese-250g", "250g", "4", "69"), ("yoghurt-4x115g", "4x115g", "3", "49"), ("mousse-12pk", "12pk", "5", "99"), ("crepes", "8pk/480g", "3", "99")]
+        .iter()
+        .map(|(slug, size, whole, cents)| {
+            format!(
+                r#"<a class="box--wrapper" href="/p/{slug}/"><div class="box--description--header">Item {slug}</div><div class="box--price"><span class="hideme">Unit</span><span class="box--amount">{size}</span><span class="hideme">Current Price</span><span class="box--value">${whole}.</span><span class="box--decimal">{cents}</span> <span class="box--baseprice">$18.76 per kg</span></div></a>"#
+            )
+        })
+        .collect();
+    let x = run(
+        "https://www.grocer.example.com.au/dairy/",
+        &page(&format!(r#"<h1>Dairy</h1><div class="grid">{cards}</div>"#)),
+    );
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(prices(&x), ["4.69", "3.49", "5.99", "3.99"]);
+}
+
+/// A category shown in headed sections, each heading in a block of its own
+/// and each grid of the same cards in a block of its own: every section's
+/// cards are the list, not only the largest section's.
+#[test]
+fn the_cards_of_every_headed_section_of_a_category() {
+    let section = |name: &str, n: usize| -> String {
+        let cards: String = (1..=n)
+            .map(|i| {
+                format!(
+                    r#"<a class="card" href="/p/{name}-{i}/"><div class="title">{name} {i}</div><span class="price">${i}.49</span></a>"#
+                )
+            })
+            .collect();
+        format!(
+            r#"<div class="block"><h2>{name}</h2><p>All about {name}.</p></div><div class="block"><div class="products"><div class="grid">{cards}</div></div></div>"#
+        )
+    };
+    let body = page(&format!(
+        r#"<h1>Dairy</h1><article id="main">{}{}{}</article>"#,
+        section("Milk", 3),
+        section("Cheese", 5),
+        section("Butter", 2)
+    ));
+    let x = run("https://www.grocer.example.com.au/dairy/", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(x.records.len(), 10, "{:?}", names(&x));
+    assert_eq!(get(&x.records[0], "name"), Some("Milk 1"));
+    assert_eq!(get(&x.records[9], "name"), Some("Butter 2"));
+}

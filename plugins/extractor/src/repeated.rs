@@ -536,6 +536,9 @@ pub fn main_list(doc: &Doc, min: usize) -> Vec<usize> {
             })
             .map(|(p, _)| *p)
             .collect();
+        if rows.is_empty() {
+            rows = headed_sections(doc, &groups, parent, &card_shape);
+        }
         if !rows.is_empty() {
             rows.push(parent);
             rows.sort_unstable();
@@ -550,6 +553,75 @@ pub fn main_list(doc: &Doc, min: usize) -> Vec<usize> {
         return Vec::new();
     }
     with_priceless_siblings(doc, &counts, members)
+}
+
+/// A category shown in headed sections ("Milk", "Cheese"), each a heading
+/// and a grid of the same cards two or three levels below the sections'
+/// common parent: the other sections' grids, when the grids' ancestors up
+/// to that parent have the same shapes and a heading that leads nowhere
+/// comes before the first grid and before most of the others, after the
+/// grid before it.
+fn headed_sections(
+    doc: &Doc,
+    groups: &HashMap<(usize, String), Vec<usize>>,
+    grid: usize,
+    card_shape: &str,
+) -> Vec<usize> {
+    // An element's ancestors: [parent, grandparent, great-grandparent].
+    let ups = |g: usize| -> Vec<usize> {
+        std::iter::successors(doc.els[g].parent, |&a| doc.els[a].parent)
+            .take(3)
+            .collect()
+    };
+    let mine = ups(grid);
+    let grid_shape = shape(doc, grid);
+    let is_heading = |i: usize| {
+        let h = &doc.els[i];
+        matches!(h.tag, "h2" | "h3" | "h4")
+            && h.flags & LINK == 0
+            && !(i..h.el_end).any(|j| doc.els[j].tag == "a")
+    };
+    for level in 2..=3 {
+        let Some(&common) = mine.get(level - 1) else {
+            break;
+        };
+        let path: Vec<String> = mine[..level - 1].iter().map(|&a| shape(doc, a)).collect();
+        let mut grids: Vec<usize> = groups
+            .keys()
+            .filter(|(g, s)| {
+                let theirs = ups(*g);
+                s == card_shape
+                    && theirs.get(level - 1) == Some(&common)
+                    && shape(doc, *g) == grid_shape
+                    && theirs[..level - 1]
+                        .iter()
+                        .map(|&a| shape(doc, a))
+                        .eq(path.iter().cloned())
+                    && !in_other_region(doc, *g)
+            })
+            .map(|(g, _)| *g)
+            .collect();
+        grids.sort_unstable();
+        grids.dedup();
+        if grids.len() < 2 || !grids.contains(&grid) {
+            continue;
+        }
+        let mut after = common + 1;
+        let headed: Vec<bool> = grids
+            .iter()
+            .map(|&g| {
+                let found = (after..g).any(|i| is_heading(i) && doc.els[i].el_end <= g);
+                after = doc.els[g].el_end;
+                found
+            })
+            .collect();
+        // (A section may hold a second grid under its one heading.)
+        if headed[0] && headed.iter().filter(|&&h| h).count() * 2 >= grids.len() {
+            grids.retain(|&g| g != grid);
+            return grids;
+        }
+    }
+    Vec::new()
 }
 
 /// The link of an element's subtree that a card leads to, as (host, path

@@ -222,6 +222,10 @@ fn amounts(doc: &Doc, card: usize, names: &[String]) -> Vec<Amount> {
             None => raw,
         };
         let lower = raw.to_lowercase();
+        // A size without a currency ("250g", "1,5 l") is a quantity.
+        if is_quantity(&lower) {
+            continue;
+        }
         // An amount written with a minus ("-50,000 TND", "− 20 €") is a
         // saving, whatever its element is named.
         if is_minus_amount(&raw) {
@@ -451,6 +455,11 @@ fn cents_after(doc: &Doc, card: &crate::dom::El, k: usize, raw: &str) -> Option<
         Some((figure, sign)) => (figure, Some(sign)),
         None => (raw.trim_end(), None),
     };
+    // The decimal mark may end the whole part's element ("$4." then "69").
+    let whole = match whole.strip_suffix(['.', ',']) {
+        Some(w) if w.ends_with(|c: char| c.is_ascii_digit()) => w,
+        _ => whole,
+    };
     if !whole.ends_with(|c: char| c.is_ascii_digit())
         || (sign.is_none() && !has_currency_mark(whole))
     {
@@ -621,6 +630,30 @@ const MEASURE_UNITS: &[&str] = &[
     "kilogramme",
     "gramm",
 ];
+
+/// Whether a text is only a package's size, figures and units of measure
+/// or packs ("250g", "1,5 l", "12pk", "8pk/168g", "2 x 62g"), with no
+/// currency mark to make it a price.
+fn is_quantity(lower: &str) -> bool {
+    let text = lower.trim();
+    if !text.starts_with(|c: char| c.is_ascii_digit()) || has_currency_mark(text) {
+        return false;
+    }
+    let mut measured = false;
+    for word in text.split(|c: char| !c.is_alphabetic() && c != '²' && c != '³') {
+        if word.is_empty() || matches!(word, "x" | "×") {
+            continue;
+        }
+        if !MEASURE_UNITS.contains(&word) && !PACK_UNITS.contains(&word) {
+            return false;
+        }
+        measured = true;
+    }
+    measured
+}
+
+/// Words of a pack's count ("12pk", "6 pack").
+const PACK_UNITS: &[&str] = &["pk", "pack", "ct", "count"];
 
 /// Units of one item ("£1.75/unit", "$3 each").
 const ONE_UNIT: &[&str] = &[
