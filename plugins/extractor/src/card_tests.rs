@@ -566,3 +566,86 @@ fn the_cards_of_every_headed_section_of_a_category() {
     assert_eq!(get(&x.records[0], "name"), Some("Milk 1"));
     assert_eq!(get(&x.records[9], "name"), Some("Butter 2"));
 }
+
+/// A grid written as one element per row, each row's cards inside a
+/// wrapper that is the row's only child: every card, not one per row.
+#[test]
+fn the_cards_of_rows_wrapped_once_more() {
+    let row = |r: usize| -> String {
+        let cards: String = (1..=4)
+            .map(|i| {
+                let n = r * 4 + i;
+                format!(
+                    r#"<div><div class="tile"><a class="link" href="/p/watch-{n}"><img src="/i/{n}.jpg" alt="Watch {n}"><div class="title">Watch {n}</div><div class="price">₹{n}79</div></a></div></div>"#
+                )
+            })
+            .collect();
+        format!(r#"<div class="row"><div class="cols">{cards}</div></div>"#)
+    };
+    // Fewer rows than cards in a row, and more.
+    for n in [3, 6] {
+        let rows: String = (0..n).map(row).collect();
+        let x = run(
+            "https://www.market.example.in/search?q=watch",
+            &page(&format!(
+                r#"<h1>Watches</h1><div class="results">{rows}</div>"#
+            )),
+        );
+        assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+        assert_eq!(x.records.len(), n * 4, "{:?}", names(&x));
+        assert_eq!(get(&x.records[1], "name"), Some("Watch 2"));
+        assert_eq!(get(&x.records[1], "price"), Some("279"));
+    }
+}
+
+/// Markup that names only the first cards of the grid (the top three of
+/// twelve): the rest of the grid's cards follow them.
+#[test]
+fn markup_naming_the_first_cards_leaves_the_rest_of_the_grid_in() {
+    let products: Vec<String> = (1..=3)
+        .map(|i| {
+            format!(
+                r#"{{"@context":"https://schema.org","@type":"Product","name":"Console {i}","url":"https://www.loja.example.com.br/produto/{i}/console","offers":{{"@type":"Offer","price":"{i}99.00","priceCurrency":"BRL"}}}}"#
+            )
+        })
+        .collect();
+    let cards: String = (1..=12)
+        .map(|i| {
+            format!(
+                r#"<a class="card" href="/produto/{i}/console"><span class="name">Console {i}</span><span class="price">R$ {i}99,00</span></a>"#
+            )
+        })
+        .collect();
+    let body = page(&format!(
+        r#"<script type="application/ld+json">[{}]</script><h1>Consoles</h1><main>{cards}</main>"#,
+        products.join(",")
+    ));
+    let x = run("https://www.loja.example.com.br/busca/console", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(x.records.len(), 12, "{:?}", names(&x));
+    assert_eq!(get(&x.records[11], "name"), Some("Console 12"));
+    assert_eq!(get(&x.records[11], "price"), Some("1299.00"));
+}
+
+/// A card's price and, labelled apart, the same with the tax included
+/// (the label before the currency mark's own element): the latter is what
+/// the shopper pays.
+#[test]
+fn the_price_with_tax_included_over_the_one_before_tax() {
+    let cards: String = [(1, "4,800", "5,280"), (2, "8,000", "8,800"), (3, "3,300", "3,630")]
+        .iter()
+        .map(|(i, net, gross)| {
+            format!(
+                r#"<li class="item"><a href="/c/p/{i}"><span class="name">Pad {i}</span></a><div class="productPrice"><span class="label">特価</span><span class="mark">¥</span><span class="value">{net}</span><span class="addon">消費税込</span><span class="mark">¥</span><span class="value">{gross}</span></div></li>"#
+            )
+        })
+        .collect();
+    let x = run(
+        "https://www.gakki.example.jp/p/search",
+        &page(&format!(
+            r#"<h1>検索結果</h1><ul class="list">{cards}</ul>"#
+        )),
+    );
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(prices(&x), ["5280", "8800", "3630"]);
+}

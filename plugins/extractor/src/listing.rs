@@ -312,8 +312,11 @@ fn unlisted_cards(doc: &Doc, cards: &[usize]) -> Vec<usize> {
             k = e.el_end;
         }
     }
-    // A few cards left out of a list, not a second list beside it.
-    if extra.len() * 4 > cards.len() {
+    // A few cards left out of a list, not a second list beside it; or the
+    // rest of the list, when the markup names only its first cards (the
+    // top ten of sixty).
+    let first_of_list = cards.iter().max() < extra.iter().min();
+    if extra.len() * 4 > cards.len() && !first_of_list {
         return Vec::new();
     }
     extra

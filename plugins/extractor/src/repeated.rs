@@ -389,16 +389,16 @@ fn cards_in_sections(
     (cards.len() > sections.len()).then_some(cards)
 }
 
-/// Members that are rows whose children are the cards (a grid written as
-/// one element per row): the cards of every row, when they hold all the
-/// rows' prices.
+/// Members that are rows whose children (or the children of a row's only
+/// child) are the cards (a grid written as one element per row): the cards
+/// of every row, when they hold all the rows' prices.
 fn cards_in_row_children(
     doc: &Doc,
     counts: &Counts,
     groups: &HashMap<(usize, String), Vec<usize>>,
     rows: &[usize],
 ) -> Option<Vec<usize>> {
-    let first = *rows.first()?;
+    let first = only_child_of(doc, *rows.first()?);
     let (_, card_shape) = groups
         .iter()
         .filter(|((p, _), m)| *p == first && m.len() >= 2)
@@ -408,7 +408,7 @@ fn cards_in_row_children(
     for &r in rows {
         // With a row's first or last card classed apart ("li.first"); a
         // last row may hold one priced card.
-        let sub = with_odd_siblings(doc, groups, r, card_shape);
+        let sub = with_odd_siblings(doc, groups, only_child_of(doc, r), card_shape);
         if sub.is_empty() {
             return None;
         }
@@ -419,6 +419,17 @@ fn cards_in_row_children(
         cards.extend_from_slice(&sub);
     }
     (cards.len() > rows.len()).then_some(cards)
+}
+
+/// The element whose children a row's cards are: the row, or the wrapper
+/// that is its only child (a row `div` holding one `div` of cards).
+fn only_child_of(doc: &Doc, row: usize) -> usize {
+    let end = doc.els[row].el_end;
+    if row + 1 < end && doc.els[row + 1].el_end == end {
+        row + 1
+    } else {
+        row
+    }
 }
 
 /// Whether an element lies in one of several sibling cards of one shape
@@ -537,6 +548,9 @@ pub fn main_list(doc: &Doc, min: usize) -> Vec<usize> {
             .map(|(p, _)| *p)
             .collect();
         if rows.is_empty() {
+            rows = wrapped_rows(doc, &groups, parent, &card_shape);
+        }
+        if rows.is_empty() {
             rows = headed_sections(doc, &groups, parent, &card_shape);
         }
         if !rows.is_empty() {
@@ -553,6 +567,45 @@ pub fn main_list(doc: &Doc, min: usize) -> Vec<usize> {
         return Vec::new();
     }
     with_priceless_siblings(doc, &counts, members)
+}
+
+/// Rows that each wrap their cards once more (`div.row > div.cols >
+/// cards`), `grid` being one row's only child: the other rows' grids.
+fn wrapped_rows(
+    doc: &Doc,
+    groups: &HashMap<(usize, String), Vec<usize>>,
+    grid: usize,
+    card_shape: &str,
+) -> Vec<usize> {
+    let Some(row) = doc.els[grid].parent else {
+        return Vec::new();
+    };
+    let Some(rows_parent) = doc.els[row].parent else {
+        return Vec::new();
+    };
+    if only_child_of(doc, row) != grid {
+        return Vec::new();
+    }
+    let (row_shape, grid_shape) = (shape(doc, row), shape(doc, grid));
+    let mut found: Vec<usize> = groups
+        .keys()
+        .filter(|(g, s)| {
+            let r = doc.els[*g].parent;
+            *g != grid
+                && s == card_shape
+                && r.is_some_and(|r| {
+                    doc.els[r].parent == Some(rows_parent)
+                        && only_child_of(doc, r) == *g
+                        && shape(doc, r) == row_shape
+                })
+                && shape(doc, *g) == grid_shape
+                && !in_other_region(doc, *g)
+        })
+        .map(|(g, _)| *g)
+        .collect();
+    found.sort_unstable();
+    found.dedup();
+    found
 }
 
 /// A category shown in headed sections ("Milk", "Cheese"), each a heading

@@ -339,6 +339,31 @@ pub(crate) const EXCL_TAX_TEXT: &[&str] = &[
     "ex moms",
     "exkl. moms",
     "ohne mwst",
+    "税抜",
+    "税別",
+];
+
+/// Text of a price that includes the tax ("消費税込", "inkl. MwSt.", "inc.
+/// VAT"), said where another price of the card is before tax.
+pub(crate) const INCL_TAX_TEXT: &[&str] = &[
+    "税込",
+    "inkl. mwst",
+    "inkl mwst",
+    "incl. vat",
+    "incl vat",
+    "inc. vat",
+    "inc vat",
+    "including vat",
+    "incl. tax",
+    "incl tax",
+    "tax included",
+    "incl. btw",
+    "incl btw",
+    "inkl. moms",
+    "inkl moms",
+    "con iva",
+    "iva incluido",
+    "含税",
 ];
 
 /// Words that open a quantity tier ("ab 3 Pack. 10.50 CHF").

@@ -8,8 +8,8 @@ use crate::money::{has_currency_mark, is_free_text, parse_current_price, parse_m
 use crate::text::Find as _;
 use crate::text::{has_word, WordList};
 use crate::vocabulary::{
-    EXCL_TAX_TEXT, EXCL_TAX_WORDS, LIST_TEXT, LIST_WORDS, MEMBER_WORDS, OTHER_AMOUNT_WORDS,
-    OTHER_TEXT, TIER_WORDS,
+    EXCL_TAX_TEXT, EXCL_TAX_WORDS, INCL_TAX_TEXT, LIST_TEXT, LIST_WORDS, MEMBER_WORDS,
+    OTHER_AMOUNT_WORDS, OTHER_TEXT, TIER_WORDS,
 };
 
 /// Whether a short text is the label of a product code ("Model #:", "SKU:",
@@ -46,6 +46,8 @@ pub struct Amount {
     pub member_text: bool,
     /// A price before tax, shown beside the price the shopper pays.
     pub excl_tax: bool,
+    /// The text (its own or a label before it) says the tax is included.
+    pub incl_tax: bool,
     /// Part of the card's name ("Turbo E-Bike ($900 OFF)"), not a price
     /// of its own.
     pub in_name: bool,
@@ -80,6 +82,7 @@ fn amounts(doc: &Doc, card: usize, names: &[String]) -> Vec<Amount> {
                 struck: doc.els[i].flags & STRIKE != 0,
                 member_text: false,
                 excl_tax: false,
+                incl_tax: false,
                 in_name: false,
                 in_headline: false,
             });
@@ -120,6 +123,7 @@ fn amounts(doc: &Doc, card: usize, names: &[String]) -> Vec<Amount> {
                 struck: false,
                 member_text: false,
                 excl_tax: false,
+                incl_tax: false,
                 in_name: false,
                 in_headline: false,
             });
@@ -277,8 +281,17 @@ fn amounts(doc: &Doc, card: usize, names: &[String]) -> Vec<Amount> {
         }
         // The text before is a label of this amount only when it holds no
         // amount of its own ("Was" then "£45", not "was £45" then "£30").
-        let label_before = (k > e.text_start)
-            .then(|| doc.texts[k - 1].text.to_lowercase())
+        // (Past the amount's currency mark in an element of its own: "Was"
+        // "£" "45".)
+        let mut before = k;
+        if before > e.text_start + 1 && raw.starts_with(doc.texts[k - 1].text.trim()) {
+            let mark = doc.texts[k - 1].text.trim();
+            if !mark.is_empty() && mark.chars().count() <= 4 && has_currency_mark(mark) {
+                before -= 1;
+            }
+        }
+        let label_before = (before > e.text_start)
+            .then(|| doc.texts[before - 1].text.to_lowercase())
             .filter(|prev| prev.len() < 30 && !prev.bytes().any(|b| b.is_ascii_digit()));
         let former_in_text = LIST_TEXT.iter().any(|w| lower.has(w))
             || label_before
@@ -297,6 +310,10 @@ fn amounts(doc: &Doc, card: usize, names: &[String]) -> Vec<Amount> {
             "sale", "special", "now", "final", "current", "promo", "discount",
         ]);
         let sale = has_word(&el.hint, &SALE_WORDS);
+        let incl_tax = INCL_TAX_TEXT.iter().any(|w| lower.has(w))
+            || label_before
+                .as_ref()
+                .is_some_and(|prev| INCL_TAX_TEXT.iter().any(|w| prev.has(w)));
         let excl_tax = has_word(&hints, &EXCL_TAX_WORDS)
             || EXCL_TAX_TEXT.iter().any(|w| lower.has(w))
             || label_before
@@ -330,6 +347,7 @@ fn amounts(doc: &Doc, card: usize, names: &[String]) -> Vec<Amount> {
             struck: t.flags & STRIKE != 0,
             member_text,
             excl_tax,
+            incl_tax,
             // An amount in the card's name, or in a sentence of its
             // description ("the #1 gaming PC under $600 in 2018 by ..."),
             // stands only when the card shows no other.
@@ -778,6 +796,17 @@ pub fn of_card(doc: &Doc, card: usize, names: &[String]) -> Option<(Amount, Opti
     if current.iter().any(|a| !a.excl_tax) {
         current.retain(|a| !a.excl_tax);
     }
+    // A price the text says includes the tax, beside a lower one it says
+    // nothing of ("イケベ特価 ¥4,800" then "消費税込 ¥5,280"): the lower is
+    // the price before tax.
+    if let Some(with_tax) = current
+        .iter()
+        .filter(|a| a.incl_tax)
+        .map(|a| as_f64(&a.value))
+        .reduce(f64::min)
+    {
+        current.retain(|a| a.incl_tax || as_f64(&a.value) >= with_tax);
+    }
     let mut former: Vec<&Amount> = all.iter().filter(|a| a.list).collect();
     // Every amount a former one, some struck through as drawn and the rest
     // only named so (an id "old_price" on the price shown beside a struck
@@ -853,6 +882,7 @@ pub fn of_card(doc: &Doc, card: usize, names: &[String]) -> Option<(Amount, Opti
             struck: pick.struck,
             member_text: pick.member_text,
             excl_tax: pick.excl_tax,
+            incl_tax: pick.incl_tax,
             in_name: pick.in_name,
             in_headline: pick.in_headline,
         },
