@@ -649,3 +649,31 @@ fn the_price_with_tax_included_over_the_one_before_tax() {
     assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
     assert_eq!(prices(&x), ["5280", "8800", "3630"]);
 }
+
+/// A category of two products beside a side block of four best sellers
+/// headed in Ukrainian; each card's badge advertises a service for 1 ₴:
+/// the two are the list, and the badge's amount is no price.
+#[test]
+fn a_badge_s_amount_and_a_best_sellers_block_are_not_the_list_s() {
+    let card = |id: u32, price: &str| {
+        format!(
+            r#"<div class="product"><div class="image_wrap"><a href="/ua/product/p{id}/"><img src="/i/{id}.jpg" alt="Drive {id}"></a><div class="badge promo"><a href="/category/c1/">Збірка сервера: 1₴</a></div></div><h5><a href="/ua/product/p{id}/"><span>Drive {id}</span></a></h5><div class="pricing"><span class="price">{price} ₴</span></div></div>"#
+        )
+    };
+    let side: String = (1..=4)
+        .map(|i| {
+            format!(
+                r#"<div class="side_item"><a href="/ua/product/s{i}/">Hit {i}</a><span class="price">{i}99 ₴</span><s class="old">{i}50 ₴</s></div>"#
+            )
+        })
+        .collect();
+    let body = page(&format!(
+        r#"<h1>Оптичні приводи</h1><div class="side_block"><div class="title">Хіти продажів</div><div class="side_products">{side}</div></div><div id="product-list">{}{}</div>"#,
+        card(62837, "462"),
+        card(116151, "2 495")
+    ));
+    let x = run("https://exe.example.ua/ua/category/c51464/", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(names(&x), ["Drive 62837", "Drive 116151"]);
+    assert_eq!(prices(&x), ["462", "2495"]);
+}

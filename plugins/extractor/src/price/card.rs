@@ -152,6 +152,18 @@ fn amounts(doc: &Doc, card: usize, names: &[String]) -> Vec<Amount> {
         }
         let el = &doc.els[t.el];
         let priced_el = el.named & (PRICE_NAMED | AMOUNT_NAMED) != 0;
+        // An amount on a badge ("-5 %", "Server assembly: 1₴"), its element
+        // or its parent named so and neither named for a price, is a
+        // promotion's, not the card's price.
+        let on_badge = std::iter::successors(Some(t.el), |&i| doc.els[i].parent)
+            .take(2)
+            .all(|i| doc.els[i].named & PRICE_NAMED == 0)
+            && std::iter::successors(Some(t.el), |&i| doc.els[i].parent)
+                .take(2)
+                .any(|i| has_word(&doc.els[i].hint, &BADGE_WORDS));
+        if on_badge {
+            continue;
+        }
         // A currency in its own element right after or before the amount
         // ("11.95 <span>CHF</span>").
         // (Beside the amount: under the amount's element's parent, not in
@@ -648,6 +660,8 @@ const MEASURE_UNITS: &[&str] = &[
     "kilogramme",
     "gramm",
 ];
+
+static BADGE_WORDS: WordList = WordList::new(&["badge", "badges"]);
 
 /// Whether a text is only a package's size, figures and units of measure
 /// or packs ("250g", "1,5 l", "12pk", "8pk/168g", "2 x 62g"), with no
