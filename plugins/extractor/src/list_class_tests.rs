@@ -395,3 +395,25 @@ fn markup_items_without_links_are_the_cards_that_show_their_pictures() {
         Some("Bright flat number 3 near the lake with a view")
     );
 }
+
+/// A category's markup typed as one product whose offer spans its
+/// products' prices, and a footer's order threshold under "Free delivery"
+/// ("При заказе от 25 000 руб", the only amount outside the cards): the
+/// cards are the page's list, the threshold no price of a product.
+#[test]
+fn an_order_threshold_is_no_product_price_beside_a_list() {
+    let cards: String = (1..=9)
+        .map(|i| {
+            format!(
+                r#"<div class="product-layout"><div class="product-thumb"><a href="https://doors.example.ru/vhodnye/door-{i}"><img src="/i/{i}.png" alt="Door {i}"></a><div class="caption"><a href="https://doors.example.ru/vhodnye/door-{i}">Door {i}</a><p class="price">2{i} 200 p.</p><button onclick="cart.add('{i}');">Купить</button></div></div></div>"#
+            )
+        })
+        .collect();
+    let body = format!(
+        r#"<html><head><title>Входные двери</title><script type="application/ld+json">{{"@context":"http://schema.org/","@type":"Product","name":"Входные двери","image":"https://doors.example.ru/i/cat.png","sku":"Doors","offers":{{"@type":"AggregateOffer","lowPrice":"13850","highPrice":"37000","offerCount":"9","priceCurrency":"RUB"}}}}</script></head><body><h1>Входные двери</h1><div class="row">{cards}</div><div class="footer-service"><div class="service-item"><div class="title">Бесплатная доставка</div><div class="text">При заказе от 25 000 руб</div></div></div></body></html>"#
+    );
+    let x = run("https://doors.example.ru/vhodnye/", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(x.records.len(), 9);
+    assert_eq!(get(&x.records[0], "price"), Some("21200"));
+}

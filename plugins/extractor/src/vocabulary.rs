@@ -267,8 +267,8 @@ pub(crate) const OTHER_TEXT: &[&str] = &[
 ];
 
 /// Words of a sentence about delivery ("Free Shipping on all orders over
-/// 85€", "Livraison offerte dès 49 €"): its amount is a threshold or a fee,
-/// not a product's price.
+/// 85€", "Livraison offerte dès 49 €") or an order's threshold: its amount
+/// is a threshold or a fee, not a product's price.
 pub(crate) const DELIVERY_TEXT: &[&str] = &[
     "shipping",
     "delivery",
@@ -285,6 +285,25 @@ pub(crate) const DELIVERY_TEXT: &[&str] = &[
     "доставк",
     "送料",
     "配送",
+    // An order's threshold ("При заказе от 25 000 руб" under "Free
+    // delivery"): what a basket must reach, not a price.
+    "при заказе",
+    "orders over",
+    "orders above",
+    "order over",
+    "order above",
+    "bestellwert",
+    "bestellungen ab",
+    "commandes de plus",
+    "commande de plus",
+    "pedidos acima",
+    "pedidos superiores",
+    "compras superiores",
+    "compras mayores",
+    "zamówienia od",
+    "zamówień od",
+    "bestellingen vanaf",
+    "ordini superiori",
 ];
 
 /// What follows or holds an instalment's amount: a month ("2 927 ₽" "в
