@@ -291,9 +291,10 @@ pub fn parse_machine_price(text: &str) -> Option<String> {
 
 /// A machine amount with the noise of a floating-point sum ("3148.990031",
 /// a price computed with its tax) as the cents it stands for ("3148.99"):
-/// five decimals or more within a hundredth of a cent of a whole cent. No
-/// currency has more than three decimals, and per-unit prices that do are
-/// left as they are.
+/// five decimals or more within a hundredth of a cent of a whole cent, or
+/// of an amount of one unit or more ("4873.995201" is shown as 4,874.00).
+/// No currency has more than three decimals, and per-unit prices below one
+/// unit that do are left as they are.
 pub fn without_float_noise(value: String) -> String {
     let Some((units, decimals)) = value.split_once('.') else {
         return value;
@@ -305,7 +306,7 @@ pub fn without_float_noise(value: String) -> String {
         return value;
     };
     let cents = (v * 100.0).round();
-    if (v * 100.0 - cents).abs() < 0.01 {
+    if (v * 100.0 - cents).abs() < 0.01 || v >= 1.0 {
         format!("{:.2}", cents / 100.0)
     } else {
         value
@@ -783,7 +784,17 @@ mod tests {
             parse_machine_price("19.989999999999998").as_deref(),
             Some("19.99")
         );
-        // Three or four decimals, or a true fraction of a cent, stay.
+        // A tax computed to six decimals: the cents it is shown as.
+        assert_eq!(
+            parse_machine_price("4873.995201").as_deref(),
+            Some("4874.00")
+        );
+        assert_eq!(
+            parse_machine_price("12667.002801").as_deref(),
+            Some("12667.00")
+        );
+        // Three or four decimals, or a true fraction of a cent below one
+        // unit, stay.
         assert_eq!(parse_machine_price("1.599").as_deref(), Some("1.599"));
         assert_eq!(parse_machine_price("0.12345").as_deref(), Some("0.12345"));
         assert_eq!(parse_machine_price("12.5").as_deref(), Some("12.5"));
