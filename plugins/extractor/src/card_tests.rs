@@ -677,3 +677,24 @@ fn a_badge_s_amount_and_a_best_sellers_block_are_not_the_list_s() {
     assert_eq!(names(&x), ["Drive 62837", "Drive 116151"]);
     assert_eq!(prices(&x), ["462", "2495"]);
 }
+
+/// A price below one dollar written as its cents and a "c" in an element
+/// of its own ("69" "c"): hundredths of the page's currency.
+#[test]
+fn cents_and_a_cent_sign_apart_are_a_price_below_one() {
+    let cards: String = [("yoghurt", "<span class=\"box--value\">69</span><span class=\"box--decimal\"></span><span class=\"box--value\">c</span>"), ("milk", "<span class=\"box--value\">$2.</span><span class=\"box--decimal\">29</span>"), ("cream", "<span class=\"box--value\">$1.</span><span class=\"box--decimal\">99</span>"), ("butter", "<span class=\"box--value\">$3.</span><span class=\"box--decimal\">49</span>")]
+        .iter()
+        .map(|(slug, price)| {
+            format!(
+                r#"<a class="box--wrapper" href="/p/{slug}/"><div class="box--description--header">Item {slug}</div><div class="box--price"><span class="box--amount">ea</span>{price}</div></a>"#
+            )
+        })
+        .collect();
+    let x = run(
+        "https://www.grocer.example.com.au/dairy/",
+        &page(&format!(r#"<h1>Dairy</h1><div class="grid">{cards}</div>"#)),
+    );
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(prices(&x), ["0.69", "2.29", "1.99", "3.49"]);
+    assert_eq!(get(&x.records[0], "currency"), Some("AUD"));
+}

@@ -203,8 +203,22 @@ fn amounts(doc: &Doc, card: usize, names: &[String]) -> Vec<Amount> {
             .then_some(first)
         };
         let bare = !t.text.chars().any(|c| c.is_alphabetic());
+        // Cents written after the figure in an element of their own ("69"
+        // "c", as prices below one dollar are shown): hundredths of the
+        // page's currency.
+        let cents_sign = |j: usize| {
+            doc.texts.get(j).is_some_and(|n| {
+                j < e.text_end
+                    && near <= n.el
+                    && n.el < doc.els[near].el_end
+                    && n.flags & HIDDEN == 0
+                    && matches!(n.text.trim(), "c" | "¢")
+            })
+        };
         let raw = if has_currency_mark(&t.text) {
             t.text.clone()
+        } else if bare && t.text.trim().len() <= 2 && cents_sign(k + 1) {
+            format!("{}¢", t.text.trim())
         } else if let (true, Some(m)) = (bare, lone_mark(k + 1)) {
             format!("{} {}", t.text, m)
         } else if let (true, Some(m)) = (bare, leading_mark(k + 1)) {
