@@ -417,3 +417,35 @@ fn an_order_threshold_is_no_product_price_beside_a_list() {
     assert_eq!(x.records.len(), 9);
     assert_eq!(get(&x.records[0], "price"), Some("21200"));
 }
+
+/// A catalog whose prices only a script writes: cards whose links carry
+/// no product word or id, but each with a picture, a name and buttons to
+/// keep or compare the product, are the page's list; tiles of categories
+/// without such buttons stay out.
+#[test]
+fn cards_without_prices_that_offer_a_product_s_actions_are_a_list() {
+    let cards: String = (1..=8)
+        .map(|i| {
+            format!(
+                r#"<div class="product-item"><div class="product-item__btns"><button type="button" data-item="9652{i}" data-tooltip="Добавить в избранное" class="favorite"><span>Добавить в избранное</span></button><button type="button" data-item="9652{i}" class="compare"><span>Добавить в сравнение</span></button></div><a href="/catalog/g-shock/ga-210{i}ske/" class="product-item__link"><img src="/i/{i}.jpg" alt=""><p class="product-item__articul">GA-210{i}SKE</p><p class="product-item__price"></p></a></div>"#
+            )
+        })
+        .collect();
+    let tiles: String = (1..=8)
+        .map(|i| {
+            format!(r#"<div class="tile"><a href="/catalog/series-{i}/"><img src="/t/{i}.jpg" alt=""><p>Series {i}</p></a></div>"#)
+        })
+        .collect();
+    let body = format!(
+        r#"<html><head><title>G-SHOCK</title></head><body><h1>G-SHOCK</h1><main><div class="catalog">{cards}</div></main></body></html>"#
+    );
+    let x = run("https://shop.example.ru/catalog/g-shock/", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(x.records.len(), 8);
+    assert_eq!(get(&x.records[0], "name"), Some("GA-2101SKE"));
+    let body = format!(
+        r#"<html><head><title>Watches</title></head><body><h1>Watches</h1><main><div class="tiles">{tiles}</div></main></body></html>"#
+    );
+    let x = run("https://shop.example.ru/catalog/", &body);
+    assert_ne!(x.kind, PageKind::Listing, "{:?}", x.notes);
+}

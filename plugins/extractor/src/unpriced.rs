@@ -7,9 +7,11 @@
 //! and a link of its own; their links share one shape (site, path depth,
 //! first path segment) and that shape names a product page: a product word
 //! in the path ("product", "item", "details", "album", ...), or an id in it
-//! (a long number, a `?id=`), and no word of an article or a category.
+//! (a long number, a `?id=`), and no word of an article or a category. Or
+//! each card offers a product's action (a button to buy it, keep it on a
+//! wish list or compare it) and no link names an article or a category.
 
-use crate::dom::{Doc, HIDDEN, MAIN};
+use crate::dom::{AttrOf as _, Doc, BUTTON, HIDDEN, MAIN};
 use crate::repeated::{in_other_region, shape, Counts};
 use foldhash::{HashMap, HashMapExt as _};
 
@@ -190,6 +192,62 @@ fn names_a_product(href: &str) -> bool {
     word || long_number || id_param
 }
 
+/// Whether a link's path holds a segment of a page that is no product's.
+fn names_other_page(href: &str) -> bool {
+    let lower = href.to_ascii_lowercase();
+    let path = lower.split(['?', '#']).next().unwrap_or("");
+    path.split('/').any(|s| OTHER_SEGMENTS.contains(&s))
+}
+
+/// Words of a product's actions on a card: a button's text, title or
+/// tooltip ("Add to wish list", "Добавить в сравнение").
+const ACTION_WORDS: &[&str] = &[
+    "wishlist",
+    "wish list",
+    "compare",
+    "favorite",
+    "favourite",
+    "merkzettel",
+    "vergleich",
+    "favoris",
+    "comparer",
+    "preferiti",
+    "confronta",
+    "favoritos",
+    "comparar",
+    "ulubion",
+    "porównaj",
+    "избранно",
+    "сравнени",
+    "обране",
+    "порівнян",
+    "お気に入り",
+    "比較",
+];
+
+/// Whether a card holds a button (or a link named as one) for a product's
+/// action: buying it, keeping it on a wish list, comparing it.
+fn offers_product_action(doc: &Doc, card: usize) -> bool {
+    (card..doc.els[card].el_end).any(|i| {
+        let e = &doc.els[i];
+        if !(e.tag == "button" || e.flags & BUTTON != 0) || e.flags & HIDDEN != 0 {
+            return false;
+        }
+        let v = e.el.value();
+        let said = [
+            v.attr_of("title"),
+            v.attr_of("aria-label"),
+            v.attr_of("data-tooltip"),
+        ]
+        .into_iter()
+        .flatten()
+        .map(str::to_lowercase)
+        .chain(std::iter::once(doc.text_of(i, 60).to_lowercase()))
+        .any(|t| ACTION_WORDS.iter().any(|w| t.contains(w)) || crate::text::is_buy_text(&t));
+        said
+    })
+}
+
 /// Names of elements that show a picture drawn by style or script.
 static IMAGE_WORDS: crate::text::WordList = crate::text::WordList::new(&[
     "image",
@@ -253,10 +311,20 @@ pub fn main_list(doc: &Doc) -> Vec<usize> {
         let shown = members.iter().filter(|&&m| image_and_name(doc, m)).count();
         let products = hrefs.iter().filter(|h| names_a_product(h)).count();
         let most = |k: usize| k * 10 >= n * 9;
+        // Or cards that each offer a product's action (to the cart, the
+        // wish list, the comparison), leading to no article or category.
+        let acted = || {
+            most(
+                members
+                    .iter()
+                    .filter(|&&m| offers_product_action(doc, m))
+                    .count(),
+            ) && !hrefs.iter().any(|h| names_other_page(h))
+        };
         if most(common)
             && most(distinct.len())
             && most(shown)
-            && most(products)
+            && (most(products) || acted())
             && !in_other_region(doc, parent)
         {
             best = Some((n, parent, members));
