@@ -666,8 +666,9 @@ pub fn lists(doc: &Doc) -> Vec<Found> {
     out
 }
 
-/// Products in `data-*` attributes holding JSON (`data-product='{...}'`),
-/// with the element that carries each, in page order.
+/// Products in `data-*` attributes holding JSON (`data-product='{...}'`)
+/// or an object literal in single quotes, with the element that carries
+/// each, in page order.
 pub fn data_attributes(doc: &Doc) -> Vec<(usize, Record)> {
     let mut out = Vec::new();
     for (i, e) in doc.els.iter().enumerate() {
@@ -679,7 +680,14 @@ pub fn data_attributes(doc: &Doc) -> Vec<(usize, Record)> {
             if !t.starts_with('{') || t.len() > 100_000 {
                 continue;
             }
-            if let Ok(Value::Object(o)) = serde_json::from_str::<Value>(v) {
+            // JSON, or a script's object literal in single quotes
+            // (`{'id':'96529','name':'GA-2100','price':20126}`).
+            let parsed = serde_json::from_str::<Value>(v).ok().or_else(|| {
+                (v.contains('\'') && !v.contains('"'))
+                    .then(|| serde_json::from_str::<Value>(&v.replace('\'', "\"")).ok())
+                    .flatten()
+            });
+            if let Some(Value::Object(o)) = parsed {
                 let o = o
                     .get("product")
                     .and_then(|p| p.as_object())

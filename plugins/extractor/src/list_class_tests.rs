@@ -449,3 +449,30 @@ fn cards_without_prices_that_offer_a_product_s_actions_are_a_list() {
     let x = run("https://shop.example.ru/catalog/", &body);
     assert_ne!(x.kind, PageKind::Listing, "{:?}", x.notes);
 }
+
+/// Cards whose prices only a script writes, each card's element carrying
+/// the product as a script's object literal in single quotes
+/// (`data-analitics="{'name':...,'price':20126}"`): the prices are read
+/// from it.
+#[test]
+fn products_in_single_quoted_object_literals_of_data_attributes() {
+    let cards: String = (1..=6)
+        .map(|i| {
+            format!(
+                r#"<div class="product-item" data-analitics="{{'id':'9652{i}','name':'GA-210{i}SKE','price':2012{i},'category':'G-SHOCK'}}"><a href="/catalog/g-shock/ga-210{i}ske/"><img src="/i/{i}.jpg" alt=""><p class="articul">GA-210{i}SKE</p><p class="product-item__price"></p></a></div>"#
+            )
+        })
+        .collect();
+    let body = format!(
+        r#"<html><head><title>G-SHOCK</title></head><body><h1>G-SHOCK</h1><p>Цены в руб.</p><main><div class="catalog">{cards}</div></main></body></html>"#
+    );
+    let x = run("https://shop.example.ru/catalog/g-shock/", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(x.records.len(), 6);
+    assert_eq!(get(&x.records[0], "name"), Some("GA-2101SKE"));
+    assert_eq!(get(&x.records[0], "price"), Some("20121"));
+    assert_eq!(
+        get(&x.records[0], "url"),
+        Some("https://shop.example.ru/catalog/g-shock/ga-2101ske/")
+    );
+}
