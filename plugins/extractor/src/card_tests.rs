@@ -698,3 +698,26 @@ fn cents_and_a_cent_sign_apart_are_a_price_below_one() {
     assert_eq!(prices(&x), ["0.69", "2.29", "1.99", "3.49"]);
     assert_eq!(get(&x.records[0], "currency"), Some("AUD"));
 }
+
+/// A bare figure in the price's element, which also holds another offer's
+/// labelled amount in an element of its own ("699" then "Outletista
+/// alkaen 604€"): the figure is the card's price.
+#[test]
+fn another_offer_s_amount_inside_the_price_element_is_not_the_price() {
+    let cards: String = [("1", "699", "604"), ("2", "1499", "1404"), ("3", "899", "774")]
+        .iter()
+        .map(|(i, price, outlet)| {
+            format!(
+                r#"<div class="tile"><a class="product-name" href="/product/laptops/L{i}/laptop-{i}">Laptop {i}</a><div class="product-price">{price}<div class="amount-of-offers"><span>Outletista alkaen {outlet}€</span></div></div><span class="sales-point">Norm. hinta 1099</span></div>"#
+            )
+        })
+        .collect();
+    let x = run(
+        "https://www.shop.example.fi/catalog/laptops",
+        &page(&format!(
+            r#"<h1>Kannettavat</h1><div class="grid">{cards}</div>"#
+        )),
+    );
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(prices(&x), ["699", "1499", "899"]);
+}

@@ -476,3 +476,25 @@ fn products_in_single_quoted_object_literals_of_data_attributes() {
         Some("https://shop.example.ru/catalog/g-shock/ga-2101ske/")
     );
 }
+
+/// A list whose container's data attribute speaks of a filter
+/// (`data-stock-filter-enabled`) inside the page's main content named for
+/// the filters it also shows ("main-content view-filter-navigation"): the
+/// list is still the page's.
+#[test]
+fn a_list_in_main_content_named_for_its_filters_is_the_list() {
+    let cards: String = (1..=6)
+        .map(|i| {
+            format!(
+                r#"<div class="col col-mini-product"><div class="mini-product"><a class="product-name" href="https://www.shop.example.fi/product/laptops/L{i}/laptop-{i}">Laptop {i}</a><div class="product-price">{i}49</div></div></div>"#
+            )
+        })
+        .collect();
+    let body = format!(
+        r#"<html lang="fi"><head><title>Kannettavat</title></head><body><div class="main-content category-level-2 view-filter-navigation"><h1>Kannettavat</h1><div id="searchProductsInfo" class="product-list-container" data-stock-filter-enabled="true"><div class="mini-product-list">{cards}</div></div></div></body></html>"#
+    );
+    let x = run("https://www.shop.example.fi/catalog/laptops", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(x.records.len(), 6);
+    assert_eq!(get(&x.records[1], "price"), Some("249"));
+}

@@ -121,14 +121,33 @@ fn classified_ads(doc: &Doc, el: usize) -> bool {
             .is_some_and(|p| alike_children(p, Some(doc.els[el].tag)))
 }
 
+/// Whether an element's names call it the page's main content
+/// ("main-content", "maincontent", "main").
+fn names_main_content(hint: &str) -> bool {
+    hint.split_whitespace()
+        .filter(|t| !t.starts_with("data-"))
+        .any(|t| {
+            matches!(
+                t,
+                "main" | "maincontent" | "main-content" | "main_content" | "content-main"
+            )
+        })
+}
+
 /// Filters of a list (layered navigation, facets, price sliders), by whole
 /// words of their class or id: their prices are bounds, not products.
 /// A name that also calls the element the filtered list itself
 /// ("ajax_facet_grid", "filter-results") is not a filter's.
 fn is_filter_hint(hint: &str) -> bool {
-    let list_word = |w: &str| matches!(w, "grid" | "results" | "products" | "catalog" | "listing");
+    let list_word = |w: &str| {
+        matches!(
+            w,
+            "grid" | "results" | "products" | "product" | "catalog" | "listing" | "list" | "items"
+        )
+    };
     // A block named for a list whose data attributes speak of its filters
-    // (`class="product-listing" data-zero-filter`) is the list.
+    // (`class="product-listing" data-zero-filter`, `class="product-list-container"
+    // data-stock-filter-enabled`) is the list.
     let named_list = || {
         hint.split_whitespace()
             .filter(|t| !t.starts_with("data-"))
@@ -209,12 +228,14 @@ pub fn in_other_region(doc: &Doc, el: usize) -> bool {
         }
         let a = &doc.els[i];
         // A filter block sits close around its facets; a wrapper named for
-        // the filterable list ("product-filter") further up is not one.
+        // the filterable list ("product-filter") further up is not one, nor
+        // the page's main content that holds the filters and the list
+        // ("main-content view-filter-navigation").
         // (The page's body classed for its ads' layout, "ads-fixed", is no
         // ad slot.)
         let page_level = matches!(a.tag, "body" | "html");
         if (is_ad_hint(&a.hint) && !page_level && !classified_ads(doc, i))
-            || (n <= 3 && is_filter_hint(&a.hint))
+            || (n <= 3 && is_filter_hint(&a.hint) && !names_main_content(&a.hint))
             || a.hint.has("recently")
             || a.hint.has("also-like")
         {

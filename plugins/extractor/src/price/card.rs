@@ -237,7 +237,20 @@ fn amounts(doc: &Doc, card: usize, names: &[String]) -> Vec<Amount> {
             }
         } else if priced_el && !done_els.contains(&t.el) {
             done_els.push(t.el);
-            doc.text_of(t.el, 80)
+            // A bare figure whose element also holds a labelled amount of
+            // another offer in an element of its own ("699" then
+            // "Outletista alkaen 604€"): the figure alone.
+            let labelled_inside = (k + 1..el.text_end.min(e.text_end)).any(|j| {
+                let n = &doc.texts[j].text;
+                n.bytes().any(|b| b.is_ascii_digit())
+                    && n.split_whitespace()
+                        .any(|w| w.chars().filter(|c| c.is_alphabetic()).count() >= 3)
+            });
+            if bare && labelled_inside {
+                t.text.clone()
+            } else {
+                doc.text_of(t.el, 80)
+            }
         } else {
             continue;
         };
