@@ -721,3 +721,26 @@ fn another_offer_s_amount_inside_the_price_element_is_not_the_price() {
     assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
     assert_eq!(prices(&x), ["699", "1499", "899"]);
 }
+
+/// A store card's price, everyone's price and the normal one struck, each
+/// container named for the store card ("cmr-icon-container") and each item
+/// by a data attribute of its kind: the kind says whose price it is.
+#[test]
+fn the_data_attribute_of_a_price_says_whose_it_is() {
+    let cards: String = [("149215025", "2,799", "2,899", "3,299"), ("149215026", "2,599", "2,699", "3,099"), ("149215027", "3,049", "3,149", "3,599")]
+        .iter()
+        .map(|(id, card, everyone, normal)| {
+            format!(
+                r#"<div class="pod"><a href="/tottus-pe/articulo/{id}/iphone"><b class="pod-subTitle">Iphone {id}</b></a><ol class="pod-prices"><li data-cmr-price="{card}" class="prices-0"><div class="cmr-icon-container"><i class="unica-cmr-icon"></i><span class="copy10">S/  {card}  </span></div></li><li data-internet-price="{everyone}" class="prices-1"><div class="cmr-icon-container"><span class="copy10">S/  {everyone}  </span></div></li><li data-normal-price="{normal}" class="prices-2"><div class="cmr-icon-container"><span class="copy3 crossed" style="text-decoration: line-through">S/  {normal}  </span></div></li></ol></div>"#
+            )
+        })
+        .collect();
+    let x = run(
+        "https://www.tienda.example.com.pe/tottus-pe/buscar?Ntt=iphone",
+        &page(&format!(
+            r#"<h1>iphone</h1><div class="grid">{cards}</div>"#
+        )),
+    );
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(prices(&x), ["2899", "2699", "3149"]);
+}

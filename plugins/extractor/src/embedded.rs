@@ -179,9 +179,36 @@ fn price_value(v: &Value, depth: usize) -> Option<(String, Option<String>)> {
                 .find_map(|(_, x)| price_value(x, depth + 1))
                 .map(|(p, c)| (p, c.or(cur)))
         }
-        Value::Array(a) => a.first().and_then(|x| price_value(x, depth + 1)),
+        // A product's prices by kind (`[{"type": "cmrPrice", ...},
+        // {"type": "internetPrice", ...}, {"crossed": true, ...}]`):
+        // everyone's current one, else the first.
+        Value::Array(a) => a
+            .iter()
+            .find(|x| x.as_object().is_some_and(|o| !of_another_kind(o)))
+            .or(a.first())
+            .and_then(|x| price_value(x, depth + 1)),
         _ => None,
     }
+}
+
+/// Whether a price object of a list of prices is struck (`"crossed":
+/// true`) or names a store card's, a members' or a former price by its
+/// kind ("cmrPrice", "clubPrice", "listPrice").
+fn of_another_kind(o: &Map<String, Value>) -> bool {
+    if o.get("crossed").and_then(Value::as_bool) == Some(true) {
+        return true;
+    }
+    ["type", "kind", "priceType", "label", "icons"]
+        .iter()
+        .any(|k| {
+            o.get(*k).and_then(Value::as_str).is_some_and(|v| {
+                let v = v.to_ascii_lowercase();
+                ["cmr", "member", "club", "loyalty", "card", "tarjeta"]
+                    .iter()
+                    .chain(FORMER_PRICE_WORDS)
+                    .any(|w| v.contains(w))
+            })
+        })
 }
 
 /// An amount written as whole units and billionths (`{"units": 62,

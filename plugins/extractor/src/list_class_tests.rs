@@ -498,3 +498,32 @@ fn a_list_in_main_content_named_for_its_filters_is_the_list() {
     assert_eq!(x.records.len(), 6);
     assert_eq!(get(&x.records[1], "price"), Some("249"));
 }
+
+/// Embedded state that gives each product's prices as a list by kind (the
+/// store card's first, everyone's, the normal one crossed): everyone's.
+#[test]
+fn a_state_list_of_prices_by_kind_gives_everyone_s() {
+    let products: Vec<serde_json::Value> = (1..=4)
+        .map(|i| {
+            json!({"productId": format!("14921502{i}"), "displayName": format!("Iphone {i}"), "url": format!("https://www.tienda.example.com.pe/articulo/14921502{i}/iphone-{i}"),
+                "prices": [
+                    {"label": "", "icons": "cmr-icon", "symbol": "S/ ", "crossed": false, "type": "cmrPrice", "price": [format!("2,{i}99")]},
+                    {"label": "", "symbol": "S/ ", "crossed": false, "type": "internetPrice", "price": [format!("2,{i}49")]},
+                    {"label": "", "symbol": "S/ ", "crossed": true, "type": "normalPrice", "price": [format!("3,{i}99")]}
+                ]})
+        })
+        .collect();
+    let state = json!({"props": {"pageProps": {"results": products}}});
+    let body = format!(
+        r#"<html><head><title>iphone</title></head><body><h1>iphone</h1><div id="root"></div><script id="__NEXT_DATA__" type="application/json">{state}</script></body></html>"#
+    );
+    let x = run("https://www.tienda.example.com.pe/buscar?Ntt=iphone", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(
+        x.records
+            .iter()
+            .filter_map(|r| get(r, "price"))
+            .collect::<Vec<_>>(),
+        ["2149", "2249", "2349", "2449"]
+    );
+}

@@ -126,8 +126,9 @@ pub(crate) static MEMBER_WORDS: WordList = WordList::new(&[
     "fedeltà",
     "fidelidad",
     // A store card's price (Falabella's CMR, "data-cmr-price" beside the
-    // "Precio final" everyone pays).
+    // "Precio final" everyone pays; the Oh! card's, `js-tarjetaOH`).
     "cmr",
+    "tarjetaoh",
 ]);
 
 /// Hint words of a price before tax (Magento's `price-excluding-tax`).

@@ -375,7 +375,24 @@ fn amounts(doc: &Doc, card: usize, names: &[String]) -> Vec<Amount> {
         let member_text = (lower.len() < 40 && has_word(&lower, &MEMBER_WORDS))
             || (k > e.text_start && member_label(k - 1))
             || (k + 1 < e.text_end && member_label(k + 1));
-        let member = member_text || has_word(&hints, &MEMBER_WORDS);
+        // The nearest data attribute that names a price says whose it is
+        // (`data-cmr-price` beside `data-internet-price`, where every
+        // price's container is named for the store card).
+        let priced_attr = std::iter::successors(Some(t.el), |&i| doc.els[i].parent)
+            .take(4)
+            .find_map(|i| {
+                doc.els[i]
+                    .el
+                    .value()
+                    .attrs()
+                    .find(|(k, _)| k.starts_with("data-") && k.contains("price"))
+                    .map(|(k, _)| k)
+            });
+        let member = member_text
+            || match priced_attr {
+                Some(k) => has_word(k, &MEMBER_WORDS),
+                None => has_word(&hints, &MEMBER_WORDS),
+            };
         out.push(Amount {
             value: p.value,
             currency: p.currency,
