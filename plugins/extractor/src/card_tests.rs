@@ -744,3 +744,25 @@ fn the_data_attribute_of_a_price_says_whose_it_is() {
     assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
     assert_eq!(prices(&x), ["2899", "2699", "3149"]);
 }
+
+/// A card that shows the price before tax and the tax apart (elements
+/// named "--unit" and "--taxes") before the price: the price.
+#[test]
+fn an_amount_named_for_the_taxes_is_no_price() {
+    let cards: String = [("1", "3.140.23", "502.44", "3.096.27"), ("2", "1.586.65", "253.86", "1.840.51"), ("3", "2.000.00", "320.00", "2.320.00")]
+        .iter()
+        .map(|(i, net, tax, price)| {
+            format!(
+                r#"<div class="product-card"><a href="/producto/{i}-champu"><p class="product-card__title">Champu {i}</p><div class="product-card__price-box"><div class="product-card__additional-price"><p class="product-card__price-text product-card__price-text--unit">Bs.{net}</p><p class="product-card__price-text product-card__price-text--taxes">I.V.A Bs.{tax}</p></div><p class="product-card__price-row"><span class="product-card__price-value">Bs.{price}</span></p></div></a></div>"#
+            )
+        })
+        .collect();
+    let x = run(
+        "https://www.farmacia.example.com/buscar?product=champu",
+        &page(&format!(
+            r#"<h1>champu</h1><div class="grid">{cards}</div>"#
+        )),
+    );
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(prices(&x), ["3096.27", "1840.51", "2320.00"]);
+}

@@ -60,6 +60,7 @@ pub(crate) static OTHER_AMOUNT_WORDS: WordList = WordList::new(&[
     "month",
     "monthly",
     "tax",
+    "taxes",
     "points",
     "coupon",
     "percent",
