@@ -527,3 +527,25 @@ fn a_state_list_of_prices_by_kind_gives_everyone_s() {
         ["2149", "2249", "2349", "2449"]
     );
 }
+
+/// A product page that shows no price ("ask for a quote") and an icon-only
+/// cart button whose title says it buys ("Thêm vào giỏ hàng"), above a
+/// priced list of the same series: the page is no list of those.
+#[test]
+fn an_icon_only_buy_button_titled_so_keeps_the_page_a_product_s() {
+    let series: String = (1..=6)
+        .map(|i| {
+            format!(
+                r#"<div class="card"><a href="/vn/san-pham/hmi-gt10{i}_5043{i}">HMI GT10{i}</a><span class="price">1.06{i}.100 ₫</span><button title="Thêm vào giỏ hàng" class="btnAddIcon_Cart"><span class="bi bi-cart-plus-fill"></span></button></div>"#
+            )
+        })
+        .collect();
+    let body = format!(
+        r#"<html lang="vi"><head><title>GT1020-LBDW2</title></head><body><h1>Màn hình HMI MITSUBISHI GT1020-LBDW2</h1><div class="buy-box"><div class="quote">Liên hệ báo giá</div><button type="button" title="Thêm vào giỏ hàng" class="btn btnAddIcon_Cart_NoLogin_CT" data-cogia="0"><span class="bi bi-cart-plus-fill fs-4"></span></button></div><h2>Cùng dòng sản phẩm</h2><div class="series">{series}</div></body></html>"#
+    );
+    let x = run(
+        "https://shop.example.vn/vn/san-pham/hmi-gt1020-lbdw2_58762",
+        &body,
+    );
+    assert_ne!(x.kind, PageKind::Listing, "{:?}", x.notes);
+}

@@ -126,10 +126,20 @@ fn main_product_outside(doc: &Doc, cards: &[usize]) -> bool {
             && e.flags & (CHROME | RELATED | HIDDEN) == 0
             && e.el.value().attr_of("disabled").is_none()
             && !inside(i)
-            && crate::text::is_buy_text(&doc.text_of(i, 80))
+            && (crate::text::is_buy_text(&doc.text_of(i, 80)) || says_buy(e))
             && !repeated::in_card_list(doc, i)
             && !in_menu(doc, i)
     })
+}
+
+/// Whether a button's title or label says it buys (an icon-only "Thêm vào
+/// giỏ hàng" button).
+fn says_buy(e: &crate::dom::El) -> bool {
+    let v = e.el.value();
+    [v.attr_of("title"), v.attr_of("aria-label")]
+        .into_iter()
+        .flatten()
+        .any(crate::text::is_buy_text)
 }
 
 /// Whether an element is an entry of a site menu ("Comprar" and

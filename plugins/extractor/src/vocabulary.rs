@@ -759,6 +759,14 @@ pub(crate) const BUY_PHRASES: &[&str] = &[
     "הוסף לסל",
     "הוספה לסל",
     "לקנייה",
+    "thêm vào giỏ",
+    "mua ngay",
+    "tambah ke keranjang",
+    "masukkan keranjang",
+    "beli sekarang",
+    "เพิ่มลงตะกร้า",
+    "หยิบใส่ตะกร้า",
+    "ซื้อเลย",
 ];
 
 // ---- Brands ----
