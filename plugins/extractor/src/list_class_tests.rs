@@ -549,3 +549,26 @@ fn an_icon_only_buy_button_titled_so_keeps_the_page_a_product_s() {
     );
     assert_ne!(x.kind, PageKind::Listing, "{:?}", x.notes);
 }
+
+/// A product filter component whose body and content are named for the
+/// filters and hold the filtered list of pictured cards: the list; the
+/// facets beside it stay out.
+#[test]
+fn pictured_cards_inside_a_block_named_for_the_filters_are_the_list() {
+    let cards: String = (1..=9)
+        .map(|i| {
+            format!(
+                r#"<tm-product-item><a class="product-image" href="/peralni/neo-wm-{i}-0924087{i}"><img src="/i/{i}.webp" alt="NEO WM-{i}"></a><a class="title" href="/peralni/neo-wm-{i}-0924087{i}">Пералня NEO WM-{i}</a><div class="price">{i}89.21 лв.</div></tm-product-item>"#
+            )
+        })
+        .collect();
+    let facets: String = (1..=4)
+        .map(|i| format!(r#"<li><a href="/peralni?price={i}00-{i}99">{i}00 - {i}99 лв.</a></li>"#))
+        .collect();
+    let body = format!(
+        r#"<html lang="bg"><head><title>Перални</title></head><body><main><h1>Перални</h1><tm-product-filter><div class="filter-aside"><ul class="facets">{facets}</ul></div><div class="filter-body"><div class="filter-content" data-list="">{cards}</div></div></tm-product-filter></main></body></html>"#
+    );
+    let x = run("https://shop.example.bg/peralni", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(x.records.len(), 9);
+}

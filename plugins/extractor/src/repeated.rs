@@ -216,6 +216,11 @@ fn named_as_picks(hint: &str) -> bool {
 /// (recommendations, recently viewed, ads), in the filters of a list or in
 /// the page chrome.
 pub fn in_other_region(doc: &Doc, el: usize) -> bool {
+    other_region(doc, el, true)
+}
+
+/// [`in_other_region`], with or without the filters of a list.
+fn other_region(doc: &Doc, el: usize, filters: bool) -> bool {
     let e = &doc.els[el];
     if e.flags & (CHROME | RELATED | HIDDEN) != 0 {
         return true;
@@ -235,7 +240,7 @@ pub fn in_other_region(doc: &Doc, el: usize) -> bool {
         // ad slot.)
         let page_level = matches!(a.tag, "body" | "html");
         if (is_ad_hint(&a.hint) && !page_level && !classified_ads(doc, i))
-            || (n <= 3 && is_filter_hint(&a.hint) && !names_main_content(&a.hint))
+            || (filters && n <= 3 && is_filter_hint(&a.hint) && !names_main_content(&a.hint))
             || a.hint.has("recently")
             || a.hint.has("also-like")
         {
@@ -261,6 +266,11 @@ pub fn in_other_region(doc: &Doc, el: usize) -> bool {
         n += 1;
     }
     false
+}
+
+/// Whether an element holds a picture.
+fn pictured(doc: &Doc, el: usize) -> bool {
+    (el..doc.els[el].el_end).any(|i| matches!(doc.els[i].tag, "img" | "picture"))
 }
 
 /// Per-element counts over subtrees, by prefix sums over the flat arrays.
@@ -549,8 +559,18 @@ pub fn main_list(doc: &Doc, min: usize) -> Vec<usize> {
             ) > (b.0, std::cmp::Reverse(b.1), std::cmp::Reverse(b.2[0]))
         }) != Some(false)
         {
-            // The region, or the cards' own names.
-            if in_other_region(doc, *parent) || named_as_picks(&doc.els[members[0]].hint) {
+            // The region, or the cards' own names. (A block named for the
+            // filters that holds eight pictured cards or more is the
+            // filtered list, not its facets.)
+            let filtered_list = || {
+                members.len() >= 8
+                    && !other_region(doc, *parent, false)
+                    && members.iter().filter(|&&m| pictured(doc, m)).count() * 10
+                        >= members.len() * 9
+            };
+            if (in_other_region(doc, *parent) && !filtered_list())
+                || named_as_picks(&doc.els[members[0]].hint)
+            {
                 continue;
             }
             best = Some((score, *parent, members.clone()));
