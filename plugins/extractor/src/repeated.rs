@@ -423,13 +423,8 @@ fn cards_in_sections(
         };
         // A heading of the section before its first card, that leads
         // nowhere (a card's title leads to its product).
-        let headed = (r + 1..first_card).any(|i| {
-            let h = &doc.els[i];
-            matches!(h.tag, "h2" | "h3" | "h4")
-                && h.el_end <= first_card
-                && h.flags & LINK == 0
-                && !(i..h.el_end).any(|j| doc.els[j].tag == "a")
-        });
+        let headed = (r + 1..first_card)
+            .any(|i| doc.els[i].el_end <= first_card && is_plain_heading(doc, i));
         let inner: u32 = sub.iter().map(|&c| counts.prices(doc, c)).sum();
         if !headed || inner < counts.prices(doc, r) {
             return None;
@@ -629,6 +624,15 @@ pub fn main_list(doc: &Doc, min: usize) -> Vec<usize> {
     with_priceless_siblings(doc, &counts, members)
 }
 
+/// Whether an element is a section's heading (h2 to h4) that leads
+/// nowhere: a card's title leads to its product.
+fn is_plain_heading(doc: &Doc, i: usize) -> bool {
+    let h = &doc.els[i];
+    matches!(h.tag, "h2" | "h3" | "h4")
+        && h.flags & LINK == 0
+        && !(i..h.el_end).any(|j| doc.els[j].tag == "a")
+}
+
 /// Rows that each wrap their cards once more (`div.row > div.cols >
 /// cards`), `grid` being one row's only child: the other rows' grids.
 fn wrapped_rows(
@@ -688,12 +692,6 @@ fn headed_sections(
     };
     let mine = ups(grid);
     let grid_shape = shape(doc, grid);
-    let is_heading = |i: usize| {
-        let h = &doc.els[i];
-        matches!(h.tag, "h2" | "h3" | "h4")
-            && h.flags & LINK == 0
-            && !(i..h.el_end).any(|j| doc.els[j].tag == "a")
-    };
     for level in 2..=3 {
         let Some(&common) = mine.get(level - 1) else {
             break;
@@ -723,7 +721,7 @@ fn headed_sections(
         let headed: Vec<bool> = grids
             .iter()
             .map(|&g| {
-                let found = (after..g).any(|i| is_heading(i) && doc.els[i].el_end <= g);
+                let found = (after..g).any(|i| is_plain_heading(doc, i) && doc.els[i].el_end <= g);
                 after = doc.els[g].el_end;
                 found
             })
