@@ -731,12 +731,12 @@ fn the_data_attribute_of_a_price_says_whose_it_is() {
         .iter()
         .map(|(id, card, everyone, normal)| {
             format!(
-                r#"<div class="pod"><a href="/tottus-pe/articulo/{id}/iphone"><b class="pod-subTitle">Iphone {id}</b></a><ol class="pod-prices"><li data-cmr-price="{card}" class="prices-0"><div class="cmr-icon-container"><i class="unica-cmr-icon"></i><span class="copy10">S/  {card}  </span></div></li><li data-internet-price="{everyone}" class="prices-1"><div class="cmr-icon-container"><span class="copy10">S/  {everyone}  </span></div></li><li data-normal-price="{normal}" class="prices-2"><div class="cmr-icon-container"><span class="copy3 crossed" style="text-decoration: line-through">S/  {normal}  </span></div></li></ol></div>"#
+                r#"<div class="pod"><a href="/tienda/articulo/{id}/iphone"><b class="pod-subTitle">Iphone {id}</b></a><ol class="pod-prices"><li data-cmr-price="{card}" class="prices-0"><div class="cmr-icon-container"><i class="unica-cmr-icon"></i><span class="copy10">S/  {card}  </span></div></li><li data-internet-price="{everyone}" class="prices-1"><div class="cmr-icon-container"><span class="copy10">S/  {everyone}  </span></div></li><li data-normal-price="{normal}" class="prices-2"><div class="cmr-icon-container"><span class="copy3 crossed" style="text-decoration: line-through">S/  {normal}  </span></div></li></ol></div>"#
             )
         })
         .collect();
     let x = run(
-        "https://www.tienda.example.com.pe/tottus-pe/buscar?Ntt=iphone",
+        "https://www.tienda.example.com.pe/buscar?Ntt=iphone",
         &page(&format!(
             r#"<h1>iphone</h1><div class="grid">{cards}</div>"#
         )),
