@@ -766,3 +766,49 @@ fn an_amount_named_for_the_taxes_is_no_price() {
     assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
     assert_eq!(prices(&x), ["3096.27", "1840.51", "2320.00"]);
 }
+
+/// A price "with the shop's card" or "account" written after it, in words
+/// of a language with cases ("c Ozon Счётом"): a members' price, not
+/// everyone's.
+#[test]
+fn a_price_with_the_shops_card_after_it_is_a_members_price() {
+    let cards: String = [("11", "964", "999", "1 189"), ("12", "482", "500", "590"), ("13", "136", "145", "160")]
+        .iter()
+        .map(|(id, card, everyone, normal)| {
+            format!(
+                r#"<div class="tile"><a href="/product/moloko-{id}/"><span>Молоко {id}</span></a><div class="p1"><div class="p2">{card}&thinsp;₽</div><div class="p3">c&nbsp;Ozon&nbsp;Счётом</div></div><div class="p4"><span class="p5">{everyone}&thinsp;₽</span><span class="p6">{normal}&thinsp;₽</span></div></div>"#
+            )
+        })
+        .collect();
+    let x = run(
+        "https://www.shop.example.ru/category/moloko/",
+        &page(&format!(
+            r#"<h1>Молоко</h1><div class="grid">{cards}</div>"#
+        )),
+    );
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(prices(&x), ["999", "500", "145"]);
+}
+
+/// A price per kilogram written in Cyrillic ("659 ₽" "/кг"), and again as
+/// the tier from one kilogram ("659 ₽" "от" "1 кг"), beside the pack's total
+/// ("593.10 ₽ / 0.9 кг"): the pack's total is the price.
+#[test]
+fn a_price_per_kilogram_in_cyrillic_is_a_comparison() {
+    let cards: String = [("1", "659", "593.10", "0.9"), ("2", "799", "1438.20", "1.8"), ("3", "725", "435", "0.6"), ("4", "289", "289", "1")]
+        .iter()
+        .map(|(id, per_kg, total, kg)| {
+            format!(
+                r#"<div class="catalog-item"><a href="/category/myaso/{id}" class="catalog-item_name">Мясо {id}</a><div class="catalog-item_price-current">{per_kg} <i class="ruble-symbol">₽</i><span>/кг</span></div><div class="catalog-item_in-pack"><span class="catalog-item_in-pack_total-price">{total}&nbsp;<i class="ruble-symbol">₽</i></span> / {kg} кг</div><div class="catalog-item_cost"><div class="catalog-item_price-lvl_current">{per_kg} <i class="ruble-symbol">₽</i></div><div class="catalog-item_discount-lvl"> от <b> 1 кг </b></div></div></div>"#
+            )
+        })
+        .collect();
+    let x = run(
+        "https://online.shop.example.ru/search?q=мясо",
+        &page(&format!(r#"<h1>Мясо</h1><div class="grid">{cards}</div>"#)),
+    );
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    // A pack of one kilogram: every amount is per kilogram, and that is
+    // its price.
+    assert_eq!(prices(&x), ["593.10", "1438.20", "435", "289"]);
+}

@@ -132,6 +132,19 @@ pub(crate) static MEMBER_WORDS: WordList = WordList::new(&[
     "tarjetaoh",
 ]);
 
+/// A members' price in words that hints cannot hold (`has_word` reads
+/// ASCII words): "with the card", "with the account", "with the wallet"
+/// as a price's label says them ("964 ₽" "c Ozon Счётом", "з карткою").
+pub(crate) const MEMBER_TEXT: &[&str] = &[
+    "картой",
+    "карткою",
+    "счётом",
+    "счетом",
+    "кошельком",
+    "fidélité",
+    "fedeltà",
+];
+
 /// Hint words of a price before tax (Magento's `price-excluding-tax`).
 pub(crate) static EXCL_TAX_WORDS: WordList =
     WordList::new(&["excl", "excluding", "exclusive", "exkl", "netto", "notax"]);
@@ -402,6 +415,8 @@ pub(crate) const TIER_WORDS: &[&str] = &[
     "od",
     "från",
     "fra",
+    "от",
+    "від",
 ];
 
 // ---- Product codes ----

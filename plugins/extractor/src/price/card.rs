@@ -8,7 +8,7 @@ use crate::money::{has_currency_mark, is_free_text, parse_current_price, parse_m
 use crate::text::Find as _;
 use crate::text::{has_word, WordList};
 use crate::vocabulary::{
-    EXCL_TAX_TEXT, EXCL_TAX_WORDS, INCL_TAX_TEXT, LIST_TEXT, LIST_WORDS, MEMBER_WORDS,
+    EXCL_TAX_TEXT, EXCL_TAX_WORDS, INCL_TAX_TEXT, LIST_TEXT, LIST_WORDS, MEMBER_TEXT, MEMBER_WORDS,
     OTHER_AMOUNT_WORDS, OTHER_TEXT, TIER_WORDS,
 };
 
@@ -60,8 +60,9 @@ fn as_f64(v: &str) -> f64 {
     v.parse().unwrap_or(0.0)
 }
 
-/// The amounts shown in a card, in order.
-fn amounts(doc: &Doc, card: usize, names: &[String]) -> Vec<Amount> {
+/// The amounts shown in a card, in order. Prices per measure ("£4.38/kg")
+/// are left out unless `measures`.
+fn amounts(doc: &Doc, card: usize, names: &[String], measures: bool) -> Vec<Amount> {
     let e = &doc.els[card];
     let mut out: Vec<Amount> = Vec::new();
     // Machine values (Magento `data-price-amount`, `data-price-type`).
@@ -276,11 +277,17 @@ fn amounts(doc: &Doc, card: usize, names: &[String]) -> Vec<Amount> {
         }
         // What follows the amount in its own elements ("£4.38" "/" "kg").
         let after = following_text(doc, e, k, 24);
-        let after = after.trim_start();
+        let after = past_currency_mark(after.trim_start());
         let per_after = ["/", "per ", "pro ", "je ", "le ", "la "]
             .iter()
             .any(|p| after.starts_with(p));
-        if per_measure(&lower) || (per_after && per_measure(after)) {
+        if !measures && (per_measure(&lower) || (per_after && per_measure(after))) {
+            continue;
+        }
+        // A least quantity after the amount, in texts of their own.
+        if is_tier_after(past_currency_mark(
+            following_words(doc, e, k, 24).trim_start(),
+        )) {
             continue;
         }
         // An instalment's amount: a month after it or in its text.
@@ -370,9 +377,9 @@ fn amounts(doc: &Doc, card: usize, names: &[String]) -> Vec<Amount> {
             label.text.len() < 30
                 && !label.text.bytes().any(|b| b.is_ascii_digit())
                 && doc.els[label.el].parent.is_some_and(|p| ups.contains(&p))
-                && has_word(&label.text.to_lowercase(), &MEMBER_WORDS)
+                && is_member_text(&label.text.to_lowercase())
         };
-        let member_text = (lower.len() < 40 && has_word(&lower, &MEMBER_WORDS))
+        let member_text = (lower.len() < 40 && is_member_text(&lower))
             || (k > e.text_start && member_label(k - 1))
             || (k + 1 < e.text_end && member_label(k + 1));
         // The nearest data attribute that names a price says whose it is
@@ -632,21 +639,34 @@ fn is_instalment(text: &str) -> bool {
 /// a whole number and a unit word before the amount ("from 3 pcs $5",
 /// "vanaf 3 pakken € 6,99"), not the unit price of one item.
 pub fn is_tier_price(lower: &str) -> bool {
+    tier_unit(lower).is_some_and(|unit| !has_currency_mark(unit))
+}
+
+/// Whether the texts after an amount name the least quantity it is sold at
+/// ("659 ₽" "от" "1 кг", "5 € ab 3 Stück"): a tier's price. Only a unit of
+/// measure or of items counts ("$299 from 12 stores" is no tier).
+fn is_tier_after(lower: &str) -> bool {
+    tier_unit(lower).is_some_and(|unit| {
+        let unit = unit.trim_end_matches(|c: char| !c.is_alphanumeric());
+        MEASURE_UNITS.contains(&unit) || ONE_UNIT.contains(&unit) || PACK_UNITS.contains(&unit)
+    })
+}
+
+/// The unit word of a tier ("from 3 pcs ..." is "pcs").
+fn tier_unit(lower: &str) -> Option<&str> {
     let t = lower.trim_start();
-    TIER_WORDS.iter().any(|w| {
-        let Some(rest) = t.strip_prefix(w) else {
-            return false;
-        };
+    TIER_WORDS.iter().find_map(|w| {
+        let rest = t.strip_prefix(w)?;
         if !rest.starts_with(|c: char| c.is_whitespace()) {
-            return false;
+            return None;
         }
         let mut words = rest.split_whitespace();
         let count = words.next().unwrap_or("");
         let unit = words.next().unwrap_or("");
-        !count.is_empty()
+        (!count.is_empty()
             && count.bytes().all(|b| b.is_ascii_digit())
-            && unit.starts_with(|c: char| c.is_alphabetic())
-            && !has_currency_mark(unit)
+            && unit.starts_with(|c: char| c.is_alphabetic()))
+        .then_some(unit)
     })
 }
 
@@ -658,6 +678,29 @@ fn prose(text: &str) -> bool {
         >= 6
 }
 
+/// A lowercased text past the currency mark it begins with, the amount's
+/// own in an element of its own ("₽/кг" or "rub/кг" after "659" is "/кг").
+fn past_currency_mark(text: &str) -> &str {
+    let end = text
+        .find(|c: char| c == '/' || c.is_whitespace() || c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let mark = &text[..end];
+    if !mark.is_empty()
+        && mark.chars().count() <= 4
+        && (has_currency_mark(mark) || has_currency_mark(&mark.to_ascii_uppercase()))
+    {
+        text[end..].trim_start()
+    } else {
+        text
+    }
+}
+
+/// Whether a short text calls a price the members' ("with Nectar", "c
+/// Ozon Счётом").
+fn is_member_text(lower: &str) -> bool {
+    has_word(lower, &MEMBER_WORDS) || MEMBER_TEXT.iter().any(|w| lower.has(w))
+}
+
 /// The card's texts right after text `k`, lowercased and joined, up to
 /// `max` bytes.
 fn following_text(doc: &Doc, card: &crate::dom::El, k: usize, max: usize) -> String {
@@ -667,6 +710,20 @@ fn following_text(doc: &Doc, card: &crate::dom::El, k: usize, max: usize) -> Str
             break;
         }
         out.push_str(&t.text.to_lowercase());
+    }
+    out
+}
+
+/// The card's texts right after text `k`, lowercased, a space between
+/// two, up to `max` bytes.
+fn following_words(doc: &Doc, card: &crate::dom::El, k: usize, max: usize) -> String {
+    let mut out = String::new();
+    for t in &doc.texts[(k + 1).min(card.text_end)..card.text_end] {
+        if out.len() + t.text.len() + 1 > max {
+            break;
+        }
+        out.push_str(&t.text.to_lowercase());
+        out.push(' ');
     }
     out
 }
@@ -703,6 +760,16 @@ const MEASURE_UNITS: &[&str] = &[
     "meter",
     "kilogramme",
     "gramm",
+    // Cyrillic ("659 ₽/кг", "89 ₽ за 100 г").
+    "кг",
+    "г",
+    "гр",
+    "л",
+    "мл",
+    "м",
+    "см",
+    "м2",
+    "м²",
 ];
 
 static BADGE_WORDS: WordList = WordList::new(&["badge", "badges"]);
@@ -734,7 +801,7 @@ const PACK_UNITS: &[&str] = &["pk", "pack", "ct", "count"];
 /// Units of one item ("£1.75/unit", "$3 each").
 const ONE_UNIT: &[&str] = &[
     "unit", "each", "ea", "item", "piece", "pc", "pcs", "st", "stk", "stück", "pièce", "pieza",
-    "pezzo", "stuk", "szt",
+    "pezzo", "stuk", "szt", "шт",
 ];
 
 /// The unit a "per" text names: the word after "/", "per", "pro", "je",
@@ -757,11 +824,20 @@ fn per_unit(lower: &str) -> Option<String> {
             return None;
         }
         let rest = rest.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ',');
-        let unit: String = rest
-            .trim_start()
+        // The unit's letters, and a power after them ("m2"): texts run
+        // together, so figures after a unit are the next text's ("/кг"
+        // "593.10").
+        let rest = rest.trim_start();
+        let mut unit: String = rest
             .chars()
-            .take_while(|c| c.is_alphanumeric() || *c == '²' || *c == '³')
+            .take_while(|c| c.is_alphabetic() || *c == '²' || *c == '³')
             .collect();
+        let mut next = rest[unit.len()..].chars();
+        if let (Some(power @ ('2' | '3')), false) =
+            (next.next(), next.next().is_some_and(|c| c.is_ascii_digit()))
+        {
+            unit.push(power);
+        }
         if !unit.is_empty() {
             return Some(unit.replace(' ', ""));
         }
@@ -827,7 +903,12 @@ fn discount_leads_to(doc: &Doc, card: usize, high: f64, low: f64) -> bool {
 /// image's alt): an amount inside one is no price when the card shows
 /// another amount.
 pub fn of_card(doc: &Doc, card: usize, names: &[String]) -> Option<(Amount, Option<String>)> {
-    let mut all = amounts(doc, card, names);
+    let mut all = amounts(doc, card, names, false);
+    // Only prices per measure: goods sold by weight or length ("289 ₽/кг"
+    // beside "289 ₽ / 1 кг"), whose price is the measure's.
+    if all.is_empty() {
+        all = amounts(doc, card, names, true);
+    }
     if all.iter().any(|a| !a.in_name) {
         all.retain(|a| !a.in_name);
     }
