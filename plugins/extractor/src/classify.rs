@@ -48,14 +48,14 @@ pub fn classify(cx: &listing::Ctx, markup: &Markup, identity: &PageIdentity, ids
     // in "Sejlersko Tbs Globek", ...) names their category, not one of them.
     let mut heading_named: Vec<String> = records(&singles)
         .iter()
-        .filter(|r| identity.heading_matches(r))
+        .filter(|r| identity.heading_names(r))
         .filter_map(|r| r.get(Field::Name).map(crate::norm_name))
         .collect();
     heading_named.sort();
     heading_named.dedup();
-    let has_own = records(&singles).iter().any(|r| {
-        identity.url_matches(r) || (identity.heading_matches(r) && heading_named.len() < 3)
-    });
+    let has_own = records(&singles)
+        .iter()
+        .any(|r| identity.url_matches(r) || (identity.heading_names(r) && heading_named.len() < 3));
     let distinct = markup.distinct_singles();
     let markup_list = !og_type.has("product")
         && !has_own

@@ -853,6 +853,13 @@ fn a_search_page_typed_as_a_product_s_is_read_as_its_list() {
     assert_eq!(x.records.len(), 8, "{:?}", x.records);
     assert_eq!(get(&x.records[0], "price"), Some("315"));
     assert_eq!(get(&x.records[0], "currency"), Some("PHP"));
+    // The query one word of that product's name: still the search's heading.
+    let x = run(
+        "https://www.shop.example.ph/catalog/?q=pants",
+        &body.replace("<h1>diapers</h1>", "<h1>pants</h1>"),
+    );
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(x.records.len(), 8, "{:?}", x.records);
 }
 
 /// State that writes each product's address as its slug (resolved against

@@ -201,7 +201,24 @@ impl PageIdentity {
     /// search's query or a category above markup of one of its cards).
     pub fn heading_names_none(&self, records: &[&Record]) -> bool {
         self.h1.as_deref().is_some_and(|h| !norm_name(h).is_empty())
-            && !records.iter().any(|r| self.heading_matches(r))
+            && !records.iter().any(|r| self.heading_names(r))
+    }
+
+    /// Whether the heading names this product: as `heading_matches`, but a
+    /// heading of one word inside a longer name is a search's or a
+    /// category's ("laptop" in "Apple MacBook Air laptop, M1 Chip").
+    pub fn heading_names(&self, r: &Record) -> bool {
+        match (&self.h1, r.get(Field::Name)) {
+            (Some(h), Some(n)) => {
+                let (h, n) = (norm_name(h), norm_name(n));
+                !h.is_empty()
+                    && !n.is_empty()
+                    && (h == n
+                        || h.contains(&n)
+                        || (n.contains(&h) && h.split_whitespace().nth(1).is_some()))
+            }
+            _ => false,
+        }
     }
 
     pub fn heading_matches(&self, r: &Record) -> bool {
