@@ -812,3 +812,17 @@ fn a_price_per_kilogram_in_cyrillic_is_a_comparison() {
     // its price.
     assert_eq!(prices(&x), ["593.10", "1438.20", "435", "289"]);
 }
+
+/// A saving written as an amount taken off ("After $6 OFF") under the
+/// price, in an element named for the promotion: the price stands.
+#[test]
+fn an_amount_taken_off_is_a_saving() {
+    let body = grid(|i| {
+        format!(
+            "<li class=\"product-tile\"><a href=\"/towel-{i}.product.10075429{i}.html\">Towel {i}, 2-pack</a><div class=\"price\"> $2{i}.99 </div><p class=\"promo\"> After ${i} OFF </p></li>"
+        )
+    });
+    let x = run("https://www.store.example.com/s?keyword=towel", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(prices(&x)[..3], ["21.99", "22.99", "23.99"]);
+}

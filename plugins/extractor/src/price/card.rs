@@ -311,6 +311,7 @@ fn amounts(doc: &Doc, card: usize, names: &[String], measures: bool) -> Vec<Amou
             continue;
         }
         if OTHER_TEXT.iter().any(|w| lower.has(w))
+            || is_amount_off(&lower)
             || (has_word(
                 &without_tax_included(&own_role(&el.hint)),
                 &OTHER_AMOUNT_WORDS,
@@ -667,6 +668,18 @@ fn tier_unit(lower: &str) -> Option<&str> {
             && count.bytes().all(|b| b.is_ascii_digit())
             && unit.starts_with(|c: char| c.is_alphabetic()))
         .then_some(unit)
+    })
+}
+
+/// Whether a lowercased text takes an amount off ("After $6 OFF", "$10 off
+/// today"): a saving, not a price.
+fn is_amount_off(lower: &str) -> bool {
+    let mut previous: Option<&str> = None;
+    lower.split_whitespace().any(|w| {
+        let off = w.trim_end_matches(['!', '.', ',', '*']) == "off"
+            && previous.is_some_and(|p| p.bytes().any(|b| b.is_ascii_digit()));
+        previous = Some(w);
+        off
     })
 }
 
