@@ -826,3 +826,36 @@ fn an_amount_taken_off_is_a_saving() {
     assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
     assert_eq!(prices(&x)[..3], ["21.99", "22.99", "23.99"]);
 }
+
+/// A card through the euro's changeover: every amount in levs and in euros
+/// ("389.21 лв./ 199 €"), the saving on a badge named for it ("разлика"),
+/// the former price in a block named "old-price" past unnamed wrappers.
+/// The price is the current one in euros.
+#[test]
+fn a_changeover_card_in_two_currencies_is_priced_in_euros() {
+    let dual = |bgn: &str, eur: &str| {
+        format!(
+            r#"<tm-price><span class="bgn_price">{bgn} лв.<span class="divider">/</span></span><span class="euro_price"> {eur} €<span class="divider">/</span></span></tm-price>"#
+        )
+    };
+    let cards: String = [("09240876", "58.67", "30", "447.89", "229", "389.21", "199"), ("09231681", "158.62", "81", "939.00", "480.10", "780.38", "399"), ("09212673", "215.14", "110", "1093.40", "559", "878.19", "449"), ("09210001", "20.00", "10.23", "120.00", "61.36", "100.00", "51.13")]
+        .iter()
+        .map(|(id, save_bgn, save_eur, old_bgn, old_eur, bgn, eur)| {
+            format!(
+                r#"<tm-product-item data-product="{id}"><a class="product-image" href="/peralni/neo-{id}"><img src="/img/{id}.webp" alt="WM-{id}"></a><a class="title" href="/peralni/neo-{id}"><span class="type">ПЕРАЛНЯ </span><span class="name">WM-{id}</span></a><div class="badges"><div class="badge badge-savings">разлика&nbsp;{save}</div></div><div class="price-block promo"><div class="old-price"><tm-tooltip data-tooltip="ПЦ">ПЦ:{old}</tm-tooltip></div><div class="price"><span>{now}</span></div></div><button class="add-cart">Добави</button></tm-product-item>"#,
+                save = dual(save_bgn, save_eur),
+                old = dual(old_bgn, old_eur),
+                now = dual(bgn, eur),
+            )
+        })
+        .collect();
+    let x = run(
+        "https://www.shop.example.bg/promocii/ot-broshurata",
+        &page(&format!(
+            r#"<h1>Промоции</h1><div class="grid">{cards}</div>"#
+        )),
+    );
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(prices(&x), ["199", "399", "449", "51.13"]);
+    assert_eq!(get(&x.records[0], "currency"), Some("EUR"));
+}

@@ -601,6 +601,26 @@ impl<'a> Doc<'a> {
     }
 
     /// The hints of an element and its ancestors, up to `levels` up.
+    /// The hints of an element and of its ancestors up to `levels` named
+    /// ones: wrappers without a name (`<tm-price>`, a bare `<span>`) are
+    /// passed, not counted.
+    pub fn named_ancestor_hints(&self, idx: usize, levels: usize) -> String {
+        let mut out = String::new();
+        let mut named = 0;
+        for i in std::iter::successors(Some(idx), |&i| self.els[i].parent) {
+            if named > levels {
+                break;
+            }
+            let hint = &self.els[i].hint;
+            if !hint.trim().is_empty() {
+                out.push_str(hint);
+                out.push(' ');
+                named += 1;
+            }
+        }
+        out
+    }
+
     pub fn ancestor_hints(&self, idx: usize, levels: usize) -> String {
         let mut out = String::new();
         let mut cur = Some(idx);

@@ -165,6 +165,17 @@ fn amounts(doc: &Doc, card: usize, names: &[String], measures: bool) -> Vec<Amou
         if on_badge {
             continue;
         }
+        // An amount inside a block named for a saving ("badge-savings" around
+        // "разлика" "58.67лв."), the block not a price's: what is saved.
+        let in_saving = std::iter::successors(doc.els[t.el].parent, |&i| doc.els[i].parent)
+            .take(3)
+            .take_while(|&i| i > card)
+            .any(|i| {
+                doc.els[i].named & PRICE_NAMED == 0 && has_word(&doc.els[i].hint, &SAVING_WORDS)
+            });
+        if in_saving {
+            continue;
+        }
         // A currency in its own element right after or before the amount
         // ("11.95 <span>CHF</span>").
         // (Beside the amount: under the amount's element's parent, not in
@@ -350,8 +361,11 @@ fn amounts(doc: &Doc, card: usize, names: &[String], measures: bool) -> Vec<Amou
         // The names of the amount's element and its two ancestors, read
         // only for an amount.
         let hints = without_typography(&doc.ancestor_hints(t.el, 2));
+        // (A former price's block is told by its name past unnamed
+        // wrappers: "old-price" > "tm-tooltip" > "tm-price" > "euro_price".)
+        let named_hints = without_typography(&doc.named_ancestor_hints(t.el, 2));
         let list = t.flags & STRIKE != 0
-            || has_word(&without_card_blocks(&hints), &LIST_WORDS)
+            || has_word(&without_card_blocks(&named_hints), &LIST_WORDS)
             || former_only;
         static SALE_WORDS: WordList = WordList::new(&[
             "sale", "special", "now", "final", "current", "promo", "discount",
@@ -787,6 +801,8 @@ const MEASURE_UNITS: &[&str] = &[
 
 static BADGE_WORDS: WordList = WordList::new(&["badge", "badges"]);
 
+static SAVING_WORDS: WordList = WordList::new(&["saving", "savings", "save", "saved"]);
+
 /// Whether a text is only a package's size, figures and units of measure
 /// or packs ("250g", "1,5 l", "12pk", "8pk/168g", "2 x 62g"), with no
 /// currency mark to make it a price.
@@ -960,6 +976,13 @@ pub fn of_card(doc: &Doc, card: usize, names: &[String]) -> Option<(Amount, Opti
         current.retain(|a| a.incl_tax || as_f64(&a.value) >= with_tax);
     }
     let mut former: Vec<&Amount> = all.iter().filter(|a| a.list).collect();
+    // The same price in euros and in the currency the euro replaced ("389.21
+    // лв. / 199 €", side by side through a changeover): the euro's.
+    for amounts in [&mut current, &mut former] {
+        if amounts.iter().any(|a| a.currency.as_deref() == Some("EUR")) {
+            amounts.retain(|a| !matches!(a.currency.as_deref(), Some("BGN" | "HRK")));
+        }
+    }
     // Every amount a former one, some struck through as drawn and the rest
     // only named so (an id "old_price" on the price shown beside a struck
     // one): the drawing decides.
