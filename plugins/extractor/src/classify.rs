@@ -22,6 +22,12 @@ pub enum Reading {
 pub fn classify(cx: &listing::Ctx, markup: &Markup, identity: &PageIdentity, ids: &Ids) -> Reading {
     let doc = cx.doc;
     let og_type = doc.meta("og:type").unwrap_or("").to_ascii_lowercase();
+    // "product.group" types a collection's page (Shopify's), not a product's.
+    let og_type = if og_type.has("product.group") {
+        String::new()
+    } else {
+        og_type
+    };
     let singles = markup.singles();
     let listed = markup.listed();
     let records = |idxs: &[usize]| -> Vec<&Record> {

@@ -572,3 +572,25 @@ fn pictured_cards_inside_a_block_named_for_the_filters_are_the_list() {
     assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
     assert_eq!(x.records.len(), 9);
 }
+
+/// A collection's page typed `og:type` "product.group" (a group of
+/// products, as Shopify types its collections) with five cards: a listing.
+#[test]
+fn a_page_typed_as_a_group_of_products_is_a_listing() {
+    let cards: String = ["Chewing Contrail", "Green Ambiance", "Peanut Bullet", "Smoking Tuxedo", "Quattro"]
+        .iter()
+        .enumerate()
+        .map(|(i, name)| {
+            format!(
+                r#"<div class="grid__item"><a href="/collections/all/products/flavour-{i}" class="product-card"><div class="product-card__image"><img src="//cdn.example.com/p/{i}.jpg" alt="{name}"></div><div class="product-card__info"><div class="product-card__name">{name}</div><div class="product-card__price"><span class="visually-hidden">Regular price</span><span class="money">$2{i}.99 CAD</span></div></div><div class="product-card__overlay"><span class="btn">View</span></div></a></div>"#
+            )
+        })
+        .collect();
+    let body = format!(
+        r#"<html><head><meta property="og:type" content="product.group"><meta property="og:title" content="Vapes Collection"></head><body><main><h1 class="section-header__title">Vapes Collection</h1><div class="grid grid--uniform">{cards}</div></main></body></html>"#
+    );
+    let x = run("https://shop.example.ca/collections/all", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(x.records.len(), 5, "{:?}", x.records);
+    assert_eq!(get(&x.records[4], "price"), Some("24.99"));
+}
