@@ -219,6 +219,12 @@ pub fn in_other_region(doc: &Doc, el: usize) -> bool {
     other_region(doc, el, true)
 }
 
+/// [`in_other_region`], a block named for the filters aside: the list that
+/// the filters act on may be named for them ("filter-here").
+pub fn outside_filters_in_other_region(doc: &Doc, el: usize) -> bool {
+    other_region(doc, el, false)
+}
+
 /// [`in_other_region`], with or without the filters of a list.
 fn other_region(doc: &Doc, el: usize, filters: bool) -> bool {
     let e = &doc.els[el];

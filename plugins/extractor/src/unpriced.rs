@@ -12,7 +12,7 @@
 //! wish list or compare it) and no link names an article or a category.
 
 use crate::dom::{AttrOf as _, Doc, BUTTON, HIDDEN, MAIN};
-use crate::repeated::{in_other_region, shape, Counts};
+use crate::repeated::{in_other_region, outside_filters_in_other_region, shape, Counts};
 use foldhash::{HashMap, HashMapExt as _};
 
 /// The fewest cards that make such a list: a short row of tiles is more
@@ -325,7 +325,10 @@ pub fn main_list(doc: &Doc) -> Vec<usize> {
             && most(distinct.len())
             && most(shown)
             && (most(products) || acted())
-            && !in_other_region(doc, parent)
+            // (A block named for the filters that holds eight cards or
+            // more, each pictured, is the filtered list, not its facets.)
+            && (!in_other_region(doc, parent)
+                || (n >= 8 && !outside_filters_in_other_region(doc, parent)))
         {
             best = Some((n, parent, members));
         }
