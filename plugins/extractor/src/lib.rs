@@ -245,7 +245,7 @@ pub fn extract(page: &Page, request: &Request) -> Result<Extraction, String> {
     let mut next_pages = Vec::new();
     match kind {
         PageKind::Listing => {
-            listing::fill_list_currency(&mut records);
+            listing::fill_list_currency(&mut records, doc.locale.data_currency.as_deref());
             if let Some(total) = totals::stated(&doc) {
                 notes.push(format!("total:{total}"));
             }

@@ -443,13 +443,16 @@ fn cards_without_prices_that_offer_a_product_s_actions_are_a_list() {
     assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
     assert_eq!(x.records.len(), 8);
     assert_eq!(get(&x.records[0], "name"), Some("GA-2101SKE"));
-    // The list in blocks named for the filters that act on it.
+    // The list in blocks named for the filters that act on it; the money
+    // the page's script names counts every row.
     let body = format!(
-        r#"<html><head><title>G-SHOCK</title></head><body><h1>G-SHOCK</h1><main><div class="row filter-here"><div class="content-product-list product-list filter clearfix">{cards}</div></div></main></body></html>"#
+        r#"<html><head><title>G-SHOCK</title><script>window.Analytics.meta.currency = 'RUB';</script></head><body><h1>G-SHOCK</h1><main><div class="row filter-here"><div class="content-product-list product-list filter clearfix">{cards}</div></div></main></body></html>"#
     );
     let x = run("https://shop.example.ru/catalog/g-shock/", &body);
     assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
     assert_eq!(x.records.len(), 8);
+    assert_eq!(get(&x.records[7], "currency"), Some("RUB"));
+    assert_eq!(get(&x.records[7], "price"), None);
     let body = format!(
         r#"<html><head><title>Watches</title></head><body><h1>Watches</h1><main><div class="tiles">{tiles}</div></main></body></html>"#
     );

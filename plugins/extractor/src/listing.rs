@@ -260,8 +260,9 @@ fn card_records(cx: &Ctx, cards: &[usize]) -> Vec<Record> {
 /// The currency of a list's cards whose own text names none (no price, a
 /// free item, a bare sign the page does not resolve): the one most of the
 /// list's prices are in, so that every row of a catalog says what money it
-/// is counted in.
-pub fn fill_list_currency(records: &mut [Record]) {
+/// is counted in; with no price in the list, the one the page's data names
+/// (`page_data`).
+pub fn fill_list_currency(records: &mut [Record], page_data: Option<&str>) {
     let mut counts: Vec<(String, usize)> = Vec::new();
     for c in records.iter().filter_map(|r| r.get(Field::Currency)) {
         match counts.iter_mut().find(|(x, _)| x == c) {
@@ -269,7 +270,12 @@ pub fn fill_list_currency(records: &mut [Record]) {
             None => counts.push((c.to_string(), 1)),
         }
     }
-    let Some((list, _)) = counts.into_iter().max_by_key(|(_, n)| *n) else {
+    let Some(list) = counts
+        .into_iter()
+        .max_by_key(|(_, n)| *n)
+        .map(|(c, _)| c)
+        .or_else(|| page_data.map(String::from))
+    else {
         return;
     };
     for r in records.iter_mut() {

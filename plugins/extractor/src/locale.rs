@@ -248,12 +248,13 @@ fn data_currency(doc: &Doc) -> Option<String> {
                 .strip_prefix("Code")
                 .or_else(|| rest.strip_prefix("_code"))
                 .unwrap_or(rest);
+            // (Or a script's assignment: `currency = 'VND'`.)
             let rest = match rest.as_bytes().first() {
                 Some(b'"' | b'\'') => &rest[1..],
-                Some(b' ' | b':' | b'\t') => rest,
+                Some(b' ' | b':' | b'\t' | b'=') => rest,
                 _ => continue,
             };
-            let rest = rest.trim_start_matches([' ', ':', '\t']);
+            let rest = rest.trim_start_matches([' ', ':', '\t', '=']);
             let Some(quote) = rest.bytes().next().filter(|q| matches!(q, b'"' | b'\'')) else {
                 continue;
             };
