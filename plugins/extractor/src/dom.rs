@@ -15,6 +15,7 @@ pub const RELATED: u16 = 64; // carousels of other products
 pub const HEADING: u16 = 128; // inside h1
 pub const SUP: u16 = 256; // inside sup / a fraction-like element
 pub const MAIN: u16 = 512; // inside main / article / section
+pub const BASKET: u16 = 1024; // inside the shopper's basket widget (a mini cart)
 
 pub struct El<'a> {
     pub el: ElementRef<'a>,
@@ -181,6 +182,28 @@ struct Facts<'a> {
     role: Option<&'a str>,
     aria_hidden: Option<&'a str>,
     class: Option<&'a str>,
+}
+
+/// Whether an element's hint names the basket widget of the page's header
+/// ("elementor-menu-cart", "minicart", WooCommerce's "cart-contents"): its
+/// amounts are the basket's total, no product's price.
+fn is_basket_widget(hint: &str) -> bool {
+    hint.split_ascii_whitespace()
+        .filter(|t| !t.starts_with("data-"))
+        .any(|t| {
+            [
+                "minicart",
+                "mini-cart",
+                "mini_cart",
+                "menu-cart",
+                "header-cart",
+                "headercart",
+                "cart-contents",
+                "shopping_cart_content",
+            ]
+            .iter()
+            .any(|w| t.has(w))
+        })
 }
 
 fn hint_of(el: &Element) -> (String, Facts<'_>) {
@@ -479,6 +502,9 @@ impl<'a> Doc<'a> {
         }
         if depth > 2 && found & RELATED_WORDS != 0 && related_by_name(e) {
             flags |= RELATED;
+        }
+        if found & CART_WORDS != 0 && is_basket_widget(&hint) {
+            flags |= BASKET;
         }
         let idx = self.els.len();
         self.els.push(El {

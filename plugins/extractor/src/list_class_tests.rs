@@ -604,3 +604,38 @@ fn a_page_typed_as_a_group_of_products_is_a_listing() {
     assert_eq!(x.records.len(), 5, "{:?}", x.records);
     assert_eq!(get(&x.records[4], "price"), Some("24.99"));
 }
+
+/// A shop's category whose cards show no price, only a "Quick View" link
+/// classed as a button, under a header whose menus each hold the basket's
+/// total ("$0.00" in an "elementor-menu-cart"): the cards are the list; the
+/// basket's total is no price of the menus' links.
+#[test]
+fn unpriced_cards_with_a_quick_view_under_a_header_with_the_basket_total() {
+    let menu = |n: usize| {
+        format!(
+            r##"<div class="elementor-column"><ul class="elementor-nav-menu menu-{n}"><li><a href="/about-us/">About</a></li><li><a href="/members-area/">Members</a></li></ul><div class="elementor-menu-cart__toggle"><a href="#" class="elementor-button"><span class="elementor-button-text"><span class="woocommerce-Price-amount amount"><bdi><span class="woocommerce-Price-currencySymbol">&#36;</span>0.00</bdi></span></span></a></div></div>"##
+        )
+    };
+    let cards: String = ["Mythical Milk", "Cherry Limeade", "Virgo", "Nova", "Anglo Libre", "Blue Razz", "Mango Tango", "Peach Rings"]
+        .iter()
+        .map(|name| {
+            let slug = name.to_lowercase().replace(' ', "-");
+            format!(
+                r##"<li class="ast-col-sm-12 product type-product"><div class="astra-shop-thumbnail-wrap"><a href="/shop/{slug}/"><img src="/wp-content/uploads/{slug}-200x200.jpg" alt=""></a></div><div class="astra-shop-summary-wrap"><a href="/shop/{slug}/" class="ast-loop-product__link"><h2 class="woocommerce-loop-product__title">{name}</h2></a><div class="ast-qv-button-wrap"><a href="#" class="button ast-quick-view-button" data-product_id="35">Quick View</a></div></div></li>"##
+            )
+        })
+        .collect();
+    let body = format!(
+        r#"<html><head><title>Beverage</title></head><body><div class="elementor-location-header">{}{}</div><main><h1>Beverage</h1><ul class="products columns-4">{cards}</ul></main></body></html>"#,
+        menu(1),
+        menu(2)
+    );
+    let x = run(
+        "https://www.shop.example.co/product-category/beverage/",
+        &body,
+    );
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(x.records.len(), 8, "{:?}", x.records);
+    assert_eq!(get(&x.records[0], "name"), Some("Mythical Milk"));
+    assert_eq!(get(&x.records[0], "price"), None);
+}

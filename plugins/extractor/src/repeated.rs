@@ -3,7 +3,7 @@
 //! MDR/DEPTA, found in one pass over the flat element array).
 
 use crate::dom::AttrOf as _;
-use crate::dom::{Doc, CHROME, HEADING, HIDDEN, LINK, MAIN, OPTION, RELATED};
+use crate::dom::{Doc, BASKET, CHROME, HEADING, HIDDEN, LINK, MAIN, OPTION, RELATED};
 use crate::money::has_currency_mark;
 use crate::text::Find as _;
 use foldhash::{HashMap, HashMapExt as _};
@@ -311,7 +311,7 @@ impl Counts {
                 .is_some_and(|t| t.text.trim().chars().count() <= 4 && has_currency_mark(&t.text))
         };
         for (k, t) in doc.texts.iter().enumerate() {
-            let is_price = t.flags & HIDDEN == 0
+            let is_price = t.flags & (HIDDEN | BASKET) == 0
                 && t.text.len() <= 80
                 && t.text.bytes().any(|b| b.is_ascii_digit())
                 && (doc.els[t.el].named & crate::dom::PRICE_NAMED != 0

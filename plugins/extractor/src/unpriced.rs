@@ -223,14 +223,28 @@ const ACTION_WORDS: &[&str] = &[
     "порівнян",
     "お気に入り",
     "比較",
+    // A quick look at the product from the list.
+    "quick view",
+    "quickview",
+    "quick shop",
+    "schnellansicht",
+    "vista rápida",
+    "aperçu rapide",
+    "быстрый просмотр",
 ];
 
-/// Whether a card holds a button (or a link named as one) for a product's
-/// action: buying it, keeping it on a wish list, comparing it.
+/// Whether a card holds a button (or a link classed as one) for a
+/// product's action: buying it, keeping it on a wish list, comparing it,
+/// a quick view of it.
 fn offers_product_action(doc: &Doc, card: usize) -> bool {
     (card..doc.els[card].el_end).any(|i| {
         let e = &doc.els[i];
-        if !(e.tag == "button" || e.flags & BUTTON != 0) || e.flags & HIDDEN != 0 {
+        let link_button = e.tag == "a"
+            && e.hint.split_ascii_whitespace().any(|t| {
+                t.split(|c: char| !c.is_ascii_alphanumeric())
+                    .any(|w| w == "button" || w == "btn")
+            });
+        if !(e.tag == "button" || e.flags & BUTTON != 0 || link_button) || e.flags & HIDDEN != 0 {
             return false;
         }
         let v = e.el.value();

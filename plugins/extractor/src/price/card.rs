@@ -3,7 +3,7 @@
 //! saving, a unit price, a product code, a members' or pre-tax price).
 
 use crate::dom::AttrOf as _;
-use crate::dom::{Doc, AMOUNT_NAMED, HIDDEN, PRICE_NAMED, STRIKE};
+use crate::dom::{Doc, AMOUNT_NAMED, BASKET, HIDDEN, PRICE_NAMED, STRIKE};
 use crate::money::{has_currency_mark, is_free_text, parse_current_price, parse_machine_price};
 use crate::text::Find as _;
 use crate::text::{has_word, WordList};
@@ -130,7 +130,7 @@ fn amounts(doc: &Doc, card: usize, names: &[String], measures: bool) -> Vec<Amou
             });
             continue;
         }
-        if t.flags & HIDDEN != 0
+        if t.flags & (HIDDEN | BASKET) != 0
             || t.text.len() > 80
             || !t.text.bytes().any(|b| b.is_ascii_digit())
             || cents_of_previous.contains(&k)
