@@ -787,7 +787,7 @@ const MEASURE_UNITS: &[&str] = &[
     "meter",
     "kilogramme",
     "gramm",
-    // Cyrillic ("659 ₽/кг", "89 ₽ за 100 г").
+    // Cyrillic ("659 ₽/кг", "89 ₽ / 100 г").
     "кг",
     "г",
     "гр",
