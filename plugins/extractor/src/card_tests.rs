@@ -859,3 +859,22 @@ fn a_changeover_card_in_two_currencies_is_priced_in_euros() {
     assert_eq!(prices(&x), ["199", "399", "449", "51.13"]);
     assert_eq!(get(&x.records[0], "currency"), Some("EUR"));
 }
+
+/// Cents in an element of their own that begins with the decimal mark
+/// (".49" after "8", the currency after them), in blocks named only for
+/// their layout: the price is 8.49.
+#[test]
+fn cents_that_begin_with_their_decimal_mark_join_the_whole_amount() {
+    let body = grid(|i| {
+        format!(
+            r#"<li class="relative"><a href="/en/carrots/carrots-{i}/p/61741{i}"><img src="/i/{i}.jpg"></a><a href="/en/carrots/carrots-{i}/p/61741{i}"><div class="text-sm"><span>Carrots {i}</span></div></a><div class="flex items-center"><div class="text-lg font-bold">{i}</div><div class="ml-px flex flex-col"><div class="text-2xs font-bold">.49</div><div class="text-2xs">AED</div></div></div></li>"#
+        )
+    });
+    let x = run(
+        "https://www.shop.example.com/en/search?keyword=carrots",
+        &body,
+    );
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(prices(&x)[..2], ["1.49", "2.49"]);
+    assert_eq!(get(&x.records[0], "currency"), Some("AED"));
+}

@@ -599,8 +599,12 @@ fn cents_after(doc: &Doc, card: &crate::dom::El, k: usize, raw: &str) -> Option<
         "decimal",
         "decimals",
     ]);
-    let apart =
-        el.tag == "sup" || el.named & PRICE_NAMED != 0 || has_word(&el.hint, &FRACTION_WORDS);
+    // (Or cents that begin with their decimal mark, ".49" after "8": no
+    // other figure is written so.)
+    let apart = el.tag == "sup"
+        || el.named & PRICE_NAMED != 0
+        || has_word(&el.hint, &FRACTION_WORDS)
+        || next.text.trim().starts_with(['.', ',']);
     let sign = sign.map(String::from).unwrap_or_default();
     apart.then(|| (at, format!("{whole}.{digits}{sign}")))
 }
