@@ -445,6 +445,8 @@ const SYMBOLS: &[(&str, &str)] = &[
     ("₫", "VND"),
     ("₴", "UAH"),
     ("грн", "UAH"),
+    // "Conventional units" of the former Soviet Union's classifieds: dollars.
+    ("у.е.", "USD"),
     ("zł", "PLN"),
     ("Kč", "CZK"),
     ("lei", "RON"),
@@ -811,6 +813,17 @@ mod tests {
         assert_eq!(normalize_currency("RUR").as_deref(), Some("RUB"));
         assert_eq!(normalize_currency("UAN"), None);
         assert_eq!(normalize_currency("грн").as_deref(), Some("UAH"));
+    }
+
+    /// A classified ad's "conventional units" ("13 200 у.е.") are dollars.
+    #[test]
+    fn conventional_units_are_dollars() {
+        let p = parse_current_price("13 200 у.е.").expect("an amount");
+        assert_eq!(
+            (p.value.as_str(), p.currency.as_deref()),
+            ("13200", Some("USD"))
+        );
+        assert!(has_currency_mark("7 000 у.е."));
     }
 
     #[test]
