@@ -626,7 +626,6 @@ impl<'a> Doc<'a> {
         out
     }
 
-    /// The hints of an element and its ancestors, up to `levels` up.
     /// The hints of an element and of its ancestors up to `levels` named
     /// ones: wrappers without a name (`<tm-price>`, a bare `<span>`) are
     /// passed, not counted.
@@ -647,6 +646,7 @@ impl<'a> Doc<'a> {
         out
     }
 
+    /// The hints of an element and its ancestors, up to `levels` up.
     pub fn ancestor_hints(&self, idx: usize, levels: usize) -> String {
         let mut out = String::new();
         let mut cur = Some(idx);
