@@ -8,8 +8,9 @@
 //! first path segment) and that shape names a product page: a product word
 //! in the path ("product", "item", "details", "album", ...), or an id in it
 //! (a long number, a `?id=`), and no word of an article or a category. Or
-//! each card offers a product's action (a button to buy it, keep it on a
-//! wish list or compare it) and no link names an article or a category.
+//! each card offers a product's action (a button, or a link classed as
+//! one, to buy it, keep it on a wish list, compare it or take a quick look
+//! at it) and no link names an article or a category.
 
 use crate::dom::{AttrOf as _, Doc, BUTTON, HIDDEN, MAIN};
 use crate::repeated::{in_other_region, outside_filters_in_other_region, shape, Counts};
