@@ -639,3 +639,53 @@ fn unpriced_cards_with_a_quick_view_under_a_header_with_the_basket_total() {
     assert_eq!(get(&x.records[0], "name"), Some("Mythical Milk"));
     assert_eq!(get(&x.records[0], "price"), None);
 }
+
+/// A copy of a shop whose table rows link their products by relative
+/// paths that climb first ("../../../../../catalog/..."), some filed one folder
+/// deeper than others, and rows of the same shape with an empty price
+/// cell: every row is the list, the unpriced ones too.
+#[test]
+fn unpriced_rows_of_a_table_whose_links_climb_and_differ_by_a_folder() {
+    let row = |slug: &str, price: &str| {
+        format!(
+            r#"<tr class="product-list-table__item"><td class="product-list-table__item-name"> {slug} </td><td class="product-list-table__item-image"><a href="../../../../../catalog/supplies/{slug}/index.html"><img src="../../../../../img/{slug}.png" alt=""></a></td><td class="product-list-table__item-price">{price}</td><td class="product-list-table__item-more"><a class="site-button" href="../../../../../catalog/supplies/{slug}/index.html">Подробнее</a></td></tr>"#
+        )
+    };
+    let mut rows = String::new();
+    for (i, slug) in [
+        "fertilizers/perlite",
+        "fertilizers/azofoska",
+        "peat",
+        "fertilizers/urea",
+        "bark",
+    ]
+    .iter()
+    .enumerate()
+    {
+        rows.push_str(&row(
+            slug,
+            &format!(r#"<span class="price">2{i}.90&nbsp;BYN</span>"#),
+        ));
+    }
+    for slug in [
+        "complemet-cucumbers",
+        "complemet-orchid",
+        "complemet-tomatoes",
+    ] {
+        rows.push_str(&row(slug, ""));
+    }
+    let body = format!(
+        r#"<html><head><title>Удобрения</title></head><body><main><h1>Удобрения</h1><table class="product-list-table"><tbody>{rows}</tbody></table></main></body></html>"#
+    );
+    let x = run(
+        "https://shop.example.by/catalog/supplies/fertilizers/page/1/index.html",
+        &body,
+    );
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(x.records.len(), 8, "{:?}", x.records);
+    assert_eq!(get(&x.records[7], "price"), None);
+    assert_eq!(
+        get(&x.records[7], "url"),
+        Some("https://shop.example.by/catalog/supplies/complemet-tomatoes/index.html")
+    );
+}

@@ -766,7 +766,12 @@ pub(crate) fn link_shape(doc: &Doc, card: usize) -> Option<(String, usize)> {
             None => ("", h.trim_start_matches('/')),
         };
         let path = path.split(['?', '#']).next().unwrap_or("");
-        let depth = path.split('/').filter(|s| !s.is_empty()).count();
+        // ("../../catalog/x/" counts its own folders, not the steps up: a
+        // copy of a site links every page so.)
+        let depth = path
+            .split('/')
+            .filter(|s| !matches!(*s, "" | "." | ".."))
+            .count();
         Some((host.trim_start_matches("www.").to_ascii_lowercase(), depth))
     })
 }
@@ -784,13 +789,10 @@ fn with_priceless_siblings(doc: &Doc, counts: &Counts, members: Vec<usize>) -> V
     let Some(common) = shapes.first().cloned().flatten() else {
         return members;
     };
-    if shapes
-        .iter()
-        .filter(|s| s.as_ref() == Some(&common))
-        .count()
-        * 4
-        < members.len() * 3
-    {
+    // A link of the common shape, or one folder up or down from it
+    // (products filed in a subcategory or not).
+    let near_common = |s: &(String, usize)| s.0 == common.0 && s.1.abs_diff(common.1) <= 1;
+    if shapes.iter().flatten().filter(|s| near_common(s)).count() * 4 < members.len() * 3 {
         return members;
     }
     let mut parents: Vec<usize> = members.iter().filter_map(|&m| doc.els[m].parent).collect();
@@ -819,7 +821,9 @@ fn with_priceless_siblings(doc: &Doc, counts: &Counts, members: Vec<usize>) -> V
                 && counts.links(doc, k) > 0
                 && of_the_cards(k)
                 && (ads_are_cards || !is_ad_hint(&e.hint))
-                && link_shape(doc, k).as_ref() == Some(&common)
+                && link_shape(doc, k).is_some_and(|s| {
+                    s == common || (near_common(&s) && card_shapes.contains(&shape(doc, k)))
+                })
             {
                 extra.push(k);
             }
