@@ -878,3 +878,21 @@ fn cents_that_begin_with_their_decimal_mark_join_the_whole_amount() {
     assert_eq!(prices(&x)[..2], ["1.49", "2.49"]);
     assert_eq!(get(&x.records[0], "currency"), Some("AED"));
 }
+
+/// A classified ad's card that sets its price large in a heading named for
+/// the price ("<h3 class=adcard__price>R$ 600"), under the former price:
+/// the heading's amount is the price, not part of the ad's name.
+#[test]
+fn a_heading_named_for_the_price_holds_the_price() {
+    let body = grid(|i| {
+        format!(
+            r#"<li class="olx-adcard"><a href="/informatica/computador-dell-{i}-12345{i}"><h2 class="olx-adcard__title">Computador Dell {i}</h2></a><div class="olx-adcard__mediumbody"><p class="typo-caption olx-adcard__old-price">R$ 6{i}0</p><h3 class="typo-body-large olx-adcard__price">R$ 5{i}0</h3><span class="typo-caption">em até 3x de R$ 200,00 sem juros</span></div></li>"#
+        )
+    });
+    let x = run(
+        "https://www.classificados.example.com.br/estado-sp?q=dell",
+        &body,
+    );
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(prices(&x)[..2], ["510", "520"]);
+}

@@ -428,9 +428,12 @@ fn amounts(doc: &Doc, card: usize, names: &[String], measures: bool) -> Vec<Amou
             incl_tax,
             // An amount in the card's name, or in a sentence of its
             // description ("the #1 gaming PC under $600 in 2018 by ..."),
-            // stands only when the card shows no other.
+            // stands only when the card shows no other. (A heading named
+            // for the price that holds only a short amount, "<h3
+            // class=adcard__price>R$ 600", is the price set large.)
             in_name: names.contains(&crate::text::squash(&t.text))
-                || matches!(el.tag, "h2" | "h3" | "h4" | "h5" | "h6")
+                || (matches!(el.tag, "h2" | "h3" | "h4" | "h5" | "h6")
+                    && !(el.named & PRICE_NAMED != 0 && t.text.len() <= 24))
                 || prose(&t.text),
             in_headline: prose(&t.text)
                 && (names.contains(&crate::text::squash(&t.text))
