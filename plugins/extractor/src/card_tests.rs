@@ -896,3 +896,24 @@ fn a_heading_named_for_the_price_holds_the_price() {
     assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
     assert_eq!(prices(&x)[..2], ["510", "520"]);
 }
+
+/// A card out of stock that shows a figure of nothing ("0 Р" beside "Out of
+/// stock" and a pre-order button) has no price; a free card keeps its zero.
+#[test]
+fn a_zero_on_a_card_out_of_stock_is_no_price() {
+    let body = grid(|i| {
+        let (price, stock) = if i % 2 == 0 {
+            ("0", "Out of stock")
+        } else {
+            ("45", "In stock")
+        };
+        format!(
+            r#"<li class="cataloge__item"><a href="/catalog/gazel/bolt-{i}"><img src="/i/{i}.jpg" alt="Bolt {i}"></a><h3 class="cataloge__title"><a href="/catalog/gazel/bolt-{i}">Bolt {i}</a></h3><p class="in_store__line">{stock}</p><p class="cataloge__price"><span class="c__price">{price}</span> <span class="c__cur"> Р</span></p><button type="submit">Order</button></li>"#
+        )
+    });
+    let x = run("https://shop.example.ru/search?q=bolt", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(get(&x.records[0], "price"), Some("45"));
+    assert_eq!(get(&x.records[1], "price"), None, "{:?}", x.records[1]);
+    assert_eq!(get(&x.records[1], "availability"), Some("OutOfStock"));
+}

@@ -344,6 +344,20 @@ pub fn read_card(doc: &Doc, card: usize, base: &Option<url::Url>) -> Record {
         .or(by_class)
         .or(if buy { Some("InStock") } else { None });
     put(&mut r, Field::Availability, avail.map(String::from));
+    // A figure of nothing on a card that says it is out of stock ("0 Р"
+    // beside "Нет в наличии") is the shop's placeholder, not a price; a
+    // card that says "Free" keeps its zero.
+    if matches!(avail, Some("OutOfStock" | "SoldOut"))
+        && r.get(Field::Price)
+            .is_some_and(|p| p.parse::<f64>().is_ok_and(|v| v == 0.0))
+        && !(e.text_start..e.text_end).any(|k| {
+            let t = &doc.texts[k].text;
+            t.len() <= 24 && crate::money::is_free_text(t)
+        })
+    {
+        r.take(Field::Price);
+        r.take(Field::ListPrice);
+    }
     put(&mut r, Field::Image, image);
     put(&mut r, Field::Sku, sku);
     put(&mut r, Field::Brand, brand);
