@@ -895,6 +895,16 @@ fn a_heading_named_for_the_price_holds_the_price() {
     );
     assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
     assert_eq!(prices(&x)[..2], ["510", "520"]);
+    // The heading inside a block named for the price, beside a note of the
+    // warranty's years in the same block.
+    let body = grid(|i| {
+        format!(
+            r#"<li class="sui-AtomCard"><a class="mt-CardBasic-titleLink" href="/mercedes-benz-sprinter-{i}-covo.aspx"><h2 class="mt-CardAd-infoHeaderTitle">Sprinter {i}</h2></a><div class="mt-CardAdPrice"><div class="mt-CardAdPrice-cashAmount"><div class="mt-TitleBasic-titleWrapper"><h3 class="mt-TitleBasic-title">3{i}.900&nbsp;€</h3></div></div><div class="mt-CardAdPrice-info"><span class="mt-CardAdPrice-infoItem">Garantía 1 año</span></div></div></li>"#
+        )
+    });
+    let x = run("https://www.coches.example.es/segunda-mano/", &body);
+    assert_eq!(x.kind, PageKind::Listing, "{:?}", x.notes);
+    assert_eq!(prices(&x)[..2], ["31900", "32900"]);
 }
 
 /// A card out of stock that shows a figure of nothing ("0 Р" beside "Out of

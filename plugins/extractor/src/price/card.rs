@@ -429,11 +429,15 @@ fn amounts(doc: &Doc, card: usize, names: &[String], measures: bool) -> Vec<Amou
             // An amount in the card's name, or in a sentence of its
             // description ("the #1 gaming PC under $600 in 2018 by ..."),
             // stands only when the card shows no other. (A heading named
-            // for the price that holds only a short amount, "<h3
-            // class=adcard__price>R$ 600", is the price set large.)
+            // for the price, or inside a block so named, that holds only a
+            // short amount, "<h3 class=adcard__price>R$ 600", is the price
+            // set large.)
             in_name: names.contains(&crate::text::squash(&t.text))
                 || (matches!(el.tag, "h2" | "h3" | "h4" | "h5" | "h6")
-                    && !(el.named & PRICE_NAMED != 0 && t.text.len() <= 24))
+                    && !(t.text.len() <= 24
+                        && std::iter::successors(Some(t.el), |&i| doc.els[i].parent)
+                            .take(3)
+                            .any(|i| doc.els[i].named & PRICE_NAMED != 0)))
                 || prose(&t.text),
             in_headline: prose(&t.text)
                 && (names.contains(&crate::text::squash(&t.text))
