@@ -768,7 +768,7 @@ fn an_amount_named_for_the_taxes_is_no_price() {
 }
 
 /// A price "with the shop's card" or "account" written after it, in words
-/// of a language with cases ("c Ozon Счётом"): a members' price, not
+/// of a language with cases ("c Shop Счётом"): a members' price, not
 /// everyone's.
 #[test]
 fn a_price_with_the_shops_card_after_it_is_a_members_price() {
@@ -776,7 +776,7 @@ fn a_price_with_the_shops_card_after_it_is_a_members_price() {
         .iter()
         .map(|(id, card, everyone, normal)| {
             format!(
-                r#"<div class="tile"><a href="/product/moloko-{id}/"><span>Молоко {id}</span></a><div class="p1"><div class="p2">{card}&thinsp;₽</div><div class="p3">c&nbsp;Ozon&nbsp;Счётом</div></div><div class="p4"><span class="p5">{everyone}&thinsp;₽</span><span class="p6">{normal}&thinsp;₽</span></div></div>"#
+                r#"<div class="tile"><a href="/product/moloko-{id}/"><span>Молоко {id}</span></a><div class="p1"><div class="p2">{card}&thinsp;₽</div><div class="p3">c&nbsp;Shop&nbsp;Счётом</div></div><div class="p4"><span class="p5">{everyone}&thinsp;₽</span><span class="p6">{normal}&thinsp;₽</span></div></div>"#
             )
         })
         .collect();

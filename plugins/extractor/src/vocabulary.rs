@@ -134,7 +134,7 @@ pub(crate) static MEMBER_WORDS: WordList = WordList::new(&[
 
 /// A members' price in words that hints cannot hold (`has_word` reads
 /// ASCII words): "with the card", "with the account", "with the wallet"
-/// as a price's label says them ("964 ₽" "c Ozon Счётом", "з карткою").
+/// as a price's label says them ("964 ₽" "c Shop Счётом", "з карткою").
 pub(crate) const MEMBER_TEXT: &[&str] = &[
     "картой",
     "карткою",

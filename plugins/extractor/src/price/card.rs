@@ -734,7 +734,7 @@ fn past_currency_mark(text: &str) -> &str {
 }
 
 /// Whether a short text calls a price the members' ("with Nectar", "c
-/// Ozon Счётом").
+/// Shop Счётом").
 fn is_member_text(lower: &str) -> bool {
     has_word(lower, &MEMBER_WORDS) || MEMBER_TEXT.iter().any(|w| lower.has(w))
 }
