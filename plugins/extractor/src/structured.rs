@@ -208,26 +208,23 @@ impl PageIdentity {
     /// heading of one word inside a longer name is a search's or a
     /// category's ("laptop" in "Apple MacBook Air laptop, M1 Chip").
     pub fn heading_names(&self, r: &Record) -> bool {
-        match (&self.h1, r.get(Field::Name)) {
-            (Some(h), Some(n)) => {
-                let (h, n) = (norm_name(h), norm_name(n));
-                !h.is_empty()
-                    && !n.is_empty()
-                    && (h == n
-                        || h.contains(&n)
-                        || (n.contains(&h) && h.split_whitespace().nth(1).is_some()))
-            }
-            _ => false,
-        }
+        self.heading_and_name(r).is_some_and(|(h, n)| {
+            h == n || h.contains(&n) || (n.contains(&h) && h.split_whitespace().nth(1).is_some())
+        })
     }
 
     pub fn heading_matches(&self, r: &Record) -> bool {
-        match (&self.h1, r.get(Field::Name)) {
-            (Some(h), Some(n)) => {
-                let (h, n) = (norm_name(h), norm_name(n));
-                !h.is_empty() && !n.is_empty() && (h == n || h.contains(&n) || n.contains(&h))
-            }
-            _ => false,
-        }
+        self.heading_and_name(r)
+            .is_some_and(|(h, n)| h == n || h.contains(&n) || n.contains(&h))
+    }
+
+    /// The page's heading and the record's name, normalized, when both say
+    /// something.
+    fn heading_and_name(&self, r: &Record) -> Option<(String, String)> {
+        let (h, n) = (
+            norm_name(self.h1.as_deref()?),
+            norm_name(r.get(Field::Name)?),
+        );
+        (!h.is_empty() && !n.is_empty()).then_some((h, n))
     }
 }

@@ -287,7 +287,7 @@ fn amounts(doc: &Doc, card: usize, names: &[String], measures: bool) -> Vec<Amou
             continue;
         }
         // What follows the amount in its own elements ("£4.38" "/" "kg").
-        let after = following_text(doc, e, k, 24);
+        let after = following_text(doc, e, k, 24, "");
         let after = past_currency_mark(after.trim_start());
         let per_after = ["/", "per ", "pro ", "je ", "le ", "la "]
             .iter()
@@ -297,7 +297,7 @@ fn amounts(doc: &Doc, card: usize, names: &[String], measures: bool) -> Vec<Amou
         }
         // A least quantity after the amount, in texts of their own.
         if is_tier_after(past_currency_mark(
-            following_words(doc, e, k, 24).trim_start(),
+            following_text(doc, e, k, 24, " ").trim_start(),
         )) {
             continue;
         }
@@ -739,29 +739,16 @@ fn is_member_text(lower: &str) -> bool {
     has_word(lower, &MEMBER_WORDS) || MEMBER_TEXT.iter().any(|w| lower.has(w))
 }
 
-/// The card's texts right after text `k`, lowercased and joined, up to
-/// `max` bytes.
-fn following_text(doc: &Doc, card: &crate::dom::El, k: usize, max: usize) -> String {
+/// The card's texts right after text `k`, lowercased, joined by `sep`, up
+/// to `max` bytes.
+fn following_text(doc: &Doc, card: &crate::dom::El, k: usize, max: usize, sep: &str) -> String {
     let mut out = String::new();
     for t in &doc.texts[(k + 1).min(card.text_end)..card.text_end] {
-        if out.len() + t.text.len() > max {
+        if out.len() + t.text.len() + sep.len() > max {
             break;
         }
         out.push_str(&t.text.to_lowercase());
-    }
-    out
-}
-
-/// The card's texts right after text `k`, lowercased, a space between
-/// two, up to `max` bytes.
-fn following_words(doc: &Doc, card: &crate::dom::El, k: usize, max: usize) -> String {
-    let mut out = String::new();
-    for t in &doc.texts[(k + 1).min(card.text_end)..card.text_end] {
-        if out.len() + t.text.len() + 1 > max {
-            break;
-        }
-        out.push_str(&t.text.to_lowercase());
-        out.push(' ');
+        out.push_str(sep);
     }
     out
 }
